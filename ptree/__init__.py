@@ -1,0 +1,79 @@
+"""ptree: a conversation's history as a persistent tree.
+
+Every message is an entry with a parent; the leaf marks where the conversation is;
+what goes to a language model is the path from the root to the leaf.  Every
+operation returns a new :class:`SessionTree` and never changes the old one.
+"""
+
+from ._entries import (
+    ENTRY_TYPES,
+    ActiveToolsChange,
+    BranchSummary,
+    Compaction,
+    Custom,
+    CustomMessage,
+    Entry,
+    Label,
+    MessageEntry,
+    ModelChange,
+    SessionInfo,
+    ThinkingLevelChange,
+    UnknownEntry,
+    entry_from_json,
+)
+from ._errors import (
+    CycleError,
+    DuplicateEntryError,
+    HistoryError,
+    InvalidEntryError,
+    InvalidMessageError,
+    SessionError,
+    SessionFileError,
+    SessionFileWarning,
+    UnknownEntryError,
+)
+from ._frozen import FrozenDict, FrozenList, freeze, thaw
+from ._header import CURRENT_VERSION, SessionHeader
+from ._ids import Clock, IdFactory, counter_ids, random_ids, utc_now
+from ._tree import SessionTree
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CURRENT_VERSION",
+    "ENTRY_TYPES",
+    "ActiveToolsChange",
+    "BranchSummary",
+    "Clock",
+    "Compaction",
+    "Custom",
+    "CustomMessage",
+    "CycleError",
+    "DuplicateEntryError",
+    "Entry",
+    "FrozenDict",
+    "FrozenList",
+    "HistoryError",
+    "IdFactory",
+    "InvalidEntryError",
+    "InvalidMessageError",
+    "Label",
+    "MessageEntry",
+    "ModelChange",
+    "SessionError",
+    "SessionFileError",
+    "SessionFileWarning",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionTree",
+    "ThinkingLevelChange",
+    "UnknownEntry",
+    "UnknownEntryError",
+    "__version__",
+    "counter_ids",
+    "entry_from_json",
+    "freeze",
+    "random_ids",
+    "thaw",
+    "utc_now",
+]

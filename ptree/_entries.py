@@ -1,0 +1,482 @@
+"""The kinds of entry a session tree holds, as frozen attrs classes, and their JSON.
+
+Each kind mirrors one ``type`` of Pi's session files (see ``docs/pi-session-format.md``
+in the shared folder): :class:`MessageEntry` (``message``), :class:`ThinkingLevelChange`,
+:class:`ModelChange`, :class:`ActiveToolsChange`, :class:`Compaction`,
+:class:`BranchSummary`, :class:`Custom`, :class:`CustomMessage`, :class:`Label` and
+:class:`SessionInfo`.  An entry of a type ptree does not know is kept whole as an
+:class:`UnknownEntry`; fields ptree does not know are kept in ``extra``.  Both are
+written back unchanged, so nothing a newer Pi or an extension wrote is lost.
+
+Every entry has ``id``, ``parent_id``, ``timestamp`` (ISO-8601 text) and ``type``.
+Entries are values: equal when their fields are equal, hashable, picklable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
+
+import attrs
+
+from ._errors import InvalidEntryError, InvalidMessageError
+from ._frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
+
+__all__ = [
+    "ENTRY_TYPES",
+    "ActiveToolsChange",
+    "BranchSummary",
+    "Compaction",
+    "Custom",
+    "CustomMessage",
+    "Entry",
+    "Label",
+    "MessageEntry",
+    "ModelChange",
+    "SessionInfo",
+    "ThinkingLevelChange",
+    "UnknownEntry",
+    "entry_from_json",
+]
+
+EMPTY: FrozenDict = FrozenDict()
+
+
+class _Links:
+    """Private, set once when a tree takes the entry in: never part of its value.
+
+    ``_parent`` is the parent entry object (so walking a path needs no lookups),
+    ``_depth`` the number of ancestors, ``_seq`` the position in insertion order.
+    """
+
+    __slots__ = ("_depth", "_parent", "_seq")
+
+
+def _str(what: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    def check(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not str:
+            raise InvalidEntryError(
+                f"{what} must be a string, not {type(value).__name__}",
+                entry_id=getattr(inst, "id", None),
+                field=_json_name(attr.name),
+            )
+
+    return check
+
+
+def _opt_str(what: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    inner = _str(what)
+
+    def check(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None:
+            inner(inst, attr, value)
+
+    return check
+
+
+def _id_check(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) is not str or not value:
+        raise InvalidEntryError(
+            f"an id must be a non-empty string, not {value!r}", entry_id=None, field="id"
+        )
+
+
+def _number(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if type(value) not in (int, float):
+        raise InvalidEntryError(
+            f"must be a number, not {type(value).__name__}",
+            entry_id=getattr(inst, "id", None),
+            field=_json_name(attr.name),
+        )
+
+
+def _opt_bool(inst: Any, attr: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and type(value) is not bool:
+        raise InvalidEntryError(
+            f"must be true or false, not {value!r}",
+            entry_id=getattr(inst, "id", None),
+            field=_json_name(attr.name),
+        )
+
+
+def _freeze_json(value: Any) -> Any:
+    return freeze(value)
+
+
+def _freeze_extra(value: Any) -> FrozenDict:
+    if value is None:
+        return EMPTY
+    frozen = freeze(value, where="extra")
+    if type(frozen) is not FrozenDict:
+        raise InvalidMessageError("extra", "must be a mapping of field names to JSON values")
+    return frozen  # type: ignore[no-any-return]
+
+
+# attribute name -> JSON key, for the fields that differ
+_CAMEL = {
+    "parent_id": "parentId",
+    "thinking_level": "thinkingLevel",
+    "model_id": "modelId",
+    "active_tool_names": "activeToolNames",
+    "first_kept_entry_id": "firstKeptEntryId",
+    "tokens_before": "tokensBefore",
+    "from_hook": "fromHook",
+    "from_id": "fromId",
+    "custom_type": "customType",
+    "target_id": "targetId",
+}
+
+
+def _json_name(attr_name: str) -> str:
+    return _CAMEL.get(attr_name, attr_name)
+
+
+_BASE_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+
+_E = TypeVar("_E", bound="Entry")
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class Entry(_Links):
+    """The fields every entry has.  Not made directly: use one of the kinds.
+
+    Attributes:
+        id: unique within a tree; any non-empty string.
+        parent_id: the parent's id, or ``None`` for a root.
+        timestamp: when the entry was made, ISO-8601 text such as
+            ``"2026-01-01T00:00:00.000Z"``.
+        extra: fields this version of ptree does not know, kept to be written back.
+    """
+
+    TYPE: ClassVar[str] = ""
+    # (attribute, JSON key, required) of the kind's own fields, in Pi's order.
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
+
+    id: str = attrs.field(validator=_id_check)
+    parent_id: str | None = attrs.field(validator=_opt_str("parentId"))
+    timestamp: str = attrs.field(validator=_str("timestamp"))
+    extra: FrozenDict = attrs.field(default=EMPTY, converter=_freeze_extra, repr=False)
+
+    @property
+    def type(self) -> str:
+        """The ``type`` this entry has in a session file (``"message"``, …)."""
+        return self.TYPE
+
+    def to_json(self) -> dict[str, Any]:
+        """This entry as a plain dict in Pi's file format, ready for ``json.dumps``.
+
+        Unknown fields (``extra``) are included; known optional fields only when set.
+        Cost: O(size of the entry).
+
+        >>> ModelChange(id="a1", parent_id=None, timestamp="t", provider="p",
+        ...             model_id="m").to_json()
+        {'type': 'model_change', 'id': 'a1', 'parentId': None, 'timestamp': 't', 'provider': 'p', 'modelId': 'm'}
+        """
+        return thaw(self._json())  # type: ignore[no-any-return]
+
+    def _json(self) -> dict[str, Any]:
+        # Frozen values inside: json.dumps takes them as they are, with no copy.
+        out: dict[str, Any] = {
+            "type": self.type,
+            "id": self.id,
+            "parentId": self.parent_id,
+            "timestamp": self.timestamp,
+        }
+        for attr, key, required in self._FIELDS:
+            value = getattr(self, attr)
+            if required or value is not None:
+                out[key] = value
+        for key, value in self.extra.items():
+            if key not in out:
+                out[key] = value
+        return out
+
+    def evolve(self: _E, **changes: Any) -> _E:
+        """A copy of this entry with some fields changed (``attrs.evolve``).
+
+        The copy belongs to no tree until one takes it in.
+        """
+        return attrs.evolve(self, **changes)
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class MessageEntry(Entry):
+    """A conversation message (``type: "message"``).
+
+    ``message`` is a JSON-like mapping with a string ``role`` (``user``,
+    ``assistant``, ``toolResult``, ``bashExecution``, ``custom``, …), copied into a
+    :class:`~ptree.FrozenDict` so that nobody can change it afterwards.
+    """
+
+    TYPE: ClassVar[str] = "message"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message", "message", True),)
+
+    message: FrozenDict = attrs.field(converter=lambda m: freeze(m, where="message"))
+
+    @message.validator
+    def _check_message(self, attr: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not FrozenDict:
+            raise InvalidMessageError("message", f"must be a mapping, not {type(value).__name__}")
+        if type(value.get("role")) is not str:
+            raise InvalidMessageError("message['role']", "a message needs a string role")
+
+    @property
+    def role(self) -> str:
+        """The message's role."""
+        return self.message["role"]  # type: ignore[no-any-return]
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class ThinkingLevelChange(Entry):
+    """The thinking level changed (``off``, ``minimal``, ``low``, ``medium``, ``high``, …)."""
+
+    TYPE: ClassVar[str] = "thinking_level_change"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("thinking_level", "thinkingLevel", True),
+    )
+
+    thinking_level: str = attrs.field(validator=_str("thinkingLevel"))
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class ModelChange(Entry):
+    """The model changed to ``provider`` / ``model_id``."""
+
+    TYPE: ClassVar[str] = "model_change"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("provider", "provider", True),
+        ("model_id", "modelId", True),
+    )
+
+    provider: str = attrs.field(validator=_str("provider"))
+    model_id: str = attrs.field(validator=_str("modelId"))
+
+
+def _tool_names(value: Any) -> FrozenList:
+    frozen = freeze(value, where="activeToolNames")
+    if type(frozen) is not FrozenList or any(type(n) is not str for n in frozen):
+        raise InvalidMessageError("activeToolNames", "must be a list of strings")
+    return frozen  # type: ignore[no-any-return]
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class ActiveToolsChange(Entry):
+    """The set of tools the model may call changed (Pi's harness)."""
+
+    TYPE: ClassVar[str] = "active_tools_change"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("active_tool_names", "activeToolNames", True),
+    )
+
+    active_tool_names: FrozenList = attrs.field(converter=_tool_names)
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class Compaction(Entry):
+    """Everything before ``first_kept_entry_id`` was summarised into ``summary``."""
+
+    TYPE: ClassVar[str] = "compaction"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("summary", "summary", True),
+        ("first_kept_entry_id", "firstKeptEntryId", True),
+        ("tokens_before", "tokensBefore", True),
+        ("details", "details", False),
+        ("from_hook", "fromHook", False),
+    )
+
+    summary: str = attrs.field(validator=_str("summary"))
+    first_kept_entry_id: str = attrs.field(validator=_str("firstKeptEntryId"))
+    tokens_before: int | float = attrs.field(validator=_number)
+    details: JSONValue = attrs.field(default=None, converter=_freeze_json)
+    from_hook: bool | None = attrs.field(default=None, validator=_opt_bool)
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class BranchSummary(Entry):
+    """A summary of a branch the conversation came back from (``from_id``)."""
+
+    TYPE: ClassVar[str] = "branch_summary"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("from_id", "fromId", True),
+        ("summary", "summary", True),
+        ("details", "details", False),
+        ("from_hook", "fromHook", False),
+    )
+
+    from_id: str = attrs.field(validator=_str("fromId"))
+    summary: str = attrs.field(validator=_str("summary"))
+    details: JSONValue = attrs.field(default=None, converter=_freeze_json)
+    from_hook: bool | None = attrs.field(default=None, validator=_opt_bool)
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class Custom(Entry):
+    """State an extension keeps in the session; never reaches the model."""
+
+    TYPE: ClassVar[str] = "custom"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("custom_type", "customType", True),
+        ("data", "data", False),
+    )
+
+    custom_type: str = attrs.field(validator=_str("customType"))
+    data: JSONValue = attrs.field(default=None, converter=_freeze_json)
+
+
+def _content(value: Any) -> str | FrozenList:
+    frozen = freeze(value, where="content")
+    if type(frozen) is not str and type(frozen) is not FrozenList:
+        raise InvalidMessageError("content", "must be a string or a list of content blocks")
+    return frozen  # type: ignore[no-any-return]
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class CustomMessage(Entry):
+    """A message an extension puts into the context, as a user message."""
+
+    TYPE: ClassVar[str] = "custom_message"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("custom_type", "customType", True),
+        ("content", "content", True),
+        ("display", "display", True),
+        ("details", "details", False),
+    )
+
+    custom_type: str = attrs.field(validator=_str("customType"))
+    content: str | FrozenList = attrs.field(converter=_content)
+    display: bool = attrs.field(default=True)
+    details: JSONValue = attrs.field(default=None, converter=_freeze_json)
+
+    @display.validator
+    def _check_display(self, attr: attrs.Attribute[Any], value: Any) -> None:
+        if type(value) is not bool:
+            raise InvalidEntryError(
+                f"must be true or false, not {value!r}", entry_id=self.id, field="display"
+            )
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class Label(Entry):
+    """Sets (or, with ``label`` ``None`` or empty, clears) the label of ``target_id``."""
+
+    TYPE: ClassVar[str] = "label"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("target_id", "targetId", True),
+        ("label", "label", False),
+    )
+
+    target_id: str = attrs.field(validator=_str("targetId"))
+    label: str | None = attrs.field(default=None, validator=_opt_str("label"))
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class SessionInfo(Entry):
+    """Names the session (``name`` trimmed; ``None`` or empty clears the name)."""
+
+    TYPE: ClassVar[str] = "session_info"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("name", "name", False),)
+
+    name: str | None = attrs.field(default=None, validator=_opt_str("name"))
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class UnknownEntry(Entry):
+    """An entry of a ``type`` ptree does not know, kept whole to be written back.
+
+    Its own fields are in ``extra``.  It is a node like any other (it has an id and a
+    parent) and never reaches the model.
+    """
+
+    entry_type: str = attrs.field(validator=_str("type"))
+
+    @property
+    def type(self) -> str:
+        """The ``type`` as the file spelt it."""
+        return self.entry_type
+
+
+ENTRY_TYPES: Mapping[str, type[Entry]] = FrozenDict(
+    {
+        cls.TYPE: cls
+        for cls in (
+            MessageEntry,
+            ThinkingLevelChange,
+            ModelChange,
+            ActiveToolsChange,
+            Compaction,
+            BranchSummary,
+            Custom,
+            CustomMessage,
+            Label,
+            SessionInfo,
+        )
+    }
+)
+"""Pi's ``type`` names to the classes that stand for them."""
+
+
+def entry_from_json(obj: Mapping[str, Any]) -> Entry:
+    """Make an entry from one parsed line of a session file (not the header).
+
+    Known fields become attributes; every other field goes into ``extra``, and an
+    unknown ``type`` gives an :class:`UnknownEntry`.  A known optional field written as
+    ``null`` stays in ``extra`` too, so that writing the entry back gives the same JSON.
+    Cost: O(size of the entry).
+
+    Raises:
+        InvalidEntryError: no ``type``, no usable ``id``, or a known field missing or
+            of the wrong kind (naming the field).
+        InvalidMessageError: a value that is not JSON.
+
+    >>> e = entry_from_json({"type": "label", "id": "x", "parentId": None,
+    ...                      "timestamp": "t", "targetId": "a", "label": "good", "by": "me"})
+    >>> e.label, e.extra
+    ('good', {'by': 'me'})
+    """
+    entry_id = obj.get("id")
+    if type(entry_id) is not str or not entry_id:
+        raise InvalidEntryError(
+            "an entry needs a non-empty string id", entry_id=entry_id or None, field="id"
+        )
+    kind = obj.get("type")
+    if type(kind) is not str:
+        raise InvalidEntryError("an entry needs a string type", entry_id=entry_id, field="type")
+    if "parentId" not in obj:
+        raise InvalidEntryError("an entry needs a parentId (null for a root)",
+                                entry_id=entry_id, field="parentId")
+    if "timestamp" not in obj:
+        raise InvalidEntryError("an entry needs a timestamp", entry_id=entry_id,
+                                field="timestamp")
+    cls = ENTRY_TYPES.get(kind)
+    kwargs: dict[str, Any] = {}
+    if cls is None:
+        taken: set[str] = set(_BASE_KEYS)
+        kwargs["entry_type"] = kind
+        cls = UnknownEntry
+    else:
+        taken = set(_BASE_KEYS)
+        for attr, key, required in cls._FIELDS:
+            if key in obj:
+                value = obj[key]
+                if value is None and not required:
+                    continue  # stays in extra, written back as null
+                kwargs[attr] = value
+                taken.add(key)
+            elif required and not (cls is CustomMessage and key == "display"):
+                raise InvalidEntryError(f"a {kind} entry needs {key!r}", entry_id=entry_id,
+                                        field=key)
+    extra = {k: v for k, v in obj.items() if k not in taken}
+    try:
+        return cls(
+            id=entry_id,
+            parent_id=obj["parentId"],
+            timestamp=obj["timestamp"],
+            extra=extra or None,
+            **kwargs,
+        )
+    except InvalidMessageError as exc:
+        raise InvalidEntryError(f"{exc.where}: {exc.reason}", entry_id=entry_id) from None
+    except InvalidEntryError as exc:
+        if exc.entry_id is None:
+            raise InvalidEntryError(exc.reason, entry_id=entry_id, field=exc.field) from None
+        raise

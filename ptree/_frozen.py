@@ -1,0 +1,259 @@
+"""Deeply immutable JSON values: what a tree stores in place of the caller's dicts.
+
+A message handed to :meth:`SessionTree.append` is copied once into a
+:class:`FrozenDict` (a ``dict`` that refuses every change) whose lists are
+:class:`FrozenList` (a ``tuple`` that compares equal to the list it came from).
+Nothing the caller keeps, and nothing the API hands out, can reach the stored copy.
+Both types are real ``dict``/``tuple`` subclasses, so ``json.dumps`` accepts them
+as they are; :func:`thaw` gives back plain, mutable ``dict``/``list`` values for code
+that wants to change them (a provider SDK that adds fields, say).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, SupportsIndex, TypeAlias
+
+from ._errors import InvalidMessageError
+
+__all__ = ["FrozenDict", "FrozenList", "JSONValue", "freeze", "thaw"]
+
+JSONValue: TypeAlias = Any
+"""A JSON-like value: ``None``, ``bool``, ``int``, ``float``, ``str``, lists and
+string-keyed mappings of those."""
+
+
+def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError(f"{type(self).__name__} is immutable: build a new value instead")
+
+
+class FrozenDict(dict[str, Any]):
+    """A ``dict`` whose contents can never change, hashable, with frozen values.
+
+    Built only by :func:`freeze`, so every value inside is frozen too.  Reading is
+    plain ``dict`` reading (same speed); every mutating method raises ``TypeError``.
+
+    >>> m = freeze({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    >>> m["content"][0]["text"]
+    'hi'
+    >>> m == {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    True
+    >>> m["role"] = "assistant"
+    Traceback (most recent call last):
+    ...
+    TypeError: FrozenDict is immutable: build a new value instead
+    """
+
+    __slots__ = ("_hash",)
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse  # type: ignore[assignment]
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:
+            h = hash(frozenset(self.items()))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenDict:
+        return self
+
+    @classmethod
+    def fromkeys(cls, iterable: Iterable[str], value: Any = None) -> FrozenDict:  # type: ignore[override]
+        return freeze(dict.fromkeys(iterable, value))  # type: ignore[no-any-return]
+
+
+class FrozenList(tuple[Any, ...]):
+    """A ``tuple`` that stands for a JSON array: equal to the list it was made from.
+
+    >>> freeze([1, [2, 3]]) == [1, [2, 3]]
+    True
+    >>> freeze([1, 2])
+    [1, 2]
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and all(
+                a is b or a == b for a, b in zip(self, other, strict=True)
+            )
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (tuple(self),))
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenList:
+        return self
+
+    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:  # type: ignore[override]
+        return tuple(self) + tuple(other)
+
+    def __mul__(self, n: SupportsIndex) -> tuple[Any, ...]:
+        return tuple(self) * n
+
+
+class _Bad(Exception):
+    """Internal: carries the path to a bad value up through the copying functions."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.steps: list[str] = []
+
+
+_INF = math.inf
+
+
+def _freeze_dict(d: Mapping[Any, Any]) -> FrozenDict:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if type(k) is not str:
+            if isinstance(k, str):
+                k = str.__str__(k)
+            else:
+                bad = _Bad(f"keys must be strings, not {type(k).__name__} {k!r}")
+                raise bad
+        t = type(v)
+        # Exact-type checks first: they are the common case and cost one comparison.
+        if t is str or t is int or t is bool or v is None or t is FrozenDict or t is FrozenList:
+            out[k] = v
+            continue
+        try:
+            if t is dict:
+                v = _freeze_dict(v)
+            elif t is list or t is tuple:
+                v = _freeze_list(v)
+            else:
+                v = _freeze_other(v)
+        except _Bad as bad:
+            bad.steps.append(f"[{k!r}]")
+            raise
+        out[k] = v
+    return FrozenDict(out)
+
+
+def _freeze_list(seq: Iterable[Any]) -> FrozenList:
+    out: list[Any] = []
+    for i, v in enumerate(seq):
+        t = type(v)
+        if t is str or t is int or t is bool or v is None or t is FrozenDict or t is FrozenList:
+            out.append(v)
+            continue
+        try:
+            if t is dict:
+                v = _freeze_dict(v)
+            elif t is list or t is tuple:
+                v = _freeze_list(v)
+            else:
+                v = _freeze_other(v)
+        except _Bad as bad:
+            bad.steps.append(f"[{i}]")
+            raise
+        out.append(v)
+    return FrozenList(out)
+
+
+def _freeze_other(v: Any) -> Any:
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        if v != v or v == _INF or v == -_INF:
+            raise _Bad(f"{v!r} is not a JSON number")
+        return float(v)
+    if isinstance(v, str):
+        return str.__str__(v)
+    if isinstance(v, Mapping):
+        return _freeze_dict(v)
+    if isinstance(v, (list, tuple)):
+        return _freeze_list(v)
+    raise _Bad(f"{type(v).__name__} is not a JSON value ({v!r:.60})")
+
+
+def freeze(value: Any, *, where: str = "value") -> Any:
+    """Return a deeply immutable copy of a JSON-like value.
+
+    Mappings become :class:`FrozenDict`, lists and tuples :class:`FrozenList`;
+    strings, numbers, booleans and ``None`` are kept.  A value that is already frozen
+    is returned as it is, so freezing what a tree handed out costs nothing.
+
+    Cost: O(size of the value); O(1) for a value that is already a ``FrozenDict``.
+
+    Args:
+        value: the value to copy.
+        where: how to name the value in an error (``"message"``, say).
+
+    Raises:
+        InvalidMessageError: a part that is not JSON (a set, bytes, NaN, a non-string
+            key, nesting too deep), naming the path to it.
+
+    >>> freeze({"a": [1, {"b": None}]})
+    {'a': [1, {'b': None}]}
+    >>> freeze({"a": {1, 2}})
+    Traceback (most recent call last):
+    ...
+    ptree._errors.InvalidMessageError: value['a']: set is not a JSON value ({1, 2})
+    """
+    t = type(value)
+    if t is FrozenDict or t is FrozenList or t is str or t is int or t is bool or value is None:
+        return value
+    try:
+        if t is dict:
+            return _freeze_dict(value)
+        if t is list or t is tuple:
+            return _freeze_list(value)
+        return _freeze_other(value)
+    except _Bad as bad:
+        raise InvalidMessageError(where + "".join(reversed(bad.steps)), bad.reason) from None
+    except RecursionError:
+        raise InvalidMessageError(where, "nested too deeply to be a JSON value") from None
+
+
+def thaw(value: Any) -> Any:
+    """Return a plain, mutable, ``json.dumps``-able copy of a JSON-like value.
+
+    The inverse of :func:`freeze`: every mapping becomes a new ``dict``, every array a
+    new ``list``.  Changing the result never changes the value it came from.
+
+    Cost: O(size of the value).
+
+    >>> m = freeze({"role": "user", "content": ["hi"]})
+    >>> plain = thaw(m)
+    >>> plain["content"].append("there")
+    >>> type(plain), m["content"]
+    (<class 'dict'>, ['hi'])
+    """
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thaw(v) for v in value]
+    return value

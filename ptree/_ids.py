@@ -1,0 +1,87 @@
+"""Where new ids and timestamps come from.
+
+An id factory is any callable ``factory(tree) -> str`` that returns an id not yet
+used in ``tree``; a clock is any callable ``clock() -> str`` that returns an ISO-8601
+timestamp.  Both are set per tree (``SessionTree(id_factory=..., clock=...)``), never
+as module state, so two trees never influence each other.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ._tree import SessionTree
+
+__all__ = ["Clock", "IdFactory", "counter_ids", "random_ids", "utc_now"]
+
+
+class IdFactory(Protocol):
+    """Makes the id of the next entry of ``tree``; it must not be in ``tree`` yet."""
+
+    def __call__(self, tree: SessionTree, /) -> str: ...
+
+
+class Clock(Protocol):
+    """Returns the timestamp of an entry made now, as an ISO-8601 string."""
+
+    def __call__(self) -> str: ...
+
+
+def counter_ids(tree: SessionTree) -> str:
+    """The default ids: ``"e1"``, ``"e2"``, … counted per tree value.
+
+    The next id is ``e<k+1>`` where ``k`` is the largest number among this tree's ids
+    of the form ``e<k>``, so the count belongs to the value itself: two independent
+    trees both start at ``e1``, and an explicit id such as ``"e7"`` is skipped over.
+
+    Cost: O(1).
+
+    >>> from ptree import SessionTree
+    >>> counter_ids(SessionTree().append({"role": "user", "content": "hi"}))
+    'e2'
+    """
+    return f"e{tree._max_seq + 1}"
+
+
+def random_ids(tree: SessionTree) -> str:
+    """Pi-style ids: 8 random hex characters, a whole UUID if 100 tries collide.
+
+    Cost: O(1) expected.
+
+    >>> from ptree import SessionTree
+    >>> len(random_ids(SessionTree()))
+    8
+    """
+    for _ in range(100):
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in tree:
+            return candidate
+    return str(uuid.uuid4())  # pragma: no cover - 100 collisions in a row
+
+
+# One formatted string per millisecond: appends in a burst share it, and the cache
+# holds a pure function's result, so it is no state any tree can observe.
+_last: tuple[int, str] = (-1, "")
+
+
+def utc_now() -> str:
+    """The default clock: the current UTC time as Pi writes it, ``2026-01-01T00:00:00.000Z``.
+
+    Cost: O(1); one string per millisecond is formatted, later calls in the same
+    millisecond reuse it.
+
+    >>> len(utc_now()), utc_now().endswith("Z")
+    (24, True)
+    """
+    global _last
+    ms = time.time_ns() // 1_000_000
+    last = _last  # one read of one tuple: safe without a lock
+    if ms == last[0]:
+        return last[1]
+    secs, milli = divmod(ms, 1000)
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{milli:03d}Z"
+    _last = (ms, text)
+    return text

@@ -1,0 +1,175 @@
+"""The shared, append-only storage under tree values.
+
+A :class:`SessionTree` value is ``(store, size, leaf)``: it sees the first ``size``
+entries, in insertion order, of a chain of stores.  Entries never change and are
+never removed, so a value's view never changes either, whatever happens later.
+
+Appending to a value whose view ends where its store ends *extends* that store in
+place (amortised O(1), no copy): the new value sees one more entry, the old value
+still sees ``size`` entries.  Appending to a value that is not at its store's end
+(an older version, after someone else extended the store) starts a new store whose
+``parent`` is the old one, seen up to ``base``: a branch of the storage itself.
+Chains are cut short by flattening once they grow past :data:`MAX_CHAIN`.
+
+Why not a persistent hash map per value (pyrsistent's ``pmap``)?  Measured in
+``benchmarks/``: the cyclic garbage collector walks every new ``pmap`` version whole,
+so keeping every version (undo history) makes appends quadratic.  This layout
+creates, per append, only the entry and the new value, whatever the tree's size.
+
+A store's end is claimed under its lock, so two threads extending the same value
+never both succeed: one extends, the other branches.  Readers take no lock: what a
+value can see was complete before the value existed.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from collections.abc import Iterator
+from operator import attrgetter
+from typing import TYPE_CHECKING
+
+from ._entries import Entry, Label, SessionInfo
+
+if TYPE_CHECKING:
+    ChildSlot = Entry | list[Entry]
+
+__all__ = ["MAX_CHAIN", "Store"]
+
+MAX_CHAIN = 16
+"""Longest chain of stores before a branch copies its view into a fresh store."""
+
+_seq_of = attrgetter("_seq")
+
+
+class Store:
+    """Entries ``base``, ``base + 1``, … of every value that uses this store."""
+
+    __slots__ = (
+        "base",
+        "by_id",
+        "chain",
+        "children",
+        "entries",
+        "labels",
+        "lock",
+        "names",
+        "parent",
+    )
+
+    def __init__(self, parent: Store | None = None, base: int = 0) -> None:
+        # A branch at the very start of a store sees nothing of it: skip it.
+        while parent is not None and base == parent.base:
+            parent = parent.parent
+        self.parent = parent
+        self.base = base
+        self.chain: int = 1 if parent is None else parent.chain + 1
+        self.entries: list[Entry] = []
+        self.by_id: dict[str, Entry] = {}
+        self.children: dict[str | None, Entry | list[Entry]] = {}
+        self.labels: dict[str, Entry | list[Entry]] = {}
+        self.names: list[Entry] = []
+        self.lock = threading.Lock()
+
+    @property
+    def end(self) -> int:
+        """The size of a value that sees all of this store."""
+        return self.base + len(self.entries)
+
+    def add(self, entry: Entry) -> None:
+        """Index and keep ``entry``, whose links are already set.
+
+        The caller holds ``lock`` or is the only one who can see this store.
+        """
+        self.entries.append(entry)
+        self.by_id[entry.id] = entry
+        _push(self.children, entry.parent_id, entry)
+        kind = type(entry)
+        if kind is Label:
+            _push(self.labels, entry.target_id, entry)  # type: ignore[attr-defined]
+        elif kind is SessionInfo:
+            self.names.append(entry)
+
+    def claim(self, size: int, entry: Entry) -> bool:
+        """Add ``entry`` if a value of ``size`` is at this store's end."""
+        with self.lock:
+            if self.base + len(self.entries) != size:
+                return False
+            self.add(entry)
+            return True
+
+
+def _push(index: dict[str | None, Entry | list[Entry]] | dict[str, Entry | list[Entry]],
+          key: str | None, entry: Entry) -> None:
+    # One child is stored bare: most entries have exactly one, and a bare entry
+    # costs no list (and no object for the garbage collector to walk).
+    slot = index.get(key)  # type: ignore[arg-type]
+    if slot is None:
+        index[key] = entry  # type: ignore[index]
+    elif type(slot) is list:
+        slot.append(entry)
+    else:
+        index[key] = [slot, entry]  # type: ignore[index, list-item]
+
+
+def chain(store: Store, size: int) -> Iterator[tuple[Store, int]]:
+    """The stores a value of ``size`` sees, newest first, each with its limit."""
+    s: Store | None = store
+    limit = size
+    while s is not None:
+        yield s, limit
+        limit = s.base
+        s = s.parent
+
+
+def lookup(store: Store, size: int, entry_id: str) -> Entry | None:
+    """The entry ``entry_id`` as a value of ``size`` sees it, or ``None``.  O(chain)."""
+    s: Store | None = store
+    limit = size
+    while s is not None:
+        e = s.by_id.get(entry_id)
+        if e is not None and e._seq < limit:  # type: ignore[attr-defined]
+            return e
+        limit = s.base
+        s = s.parent
+    return None
+
+
+def visible(slot: Entry | list[Entry] | None, limit: int) -> list[Entry]:
+    """The entries of an index slot with a position below ``limit``, in order."""
+    if slot is None:
+        return []
+    if type(slot) is list:
+        if slot[-1]._seq < limit:  # type: ignore[attr-defined]
+            return slot
+        return slot[: bisect_left(slot, limit, key=_seq_of)]
+    return [slot] if slot._seq < limit else []  # type: ignore[union-attr]
+
+
+def last_visible(slot: Entry | list[Entry] | None, limit: int) -> Entry | None:
+    """The latest entry of an index slot below ``limit``, or ``None``."""
+    if slot is None:
+        return None
+    if type(slot) is list:
+        i = bisect_left(slot, limit, key=_seq_of)
+        return slot[i - 1] if i else None
+    return slot if slot._seq < limit else None  # type: ignore[union-attr]
+
+
+def view(store: Store, size: int) -> list[Entry]:
+    """All entries a value of ``size`` sees, in insertion order.  O(size)."""
+    parts = [s.entries[: limit - s.base] for s, limit in chain(store, size)]
+    if len(parts) == 1:
+        return parts[0]
+    out: list[Entry] = []
+    for part in reversed(parts):
+        out.extend(part)
+    return out
+
+
+def flattened(store: Store, size: int) -> Store:
+    """A fresh one-link store holding exactly what a value of ``size`` sees.  O(size)."""
+    fresh = Store()
+    for entry in view(store, size):
+        fresh.add(entry)
+    return fresh

@@ -1,0 +1,99 @@
+"""Short, human-readable text for messages and entries (demo, ``ptree show``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._entries import (
+    ActiveToolsChange,
+    BranchSummary,
+    Compaction,
+    Custom,
+    CustomMessage,
+    Entry,
+    Label,
+    MessageEntry,
+    ModelChange,
+    SessionInfo,
+    ThinkingLevelChange,
+    UnknownEntry,
+)
+
+__all__ = ["content_text", "entry_preview", "message_text"]
+
+
+def content_text(content: Any) -> str:
+    """The text of a message ``content``: a string, or the text of its blocks.
+
+    Text blocks give their text, thinking blocks their thinking, tool calls
+    ``name(...)``, images ``[image]``.
+
+    >>> content_text([{"type": "text", "text": "a"}, {"type": "toolCall", "name": "read"}])
+    'a read(...)'
+    """
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, (list, tuple)):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            parts.append(block["thinking"])
+        elif kind == "toolCall":
+            parts.append(f"{block.get('name', '?')}(...)")
+        elif kind == "image":
+            parts.append("[image]")
+    return " ".join(p for p in parts if p)
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The readable text of a message (its content, or a bash command and output)."""
+    if message.get("role") == "bashExecution":
+        return f"$ {message.get('command', '')}"
+    return content_text(message.get("content"))
+
+
+def _one_line(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def entry_preview(entry: Entry, width: int = 80) -> str:
+    """One line saying what an entry is: ``user: hello``, ``model: anthropic/…``.
+
+    >>> from ptree import SessionTree
+    >>> t = SessionTree().append({"role": "user", "content": "hello\\nthere"})
+    >>> entry_preview(t.leaf)
+    'user: hello there'
+    """
+    if isinstance(entry, MessageEntry):
+        text = f"{entry.message.get('role')}: {message_text(entry.message)}"
+    elif isinstance(entry, ThinkingLevelChange):
+        text = f"thinking: {entry.thinking_level}"
+    elif isinstance(entry, ModelChange):
+        text = f"model: {entry.provider}/{entry.model_id}"
+    elif isinstance(entry, ActiveToolsChange):
+        text = f"tools: {', '.join(entry.active_tool_names)}"
+    elif isinstance(entry, Compaction):
+        text = f"compaction: {entry.summary}"
+    elif isinstance(entry, BranchSummary):
+        text = f"branch summary: {entry.summary}"
+    elif isinstance(entry, CustomMessage):
+        text = f"custom message [{entry.custom_type}]: {content_text(entry.content)}"
+    elif isinstance(entry, Custom):
+        text = f"custom [{entry.custom_type}]"
+    elif isinstance(entry, Label):
+        text = f"label {entry.target_id}: {entry.label or '(cleared)'}"
+    elif isinstance(entry, SessionInfo):
+        text = f"session name: {entry.name or '(cleared)'}"
+    elif isinstance(entry, UnknownEntry):
+        text = f"{entry.type} (unknown kind)"
+    else:  # pragma: no cover - every kind is listed above
+        text = entry.type
+    return _one_line(text, width)
