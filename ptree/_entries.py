@@ -15,7 +15,7 @@ Entries are values: equal when their fields are equal, hashable, picklable.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import attrs
 
@@ -50,6 +50,10 @@ class _Links:
     """
 
     __slots__ = ("_depth", "_parent", "_seq")
+
+    _parent: Entry | None
+    _depth: int
+    _seq: int
 
 
 def _str(what: str) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
@@ -109,7 +113,7 @@ def _freeze_extra(value: Any) -> FrozenDict:
     frozen = freeze(value, where="extra")
     if type(frozen) is not FrozenDict:
         raise InvalidMessageError("extra", "must be a mapping of field names to JSON values")
-    return frozen  # type: ignore[no-any-return]
+    return cast(FrozenDict, frozen)
 
 
 # attribute name -> JSON key, for the fields that differ
@@ -169,8 +173,9 @@ class Entry(_Links):
         Cost: O(size of the entry).
 
         >>> ModelChange(id="a1", parent_id=None, timestamp="t", provider="p",
-        ...             model_id="m").to_json()
-        {'type': 'model_change', 'id': 'a1', 'parentId': None, 'timestamp': 't', 'provider': 'p', 'modelId': 'm'}
+        ...             model_id="m").to_json()  # doctest: +NORMALIZE_WHITESPACE
+        {'type': 'model_change', 'id': 'a1', 'parentId': None, 'timestamp': 't',
+         'provider': 'p', 'modelId': 'm'}
         """
         return thaw(self._json())  # type: ignore[no-any-return]
 
@@ -199,6 +204,10 @@ class Entry(_Links):
         return attrs.evolve(self, **changes)
 
 
+def _freeze_message(value: Any) -> FrozenDict:
+    return freeze(value, where="message")  # type: ignore[no-any-return]
+
+
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class MessageEntry(Entry):
     """A conversation message (``type: "message"``).
@@ -211,7 +220,7 @@ class MessageEntry(Entry):
     TYPE: ClassVar[str] = "message"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message", "message", True),)
 
-    message: FrozenDict = attrs.field(converter=lambda m: freeze(m, where="message"))
+    message: FrozenDict = attrs.field(converter=_freeze_message)
 
     @message.validator
     def _check_message(self, attr: attrs.Attribute[Any], value: Any) -> None:
@@ -256,7 +265,7 @@ def _tool_names(value: Any) -> FrozenList:
     frozen = freeze(value, where="activeToolNames")
     if type(frozen) is not FrozenList or any(type(n) is not str for n in frozen):
         raise InvalidMessageError("activeToolNames", "must be a list of strings")
-    return frozen  # type: ignore[no-any-return]
+    return cast(FrozenList, frozen)
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
@@ -327,7 +336,7 @@ def _content(value: Any) -> str | FrozenList:
     frozen = freeze(value, where="content")
     if type(frozen) is not str and type(frozen) is not FrozenList:
         raise InvalidMessageError("content", "must be a string or a list of content blocks")
-    return frozen  # type: ignore[no-any-return]
+    return cast("str | FrozenList", frozen)
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)

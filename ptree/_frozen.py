@@ -49,7 +49,7 @@ class FrozenDict(dict[str, Any]):
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __ior__ = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse
     clear = _refuse
     pop = _refuse
     popitem = _refuse
@@ -58,7 +58,7 @@ class FrozenDict(dict[str, Any]):
 
     def __hash__(self) -> int:  # type: ignore[override]
         try:
-            return self._hash  # type: ignore[no-any-return]
+            return self._hash  # type: ignore[attr-defined, no-any-return]
         except AttributeError:
             h = hash(frozenset(self.items()))
             object.__setattr__(self, "_hash", h)
@@ -114,7 +114,7 @@ class FrozenList(tuple[Any, ...]):
     def __deepcopy__(self, memo: object) -> FrozenList:
         return self
 
-    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:  # type: ignore[override]
+    def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(self) + tuple(other)
 
     def __mul__(self, n: SupportsIndex) -> tuple[Any, ...]:

@@ -36,8 +36,9 @@ class SessionHeader:
             ``thinkingLevel``, ``branchedFrom``), kept to be written back.
 
     >>> h = SessionHeader(id="s1", timestamp="2026-01-01T00:00:00.000Z", cwd="/w")
-    >>> h.to_json()
-    {'type': 'session', 'version': 3, 'id': 's1', 'timestamp': '2026-01-01T00:00:00.000Z', 'cwd': '/w'}
+    >>> h.to_json()  # doctest: +NORMALIZE_WHITESPACE
+    {'type': 'session', 'version': 3, 'id': 's1', 'timestamp': '2026-01-01T00:00:00.000Z',
+     'cwd': '/w'}
     """
 
     id: str

@@ -57,6 +57,9 @@ class Store:
         "parent",
     )
 
+    base: int
+    parent: Store | None
+
     def __init__(self, parent: Store | None = None, base: int = 0) -> None:
         # A branch at the very start of a store sees nothing of it: skip it.
         while parent is not None and base == parent.base:
@@ -128,32 +131,40 @@ def lookup(store: Store, size: int, entry_id: str) -> Entry | None:
     limit = size
     while s is not None:
         e = s.by_id.get(entry_id)
-        if e is not None and e._seq < limit:  # type: ignore[attr-defined]
+        if e is not None and e._seq < limit:
             return e
         limit = s.base
         s = s.parent
     return None
 
 
+def at(store: Store, size: int, seq: int) -> Entry:
+    """The entry at position ``seq`` (``0 <= seq < size``) of a value's view.  O(chain)."""
+    for s, _limit in chain(store, size):
+        if seq >= s.base:
+            return s.entries[seq - s.base]
+    raise IndexError(seq)  # pragma: no cover - callers check the range
+
+
 def visible(slot: Entry | list[Entry] | None, limit: int) -> list[Entry]:
     """The entries of an index slot with a position below ``limit``, in order."""
     if slot is None:
         return []
-    if type(slot) is list:
-        if slot[-1]._seq < limit:  # type: ignore[attr-defined]
+    if isinstance(slot, list):
+        if slot[-1]._seq < limit:
             return slot
         return slot[: bisect_left(slot, limit, key=_seq_of)]
-    return [slot] if slot._seq < limit else []  # type: ignore[union-attr]
+    return [slot] if slot._seq < limit else []
 
 
 def last_visible(slot: Entry | list[Entry] | None, limit: int) -> Entry | None:
     """The latest entry of an index slot below ``limit``, or ``None``."""
     if slot is None:
         return None
-    if type(slot) is list:
+    if isinstance(slot, list):
         i = bisect_left(slot, limit, key=_seq_of)
         return slot[i - 1] if i else None
-    return slot if slot._seq < limit else None  # type: ignore[union-attr]
+    return slot if slot._seq < limit else None
 
 
 def view(store: Store, size: int) -> list[Entry]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import EllipsisType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from . import _store
 from ._entries import (
@@ -54,7 +54,7 @@ def _counter_of(entry_id: str) -> int:
 
 def _is_linked(entry: Entry) -> bool:
     try:
-        entry._seq  # type: ignore[attr-defined]  # noqa: B018
+        entry._seq  # noqa: B018
     except AttributeError:
         return False
     return True
@@ -182,7 +182,9 @@ class SessionTree:
 
     def __contains__(self, entry_id: object) -> bool:
         """Whether an entry has this id.  O(1)."""
-        return type(entry_id) is str and _store.lookup(self._store, self._size, entry_id) is not None
+        if type(entry_id) is not str:
+            return False
+        return _store.lookup(self._store, self._size, entry_id) is not None
 
     def __getitem__(self, entry_id: str) -> Entry:
         """The entry with this id.  O(1).
@@ -221,6 +223,30 @@ class SessionTree:
         """All ids, in the order their entries were added.  O(n)."""
         return tuple(e.id for e in _store.view(self._store, self._size))
 
+    def added_since(self, older: SessionTree) -> tuple[Entry, ...] | None:
+        """The entries this tree has beyond ``older``, if it grew from ``older``.
+
+        ``None`` when ``older``'s entries are not the start of this tree's entries
+        (this tree is not a later version of ``older``).  Leaf moves are not entries:
+        compare ``leaf_id`` for those.  A storage writer commits exactly this.
+
+        Cost: O(number of added entries), not O(n): versions share their entries,
+        so one identity check tells whether ``older`` is where this tree came from.
+
+        >>> a = SessionTree().append({"role": "user", "content": "a"})
+        >>> b = a.append({"role": "assistant", "content": "b"})
+        >>> [e.id for e in b.added_since(a)], a.added_since(b)
+        (['e2'], None)
+        """
+        n = older._size
+        if n > self._size:
+            return None
+        if n and _store.at(self._store, self._size, n - 1) is not _store.at(
+            older._store, n, n - 1
+        ):
+            return None
+        return tuple(_store.view(self._store, self._size)[n:])
+
     def _entry(self, entry_id: str) -> Entry:
         entry = _store.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
         if entry is None:
@@ -248,7 +274,7 @@ class SessionTree:
         out: list[Entry] = []
         while entry is not None:
             out.append(entry)
-            entry = entry._parent  # type: ignore[attr-defined]
+            entry = entry._parent
         out.reverse()
         return tuple(out)
 
@@ -270,7 +296,7 @@ class SessionTree:
         while entry is not None:
             if type(entry) is MessageEntry:
                 out.append(entry.message)
-            entry = entry._parent  # type: ignore[attr-defined]
+            entry = entry._parent
         out.reverse()
         return tuple(out)
 
@@ -283,11 +309,11 @@ class SessionTree:
         entry = self._at(entry_id)
         if entry is None:
             raise UnknownEntryError(None, "the tree has no leaf, so no depth")
-        return entry._depth  # type: ignore[attr-defined, no-any-return]
+        return entry._depth
 
     def parent(self, entry_id: str) -> Entry | None:
         """The parent entry of ``entry_id``, or ``None`` for a root.  O(1)."""
-        return self._entry(entry_id)._parent  # type: ignore[attr-defined, no-any-return]
+        return self._entry(entry_id)._parent
 
     def children(self, entry_id: str | None) -> tuple[Entry, ...]:
         """The children of ``entry_id`` in insertion order; ``None`` gives the roots.
@@ -382,7 +408,7 @@ class SessionTree:
         for s, limit in _store.chain(self._store, self._size):
             latest = _store.last_visible(s.labels.get(entry_id), limit)
             if latest is not None:
-                return latest.label or None  # type: ignore[attr-defined, no-any-return]
+                return cast(Label, latest).label or None
         return None
 
     def labels(self) -> dict[str, str]:
@@ -390,18 +416,17 @@ class SessionTree:
 
         Cost: O(number of label entries).
         """
-        found: list[Entry] = []
+        found: list[Label] = []
         for s, limit in _store.chain(self._store, self._size):
             for slot in s.labels.values():
-                found.extend(_store.visible(slot, limit))
+                found.extend(cast(list[Label], _store.visible(slot, limit)))
         found.sort(key=_store._seq_of)
         out: dict[str, str] = {}
         for entry in found:
-            label: str | None = entry.label  # type: ignore[attr-defined]
-            if label:
-                out[entry.target_id] = label  # type: ignore[attr-defined]
+            if entry.label:
+                out[entry.target_id] = entry.label
             else:
-                out.pop(entry.target_id, None)  # type: ignore[attr-defined]
+                out.pop(entry.target_id, None)
         return out
 
     @property
@@ -413,9 +438,8 @@ class SessionTree:
         for s, limit in _store.chain(self._store, self._size):
             latest = _store.last_visible(s.names, limit) if s.names else None
             if latest is not None:
-                name: str | None = latest.name  # type: ignore[attr-defined]
-                name = name.strip() if name else None
-                return name or None
+                name = cast(SessionInfo, latest).name
+                return (name or "").strip() or None
         return None
 
     # ------------------------------------------------------------------ new values
@@ -482,12 +506,12 @@ class SessionTree:
         config = self._config
         if id is None and config.id_factory is counter_ids:
             max_seq = self._max_seq + 1
-            id = f"e{max_seq}"
+            entry_id = f"e{max_seq}"
         else:
-            id, max_seq = self._claim_id(id)
+            entry_id, max_seq = self._claim_id(id)
         leaf = self._leaf
         entry: Entry = object.__new__(MessageEntry)
-        _set_id(entry, id)
+        _set_id(entry, entry_id)
         _set_parent_id(entry, None if leaf is None else leaf.id)
         _set_timestamp(entry, config.clock() if timestamp is None else _checked_time(timestamp))
         _set_extra(entry, _EMPTY_EXTRA)
@@ -511,7 +535,7 @@ class SessionTree:
         """Link ``entry`` (not yet seen by anyone) under ``parent`` and make the new value."""
         size = self._size
         _set_parent(entry, parent)
-        _set_depth(entry, 0 if parent is None else parent._depth + 1)  # type: ignore[attr-defined]
+        _set_depth(entry, 0 if parent is None else parent._depth + 1)
         _set_seq(entry, size)
         store = self._store
         if not store.claim(size, entry):
@@ -660,7 +684,7 @@ class SessionTree:
             UnknownEntryError: its ``parent_id`` names no entry.
         """
         _check_kind(entry, "insert")
-        entry_id, max_seq = self._claim_id(entry.id)
+        _entry_id, max_seq = self._claim_id(entry.id)
         parent = None if entry.parent_id is None else self._entry(entry.parent_id)
         if _is_linked(entry):
             entry = entry.evolve()
@@ -691,7 +715,7 @@ class SessionTree:
         cls,
         entries: Iterable[Entry],
         *,
-        leaf_id: str | None | EllipsisType = ...,
+        leaf_id: str | EllipsisType | None = ...,
         header: SessionHeader | None = None,
         id_factory: IdFactory = counter_ids,
         clock: Clock = utc_now,
@@ -756,7 +780,7 @@ class SessionTree:
         elif leaf_id is None:
             leaf = None
         else:
-            leaf = by_id.get(leaf_id)  # type: ignore[arg-type]
+            leaf = by_id.get(leaf_id)
             if leaf is None:
                 raise UnknownEntryError(leaf_id, f"the leaf {leaf_id!r} names no entry")
         return cls._new(store, len(items), leaf, max_seq, header, tree._config)
@@ -824,19 +848,21 @@ class SessionTree:
         max_seq = 0
         for seq, e in enumerate(entries):
             assert isinstance(e, Entry), f"not an entry at {seq}"
-            assert e._seq == seq, f"{e.id}: position {e._seq} != {seq}"  # type: ignore[attr-defined]
+            assert e._seq == seq, f"{e.id}: position {e._seq} != {seq}"
             assert e.id not in seen, f"duplicate id {e.id}"
             seen[e.id] = e
             assert self[e.id] is e, f"lookup of {e.id} finds another entry"
             max_seq = max(max_seq, _counter_of(e.id))
         assert max_seq == self._max_seq, f"counter {self._max_seq} != {max_seq}"
         for e in entries:
-            parent = e._parent  # type: ignore[attr-defined]
+            parent = e._parent
             if e.parent_id is None:
-                assert parent is None and e._depth == 0, f"{e.id}: bad root"  # type: ignore[attr-defined]
+                assert parent is None, f"{e.id}: a root with a parent link"
+                assert e._depth == 0, f"{e.id}: a root with a depth"
             else:
                 assert parent is seen.get(e.parent_id), f"{e.id}: parent link is wrong"
-                assert e._depth == parent._depth + 1, f"{e.id}: depth is wrong"  # type: ignore[attr-defined]
+                assert parent is not None
+                assert e._depth == parent._depth + 1, f"{e.id}: depth is wrong"
         kids: dict[str | None, list[str]] = {}
         for e in entries:
             kids.setdefault(e.parent_id, []).append(e.id)
@@ -898,7 +924,7 @@ def _link(
                 on_repair(root, "its parent links form a cycle: made a root")
                 fixed = root.evolve(parent_id=None)
                 items[items.index(root)] = by_id[root.id] = fixed
-                walk = walk[:cycle_from] + [fixed]
+                walk = [*walk[:cycle_from], fixed]
                 base = -1
                 break
             walk.append(e)
