@@ -15,7 +15,7 @@ Entries are values: equal when their fields are equal, hashable, picklable.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 import attrs
 
@@ -111,9 +111,9 @@ def _freeze_extra(value: Any) -> FrozenDict:
     if value is None:
         return EMPTY
     frozen = freeze(value, where="extra")
-    if type(frozen) is not FrozenDict:
+    if not isinstance(frozen, FrozenDict):
         raise InvalidMessageError("extra", "must be a mapping of field names to JSON values")
-    return cast(FrozenDict, frozen)
+    return frozen
 
 
 # attribute name -> JSON key, for the fields that differ
@@ -263,9 +263,9 @@ class ModelChange(Entry):
 
 def _tool_names(value: Any) -> FrozenList:
     frozen = freeze(value, where="activeToolNames")
-    if type(frozen) is not FrozenList or any(type(n) is not str for n in frozen):
+    if not isinstance(frozen, FrozenList) or any(type(n) is not str for n in frozen):
         raise InvalidMessageError("activeToolNames", "must be a list of strings")
-    return cast(FrozenList, frozen)
+    return frozen
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
@@ -334,9 +334,9 @@ class Custom(Entry):
 
 def _content(value: Any) -> str | FrozenList:
     frozen = freeze(value, where="content")
-    if type(frozen) is not str and type(frozen) is not FrozenList:
+    if not isinstance(frozen, (str, FrozenList)):
         raise InvalidMessageError("content", "must be a string or a list of content blocks")
-    return cast("str | FrozenList", frozen)
+    return frozen
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
