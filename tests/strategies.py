@@ -1,0 +1,127 @@
+"""Hypothesis strategies shared by the tests: JSON values, Pi messages, entry kinds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+import ptree
+
+# Small alphabets keep examples readable and still hit unicode and escaping.
+text = st.text(alphabet=st.sampled_from("ab xé方\n\"\\{}"), max_size=8)
+keys = st.text(alphabet=st.sampled_from("abcxyz_"), min_size=1, max_size=5)
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text
+)
+
+
+def json_values(max_leaves: int = 8) -> st.SearchStrategy[Any]:
+    """Any JSON-like value (dicts, lists, scalars), plain and mutable."""
+    return st.recursive(
+        json_scalars,
+        lambda children: st.lists(children, max_size=3)
+        | st.dictionaries(keys, children, max_size=3),
+        max_leaves=max_leaves,
+    )
+
+
+content_blocks = st.lists(
+    st.fixed_dictionaries({"type": st.just("text"), "text": text}), min_size=1, max_size=2
+)
+
+user_messages = st.fixed_dictionaries(
+    {"role": st.just("user"), "content": text | content_blocks},
+    optional={"timestamp": st.integers(0, 2**41)},
+)
+assistant_messages = st.fixed_dictionaries(
+    {
+        "role": st.just("assistant"),
+        "content": content_blocks,
+        "provider": st.sampled_from(["anthropic", "openai"]),
+        "model": st.sampled_from(["claude-sonnet-4-5", "gpt-5.1-codex"]),
+    },
+    optional={"usage": st.fixed_dictionaries({"input": st.integers(0, 99)}),
+              "extra": json_values(4)},
+)
+tool_results = st.fixed_dictionaries(
+    {
+        "role": st.just("toolResult"),
+        "toolCallId": keys,
+        "toolName": keys,
+        "content": content_blocks,
+        "isError": st.booleans(),
+    }
+)
+bash_messages = st.fixed_dictionaries(
+    {"role": st.just("bashExecution"), "command": text, "output": text},
+    optional={"excludeFromContext": st.booleans()},
+)
+custom_role_messages = st.fixed_dictionaries(
+    {"role": st.just("custom"), "customType": keys, "content": text, "display": st.booleans()}
+)
+messages = user_messages | assistant_messages | tool_results | bash_messages | custom_role_messages
+
+timestamps = st.sampled_from(
+    ["2026-01-01T00:00:00.000Z", "2026-06-30T12:34:56.789Z", "2025-12-09T00:53:29.825Z"]
+)
+
+
+@st.composite
+def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
+    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids)."""
+    ids = tree.ids()
+    choices = ["message", "thinking", "model", "tools", "branch", "custom", "custom_message",
+               "session_info", "unknown"]
+    if ids:
+        choices += ["compaction", "label"]
+    kind = draw(st.sampled_from(choices))
+    ts = draw(timestamps)
+    if kind == "message":
+        return tree.append(draw(messages), timestamp=ts)
+    if kind == "thinking":
+        level = draw(st.sampled_from(["off", "minimal", "low", "medium", "high"]))
+        return tree.append_thinking_level_change(level, timestamp=ts)
+    if kind == "model":
+        return tree.append_model_change(draw(keys), draw(keys), timestamp=ts)
+    if kind == "tools":
+        return tree.append_active_tools_change(draw(st.lists(keys, max_size=3)), timestamp=ts)
+    if kind == "branch":
+        return tree.append_branch_summary(draw(keys), draw(text), timestamp=ts)
+    if kind == "custom":
+        return tree.append_custom(draw(keys), draw(json_values(4)), timestamp=ts)
+    if kind == "custom_message":
+        return tree.append_custom_message(
+            draw(keys), draw(text | content_blocks), display=draw(st.booleans()), timestamp=ts
+        )
+    if kind == "session_info":
+        return tree.append_session_info(draw(st.none() | text), timestamp=ts)
+    if kind == "compaction":
+        return tree.append_compaction(
+            draw(text), draw(st.sampled_from(ids)), draw(st.integers(0, 10**6)), timestamp=ts
+        )
+    if kind == "label":
+        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text),
+                                 timestamp=ts)
+    leaf = tree.leaf_id
+    entry = ptree.UnknownEntry(
+        id=ptree.counter_ids(tree), parent_id=leaf, timestamp=ts, entry_type="future_kind",
+        extra={"payload": draw(json_values(4))},
+    )
+    return tree.insert(entry)
+
+
+@st.composite
+def trees(draw: st.DrawFn, max_steps: int = 25) -> ptree.SessionTree:
+    """A random tree of every entry kind, with branches (moves to earlier entries)."""
+    tree = ptree.SessionTree()
+    for _ in range(draw(st.integers(0, max_steps))):
+        if tree and draw(st.integers(0, 3)) == 0:
+            tree = tree.move_to(draw(st.sampled_from((None, *tree.ids()))))
+        tree = draw(appends(tree))
+    return tree
