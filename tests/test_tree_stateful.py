@@ -156,7 +156,7 @@ class TreeMachine(RuleBasedStateMachine):
         if not path:
             return
         with pytest.raises(TypeError):
-            path[0]["role"] = "x"  # type: ignore[index]
+            path[0]["role"] = "x"
         plain = ptree.thaw(path[-1])
         plain["role"] = "thawed-and-changed"
 
