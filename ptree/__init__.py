@@ -34,7 +34,9 @@ from ._errors import (
 )
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._header import CURRENT_VERSION, SessionHeader
+from ._history import History, NothingToRedo, NothingToUndo
 from ._ids import Clock, IdFactory, counter_ids, random_ids, utc_now
+from ._ref import ReentrantSwapError, SessionRef, Watcher, WatchError
 from ._tree import SessionTree
 
 __version__ = "0.1.0"
@@ -53,6 +55,7 @@ __all__ = [
     "Entry",
     "FrozenDict",
     "FrozenList",
+    "History",
     "HistoryError",
     "IdFactory",
     "InvalidEntryError",
@@ -60,15 +63,21 @@ __all__ = [
     "Label",
     "MessageEntry",
     "ModelChange",
+    "NothingToRedo",
+    "NothingToUndo",
+    "ReentrantSwapError",
     "SessionError",
     "SessionFileError",
     "SessionFileWarning",
     "SessionHeader",
     "SessionInfo",
+    "SessionRef",
     "SessionTree",
     "ThinkingLevelChange",
     "UnknownEntry",
     "UnknownEntryError",
+    "WatchError",
+    "Watcher",
     "__version__",
     "counter_ids",
     "entry_from_json",
