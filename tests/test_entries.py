@@ -1,0 +1,157 @@
+"""Entry kinds: construction, validation, JSON in Pi's format, unknown kinds and fields."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given
+
+import ptree
+from ptree import entry_from_json
+
+from .strategies import trees
+
+T0 = "2026-01-01T00:00:00.000Z"
+
+EXAMPLES: list[dict[str, Any]] = [
+    {"type": "message", "id": "a", "parentId": None, "timestamp": T0,
+     "message": {"role": "user", "content": "hi", "timestamp": 1}},
+    {"type": "thinking_level_change", "id": "b", "parentId": "a", "timestamp": T0,
+     "thinkingLevel": "high"},
+    {"type": "model_change", "id": "c", "parentId": "b", "timestamp": T0,
+     "provider": "anthropic", "modelId": "claude-opus-4-5"},
+    {"type": "active_tools_change", "id": "d", "parentId": "c", "timestamp": T0,
+     "activeToolNames": ["read", "bash"]},
+    {"type": "compaction", "id": "e", "parentId": "d", "timestamp": T0, "summary": "s",
+     "firstKeptEntryId": "a", "tokensBefore": 1000, "details": {"files": ["x"]},
+     "fromHook": False},
+    {"type": "branch_summary", "id": "f", "parentId": "e", "timestamp": T0, "fromId": "a",
+     "summary": "tried X"},
+    {"type": "custom", "id": "g", "parentId": "f", "timestamp": T0, "customType": "ext",
+     "data": {"k": [1, 2]}},
+    {"type": "custom_message", "id": "h", "parentId": "g", "timestamp": T0,
+     "customType": "ext", "content": [{"type": "text", "text": "x"}], "display": True},
+    {"type": "label", "id": "i", "parentId": "h", "timestamp": T0, "targetId": "a",
+     "label": "start"},
+    {"type": "session_info", "id": "j", "parentId": "i", "timestamp": T0, "name": "demo"},
+]
+
+
+class TestJSON:
+    @pytest.mark.parametrize("obj", EXAMPLES, ids=lambda o: o["type"])
+    def test_known_kinds_round_trip(self, obj: dict[str, Any]) -> None:
+        """Every Pi kind reads into its class and writes back the same JSON."""
+        entry = entry_from_json(obj)
+        assert type(entry) is ptree.ENTRY_TYPES[obj["type"]]
+        assert entry.type == obj["type"]
+        assert entry.to_json() == obj
+        assert entry.extra == {}
+
+    def test_unknown_fields_survive(self) -> None:
+        """Fields ptree does not know are kept in extra and written back."""
+        obj = {**EXAMPLES[2], "reason": "user asked", "nested": {"a": [1]}}
+        entry = entry_from_json(obj)
+        assert entry.extra == {"reason": "user asked", "nested": {"a": [1]}}
+        assert entry.to_json() == obj
+
+    def test_unknown_kind_survives(self) -> None:
+        """An unknown type gives an UnknownEntry that writes back the same JSON."""
+        obj = {"type": "future_thing", "id": "z", "parentId": "a", "timestamp": T0,
+               "payload": {"x": [1, None]}}
+        entry = entry_from_json(obj)
+        assert isinstance(entry, ptree.UnknownEntry)
+        assert entry.type == "future_thing"
+        assert entry.to_json() == obj
+
+    def test_explicit_null_of_an_optional_field_survives(self) -> None:
+        """'details': null stays null on the way back out (not dropped, not invented)."""
+        obj = {**EXAMPLES[5], "details": None}
+        entry = entry_from_json(obj)
+        assert isinstance(entry, ptree.BranchSummary)
+        assert entry.details is None
+        assert entry.to_json() == obj
+
+    def test_custom_message_display_defaults_to_true(self) -> None:
+        """A custom_message without display is shown (Pi's default)."""
+        obj = {k: v for k, v in EXAMPLES[7].items() if k != "display"}
+        entry = entry_from_json(obj)
+        assert isinstance(entry, ptree.CustomMessage)
+        assert entry.display is True
+
+    @pytest.mark.parametrize(
+        ("obj", "field"),
+        [
+            ({"type": "message", "parentId": None, "timestamp": T0}, "id"),
+            ({"type": "message", "id": "", "parentId": None, "timestamp": T0}, "id"),
+            ({"type": "message", "id": 5, "parentId": None, "timestamp": T0}, "id"),
+            ({"id": "a", "parentId": None, "timestamp": T0}, "type"),
+            ({"type": "message", "id": "a", "timestamp": T0, "message": {"role": "u"}},
+             "parentId"),
+            ({"type": "message", "id": "a", "parentId": None, "message": {"role": "u"}},
+             "timestamp"),
+            ({"type": "message", "id": "a", "parentId": None, "timestamp": T0}, "message"),
+            ({"type": "model_change", "id": "a", "parentId": None, "timestamp": T0,
+              "provider": "p"}, "modelId"),
+            ({"type": "model_change", "id": "a", "parentId": None, "timestamp": T0,
+              "provider": "p", "modelId": 3}, "modelId"),
+            ({"type": "compaction", "id": "a", "parentId": None, "timestamp": T0,
+              "summary": "s", "firstKeptEntryId": "x", "tokensBefore": "many"}, "tokensBefore"),
+            ({"type": "label", "id": "a", "parentId": 7, "timestamp": T0, "targetId": "x"},
+             "parentId"),
+        ],
+    )
+    def test_bad_entries_name_the_field(self, obj: dict[str, Any], field: str) -> None:
+        """A missing or mistyped field raises InvalidEntryError naming it (a ValueError)."""
+        with pytest.raises(ptree.InvalidEntryError) as info:
+            entry_from_json(obj)
+        assert info.value.field == field
+        assert isinstance(info.value, ValueError)
+
+    def test_bad_message_names_the_entry(self) -> None:
+        """A message without a role is an InvalidEntryError naming the entry."""
+        with pytest.raises(ptree.InvalidEntryError) as info:
+            entry_from_json({"type": "message", "id": "m", "parentId": None, "timestamp": T0,
+                             "message": {"content": "no role"}})
+        assert info.value.entry_id == "m"
+
+    @given(trees())
+    def test_every_entry_of_random_trees_round_trips(self, tree: ptree.SessionTree) -> None:
+        """entry_from_json(e.to_json()) == e for every kind."""
+        for entry in tree.entries():
+            assert entry_from_json(entry.to_json()) == entry
+
+
+class TestValues:
+    def test_equality_hash_pickle(self) -> None:
+        """Entries are values: equal by fields, hashable, picklable."""
+        a, b = entry_from_json(EXAMPLES[4]), entry_from_json(EXAMPLES[4])
+        assert a == b
+        assert hash(a) == hash(b)
+        assert pickle.loads(pickle.dumps(a)) == a
+        assert a != a.evolve(summary="other")
+
+    def test_frozen(self) -> None:
+        """Entry fields refuse assignment."""
+        e = entry_from_json(EXAMPLES[1])
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            e.thinking_level = "low"  # type: ignore[attr-defined]
+
+    def test_message_entry_role(self) -> None:
+        """A message entry exposes its role."""
+        e = entry_from_json(EXAMPLES[0])
+        assert isinstance(e, ptree.MessageEntry)
+        assert e.role == "user"
+
+    def test_header_round_trip(self) -> None:
+        """A v1 header keeps its extra fields; the version defaults to 1 when absent."""
+        obj = {"type": "session", "id": "s", "timestamp": T0, "cwd": "/w",
+               "provider": "anthropic", "modelId": "m", "thinkingLevel": "off"}
+        h = ptree.SessionHeader.from_json(obj)
+        assert h.version == 1
+        assert h.extra == {"provider": "anthropic", "modelId": "m", "thinkingLevel": "off"}
+        assert h.to_json(version=1) == {**obj, "version": 1}
+        with pytest.raises(ptree.InvalidEntryError):
+            ptree.SessionHeader.from_json({"type": "message"})

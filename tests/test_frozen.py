@@ -1,0 +1,161 @@
+"""FrozenDict, FrozenList, freeze and thaw: deep immutability at the cost of one copy."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from collections import OrderedDict
+from enum import IntEnum
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+import ptree
+from ptree import FrozenDict, FrozenList, freeze, thaw
+
+from .strategies import json_values
+
+
+class Color(IntEnum):
+    RED = 1
+
+
+class TestFreeze:
+    @given(json_values(12))
+    def test_freeze_is_equal_and_thaw_gives_it_back(self, value: Any) -> None:
+        """freeze(v) == v, thaw(freeze(v)) == v, and json agrees."""
+        frozen = freeze(value)
+        assert frozen == value
+        assert thaw(frozen) == value
+        assert json.loads(json.dumps(frozen)) == json.loads(json.dumps(value))
+
+    @given(json_values(12))
+    def test_frozen_values_are_hashable_and_pickle(self, value: Any) -> None:
+        """Frozen values hash, and pickle back to equal frozen values of the same types."""
+        frozen = freeze(value)
+        hash(frozen)
+        back = pickle.loads(pickle.dumps(frozen))
+        assert back == frozen
+        assert type(back) is type(frozen)
+
+    def test_types(self) -> None:
+        """Mappings become FrozenDict, lists and tuples FrozenList, scalars stay."""
+        f = freeze({"a": [1, (2, 3)], "b": OrderedDict(x=1), "c": None, "d": 1.5})
+        assert type(f) is FrozenDict
+        assert type(f["a"]) is FrozenList
+        assert type(f["a"][1]) is FrozenList
+        assert type(f["b"]) is FrozenDict
+
+    def test_subclasses_of_scalars_become_plain(self) -> None:
+        """An IntEnum or a str subclass is stored as a plain int or str."""
+        class S(str):
+            pass
+
+        f = freeze({"n": Color.RED, "s": S("x"), S("k"): True})
+        assert type(f["n"]) is int
+        assert type(f["s"]) is str
+        assert [type(k) for k in f] == [str, str, str]
+
+    def test_frozen_value_is_returned_as_is(self) -> None:
+        """Freezing a FrozenDict again costs nothing: the same object comes back."""
+        f = freeze({"a": [1]})
+        assert freeze(f) is f
+
+    @pytest.mark.parametrize(
+        ("value", "where", "reason"),
+        [
+            ({"a": {1}}, "value['a']", "set is not a JSON value"),
+            ({"a": [b"x"]}, "value['a'][0]", "bytes is not a JSON value"),
+            ({"a": float("inf")}, "value['a']", "inf is not a JSON number"),
+            ({1: "x"}, "value", "keys must be strings"),
+            (object(), "value", "object is not a JSON value"),
+        ],
+    )
+    def test_non_json_is_refused_with_its_path(self, value: Any, where: str, reason: str) -> None:
+        """A value that is not JSON raises InvalidMessageError naming the path."""
+        with pytest.raises(ptree.InvalidMessageError) as info:
+            freeze(value)
+        assert info.value.where == where
+        assert info.value.reason.startswith(reason)
+
+    def test_too_deep_is_an_error_not_a_crash(self) -> None:
+        """Absurdly deep nesting gives InvalidMessageError, not RecursionError."""
+        deep: list[Any] = []
+        for _ in range(100_000):
+            deep = [deep]
+        with pytest.raises(ptree.InvalidMessageError, match="nested too deeply"):
+            freeze({"x": deep})
+
+
+class TestFrozenDict:
+    @pytest.mark.parametrize(
+        "mutate",
+        [
+            lambda d: d.__setitem__("a", 2),
+            lambda d: d.__delitem__("a"),
+            lambda d: d.clear(),
+            lambda d: d.pop("a"),
+            lambda d: d.popitem(),
+            lambda d: d.setdefault("b", 1),
+            lambda d: d.update(b=1),
+            lambda d: d.__ior__({"b": 1}),
+        ],
+    )
+    def test_every_mutator_refuses(self, mutate: Any) -> None:
+        """Every dict method that would change the value raises TypeError."""
+        d = freeze({"a": 1})
+        with pytest.raises(TypeError, match="immutable"):
+            mutate(d)
+        assert d == {"a": 1}
+
+    def test_copies_are_plain_and_separate(self) -> None:
+        """dict(d), d.copy() and d | x give new plain dicts; copy.copy gives d itself."""
+        d = freeze({"a": [1]})
+        assert type(dict(d)) is dict
+        assert type(d | {"b": 1}) is dict
+        assert copy.copy(d) is d
+        assert copy.deepcopy(d) is d
+        assert FrozenDict.fromkeys(["x"], 0) == {"x": 0}
+
+    def test_hash_is_by_content(self) -> None:
+        """Equal frozen dicts hash alike, whatever their key order."""
+        assert hash(freeze({"a": 1, "b": [2]})) == hash(freeze({"b": [2], "a": 1}))
+
+
+class TestFrozenList:
+    def test_equal_to_lists_and_tuples(self) -> None:
+        """A FrozenList equals the list (and tuple) it came from, both ways round."""
+        f = freeze([1, [2]])
+        assert f == [1, [2]]
+        assert [1, [2]] == f  # noqa: SIM300 - the reflected comparison is the point
+        assert f == (1, (2,))
+        assert f != [1, [3]]
+        assert f != [1]
+        assert repr(f) == "[1, [2]]"
+
+    def test_no_mutation(self) -> None:
+        """A FrozenList has no append, and item assignment fails."""
+        f = freeze([1])
+        assert not hasattr(f, "append")
+        with pytest.raises(TypeError):
+            f[0] = 2
+
+    def test_concatenation_gives_plain_tuples(self) -> None:
+        """+ and * give plain tuples, not frozen lists."""
+        f = freeze([1])
+        assert type(f + (2,)) is tuple  # noqa: RUF005 - concatenation is the point
+        assert type(f * 2) is tuple
+
+
+class TestThaw:
+    def test_thaw_gives_independent_mutable_values(self) -> None:
+        """thaw gives new dicts and lists; changing them changes nothing frozen."""
+        f = freeze({"a": [{"b": 1}]})
+        t = thaw(f)
+        t["a"][0]["b"] = 2
+        t["a"].append(3)
+        assert f == {"a": [{"b": 1}]}
+        assert type(t) is dict
+        assert type(t["a"]) is list
