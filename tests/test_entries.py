@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 import ptree
 from ptree import entry_from_json
@@ -117,6 +117,7 @@ class TestJSON:
                              "message": {"content": "no role"}})
         assert info.value.entry_id == "m"
 
+    @settings(max_examples=200)
     @given(trees())
     def test_every_entry_of_random_trees_round_trips(self, tree: ptree.SessionTree) -> None:
         """entry_from_json(e.to_json()) == e for every kind."""
