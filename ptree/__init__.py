@@ -5,6 +5,18 @@ what goes to a language model is the path from the root to the leaf.  Every
 operation returns a new :class:`SessionTree` and never changes the old one.
 """
 
+from ._context import (
+    BRANCH_SUMMARY_PREFIX,
+    BRANCH_SUMMARY_SUFFIX,
+    COMPACTION_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_SUFFIX,
+    Context,
+    ModelRef,
+    bash_execution_text,
+    build_context,
+    iso_to_ms,
+    to_provider_messages,
+)
 from ._entries import (
     ENTRY_TYPES,
     ActiveToolsChange,
@@ -42,12 +54,17 @@ from ._tree import SessionTree
 __version__ = "0.1.0"
 
 __all__ = [
+    "BRANCH_SUMMARY_PREFIX",
+    "BRANCH_SUMMARY_SUFFIX",
+    "COMPACTION_SUMMARY_PREFIX",
+    "COMPACTION_SUMMARY_SUFFIX",
     "CURRENT_VERSION",
     "ENTRY_TYPES",
     "ActiveToolsChange",
     "BranchSummary",
     "Clock",
     "Compaction",
+    "Context",
     "Custom",
     "CustomMessage",
     "CycleError",
@@ -63,6 +80,7 @@ __all__ = [
     "Label",
     "MessageEntry",
     "ModelChange",
+    "ModelRef",
     "NothingToRedo",
     "NothingToUndo",
     "ReentrantSwapError",
@@ -79,10 +97,14 @@ __all__ = [
     "WatchError",
     "Watcher",
     "__version__",
+    "bash_execution_text",
+    "build_context",
     "counter_ids",
     "entry_from_json",
     "freeze",
+    "iso_to_ms",
     "random_ids",
     "thaw",
+    "to_provider_messages",
     "utc_now",
 ]

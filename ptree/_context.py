@@ -1,0 +1,480 @@
+"""What an agent sends to its model: :func:`build_context` and :func:`to_provider_messages`.
+
+Two steps, as in Pi.  :func:`build_context` turns a tree, at its leaf or at any entry,
+into Pi's *agent-level* messages (stored messages as they are, plus the synthesised
+``compactionSummary``, ``branchSummary`` and ``custom`` messages) together with the state
+the path sets (model, thinking level, active tools).  :func:`to_provider_messages` turns
+those into plain chat messages (``user``, ``assistant``, ``toolResult``) for a provider.
+
+The semantics are those of Pi's ``buildSessionContext`` and ``convertToLlm``; see
+``docs/pi-session-format.md`` in the shared folder.  Where ptree differs, the docstring
+says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import attrs
+
+from ._entries import (
+    ActiveToolsChange,
+    BranchSummary,
+    Compaction,
+    CustomMessage,
+    Entry,
+    MessageEntry,
+    ModelChange,
+    ThinkingLevelChange,
+)
+from ._frozen import FrozenDict, FrozenList
+from ._tree import SessionTree
+
+__all__ = [
+    "BRANCH_SUMMARY_PREFIX",
+    "BRANCH_SUMMARY_SUFFIX",
+    "COMPACTION_SUMMARY_PREFIX",
+    "COMPACTION_SUMMARY_SUFFIX",
+    "Context",
+    "ModelRef",
+    "build_context",
+    "iso_to_ms",
+    "to_provider_messages",
+]
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
+"""What Pi puts before a compaction summary when it becomes a user message."""
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+"""What Pi puts after a compaction summary."""
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:"
+    "\n\n<summary>\n"
+)
+"""What Pi puts before a branch summary when it becomes a user message."""
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+"""What Pi puts after a branch summary (Pi writes no newline before it)."""
+
+
+@attrs.frozen(weakref_slot=False)
+class ModelRef:
+    """A model as a session names it: the provider and the model id.
+
+    Pi's ``{provider, modelId}``.  Unpacks like a pair.
+
+    >>> provider, model_id = ModelRef("anthropic", "claude-opus-4-5")
+    >>> provider, model_id
+    ('anthropic', 'claude-opus-4-5')
+    """
+
+    provider: str
+    model_id: str
+
+    def __iter__(self) -> Any:
+        return iter((self.provider, self.model_id))
+
+
+@attrs.frozen(weakref_slot=False, eq=True, unsafe_hash=False)
+class Context:
+    """What an agent gives its model at one point of the tree.
+
+    Attributes:
+        messages: Pi's agent-level messages, oldest first.  Each is a ``dict`` (a
+            :class:`~ptree.FrozenDict`: the stored message itself, never a copy, or a
+            message synthesised from a summary or custom-message entry), so the list
+            ``json.dumps`` as it is and building it copies no message.  The messages
+            refuse changes; ``ptree.thaw(context.messages)`` gives plain, mutable
+            copies for code that wants to change them.
+        model: the model the path last set (a ``model_change`` entry or an assistant
+            message's ``provider``/``model``), or ``None``.
+        thinking_level: the thinking level the path last set; ``"off"`` by default.
+        active_tools: the tool names the path last set (Pi's harness), or ``None``.
+        leaf_id: the entry the context was built at (``None``: no leaf).
+
+    A context holds a list, so it is not hashable; compare contexts with ``==``.
+    """
+
+    messages: list[dict[str, Any]]
+    model: ModelRef | None = None
+    thinking_level: str = "off"
+    active_tools: tuple[str, ...] | None = None
+    leaf_id: str | None = None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MS = timedelta(milliseconds=1)
+
+
+def iso_to_ms(timestamp: str) -> int | None:
+    """Unix milliseconds of an ISO-8601 time, as JavaScript's ``Date.parse`` gives them.
+
+    Pi stores entry times as ISO text but puts milliseconds into the messages it
+    synthesises.  A time without an offset is taken as UTC (JavaScript would take a
+    date-time without one as local time, which depends on the machine).  Text that is
+    not a time gives ``None`` (JavaScript's ``NaN``, which ``JSON.stringify`` writes as
+    ``null``).  Cost: O(1).
+
+    >>> iso_to_ms("2025-12-09T00:53:29.825Z"), iso_to_ms("yesterday")
+    (1765241609825, None)
+    """
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _ONE_MS
+
+
+# --------------------------------------------------------------------- synthesised messages
+
+
+def _custom_message(entry: CustomMessage) -> FrozenDict:
+    out: dict[str, Any] = {
+        "role": "custom",
+        "customType": entry.custom_type,
+        "content": entry.content,
+        "display": entry.display,
+    }
+    # Pi copies `details` even when undefined, and JSON drops an undefined field: so it
+    # is present exactly when the entry has it (an explicit null stays null).
+    if entry.details is not None:
+        out["details"] = entry.details
+    elif "details" in entry.extra:
+        out["details"] = None
+    out["timestamp"] = iso_to_ms(entry.timestamp)
+    return FrozenDict(out)
+
+
+def _branch_summary(entry: BranchSummary) -> FrozenDict:
+    return FrozenDict(
+        {
+            "role": "branchSummary",
+            "summary": entry.summary,
+            "fromId": entry.from_id,
+            "timestamp": iso_to_ms(entry.timestamp),
+        }
+    )
+
+
+def _compaction_summary(entry: Compaction) -> FrozenDict:
+    return FrozenDict(
+        {
+            "role": "compactionSummary",
+            "summary": entry.summary,
+            "tokensBefore": entry.tokens_before,
+            "timestamp": iso_to_ms(entry.timestamp),
+        }
+    )
+
+
+def _assistant_model(message: Mapping[str, Any]) -> ModelRef | None:
+    provider = message.get("provider")
+    model = message.get("model")
+    if type(provider) is str and type(model) is str:
+        return ModelRef(provider, model)
+    return None
+
+
+class _State:
+    """The state a backward walk has found so far: the first value met is the latest."""
+
+    __slots__ = ("model", "thinking_level", "tools", "tools_set")
+
+    def __init__(self) -> None:
+        self.model: ModelRef | None = None
+        self.thinking_level: str | None = None
+        self.tools: tuple[str, ...] | None = None
+        self.tools_set = False
+
+    def see(self, e: Entry) -> None:
+        """Take the state an entry other than a message sets, unless a later one did."""
+        kind = type(e)
+        if kind is ThinkingLevelChange:
+            if self.thinking_level is None:
+                self.thinking_level = e.thinking_level  # type: ignore[attr-defined]
+        elif kind is ModelChange:
+            if self.model is None:
+                self.model = ModelRef(e.provider, e.model_id)  # type: ignore[attr-defined]
+        elif kind is ActiveToolsChange and not self.tools_set:
+            self.tools = tuple(e.active_tool_names)  # type: ignore[attr-defined]
+            self.tools_set = True
+
+
+def _collect(
+    e: Entry | None, end: Entry | None, out: list[Any], state: _State, stop_at_compaction: bool
+) -> Entry | None:
+    """Walk from ``e`` towards the root until ``end`` (excluded), adding messages to ``out``.
+
+    Messages go in backward order.  Returns the compaction the walk stopped at, if
+    ``stop_at_compaction`` and it met one; a compaction met otherwise gives nothing.
+    """
+    add = out.append
+    message_kind = MessageEntry
+    # Any: the kind is known from `kind is ...` tests, which mypy does not narrow.
+    e_: Any = e
+    model = state.model
+    # ``end`` is None or an ancestor of ``e``, so the walk always reaches it.
+    while e_ is not end:
+        if type(e_) is message_kind:
+            message = e_.message
+            add(message)
+            # Only until the model is known: from then on one local test per step.
+            if model is None and message.get("role") == "assistant":
+                model = _assistant_model(message)
+        else:
+            kind = type(e_)
+            if kind is CustomMessage:
+                add(_custom_message(e_))
+            elif kind is BranchSummary:
+                if e_.summary:
+                    add(_branch_summary(e_))
+            elif kind is Compaction:
+                if stop_at_compaction:
+                    state.model = model
+                    return e_  # type: ignore[no-any-return]
+            else:
+                state.model = model
+                state.see(e_)
+                model = state.model
+        e_ = e_._parent
+    state.model = model
+    return None
+
+
+def _resolve_state(e: Entry | None, state: _State) -> None:
+    """Finish resolving the state over the rest of the path, collecting no message."""
+    messagekind = MessageEntry
+    while e is not None:
+        if type(e) is messagekind:
+            if state.model is None:
+                message = e.message
+                if message.get("role") == "assistant":
+                    state.model = _assistant_model(message)
+        else:
+            state.see(e)
+        e = e._parent
+
+
+def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
+    """The context a model is given at ``leaf`` (default: the tree's leaf), as Pi builds it.
+
+    The path runs from the root to ``leaf``.  State resolves over the whole path, the
+    last value winning: the thinking level (default ``"off"``), the model (set by
+    ``model_change`` entries *and* by every assistant message, from its ``provider``
+    and ``model``), the active tools, and the latest compaction.  The messages are,
+    in path order: a ``message`` entry's message as it is stored; a ``custom_message``
+    as ``{"role": "custom", "customType", "content", "display", "details"?,
+    "timestamp": ms}``; a ``branch_summary`` with a non-empty summary as
+    ``{"role": "branchSummary", "summary", "fromId", "timestamp": ms}``.  Other kinds
+    (labels, session info, custom state, unknown kinds) give nothing.
+
+    With a compaction on the path, only the latest one counts: the messages are its
+    ``{"role": "compactionSummary", "summary", "tokensBefore", "timestamp": ms}``, then
+    those of the entries from its ``firstKeptEntryId`` up to just before it, then
+    those after it.  A ``firstKeptEntryId`` that is not on the path keeps nothing from
+    before the compaction.
+
+    Where ptree differs from Pi: an unknown ``leaf`` raises instead of falling back to
+    the last entry; an assistant message without a string ``provider`` and ``model``
+    does not set the model (Pi would set one with undefined fields, which matches no
+    model); timestamps without an offset are read as UTC (see :func:`iso_to_ms`).
+
+    Cost: O(path length), iterative: one walk from the leaf to the root, and no
+    message is copied (see :class:`Context`).
+
+    Args:
+        tree: the tree.
+        leaf: the id of the entry to build the context at; ``None`` for the tree's
+            leaf (a tree without a leaf gives an empty context).
+
+    Raises:
+        UnknownEntryError: no entry has the id ``leaf``.
+
+    >>> from ptree import SessionTree
+    >>> t = SessionTree().append_model_change("anthropic", "claude-sonnet-4-5")
+    >>> t = t.append({"role": "user", "content": "hi"})
+    >>> t = t.append_thinking_level_change("high")
+    >>> ctx = build_context(t)
+    >>> ctx.messages, ctx.model, ctx.thinking_level
+    ([{'role': 'user', 'content': 'hi'}], ModelRef(provider='anthropic', model_id='claude-sonnet-4-5'), 'high')
+    """  # noqa: E501
+    start = tree.leaf if leaf is None else tree[leaf]
+    if start is None:
+        return Context([])
+    out: list[Any] = []
+    state = _State()
+    # Walking back from the leaf, the first compaction met is the latest one.
+    compaction = _collect(start, None, out, state, True)
+    if compaction is not None:
+        first = _first_kept(tree, compaction)
+        rest: Entry | None = compaction._parent
+        if first is not None:
+            _collect(rest, first._parent, out, state, False)
+            rest = first._parent
+        _resolve_state(rest, state)
+        out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
+    out.reverse()
+    return Context(
+        out,
+        state.model,
+        "off" if state.thinking_level is None else state.thinking_level,
+        state.tools,
+        start.id,
+    )
+
+
+def _first_kept(tree: SessionTree, compaction: Entry) -> Entry | None:
+    """``compaction``'s first kept entry if it is on the path before it, else ``None``.
+
+    Cost: O(length of the kept range).
+    """
+    first = tree.get(compaction.first_kept_entry_id)  # type: ignore[attr-defined]
+    if first is None or first._depth >= compaction._depth:
+        return None
+    e: Entry | None = compaction
+    depth = first._depth
+    while e is not None and e._depth > depth:
+        e = e._parent
+    return first if e is first else None
+
+
+# --------------------------------------------------------------------- provider messages
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness of a JSON value (``[]`` and ``{}`` are true there)."""
+    if value is None or value is False:
+        return False
+    if type(value) is str:
+        return value != ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    return True
+
+
+_UNDEFINED: Any = object()
+
+
+def _js_text(value: Any) -> str:
+    """How a JavaScript template literal shows a JSON value (a missing one: undefined)."""
+    if value is _UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return str(value)
+
+
+def bash_execution_text(message: Mapping[str, Any]) -> str:
+    """The user text Pi gives the model for a ``bashExecution`` message.  O(size).
+
+    >>> print(bash_execution_text({"command": "ls", "output": "a", "exitCode": 2}))
+    Ran `ls`
+    ```
+    a
+    ```
+    <BLANKLINE>
+    Command exited with code 2
+    """
+    text = f"Ran `{_js_text(message.get('command', _UNDEFINED))}`\n"
+    output = message.get("output")
+    if _js_truthy(output):
+        text += f"```\n{_js_text(output)}\n```"
+    else:
+        text += "(no output)"
+    exit_code = message.get("exitCode")
+    if _js_truthy(message.get("cancelled")):
+        text += "\n\n(command cancelled)"
+    elif exit_code is not None and exit_code != 0:
+        text += f"\n\nCommand exited with code {_js_text(exit_code)}"
+    full = message.get("fullOutputPath")
+    if _js_truthy(message.get("truncated")) and _js_truthy(full):
+        text += f"\n\n[Output truncated. Full output: {_js_text(full)}]"
+    return text
+
+
+def _user(content: Any, message: Mapping[str, Any]) -> FrozenDict:
+    out: dict[str, Any] = {"role": "user", "content": content}
+    if "timestamp" in message:
+        out["timestamp"] = message["timestamp"]
+    return FrozenDict(out)
+
+
+def _text_block(text: str) -> FrozenList:
+    return FrozenList((FrozenDict({"type": "text", "text": text}),))
+
+
+_PASS = frozenset({"user", "assistant", "toolResult"})
+
+
+def to_provider_messages(
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    unknown: Literal["drop", "keep", "raise"] = "drop",
+) -> list[dict[str, Any]]:
+    """Turn agent-level messages (a :class:`Context`'s) into a provider's chat messages.
+
+    As Pi's ``convertToLlm``: ``user``, ``assistant`` and ``toolResult`` messages pass
+    through as they are; a ``compactionSummary`` or ``branchSummary`` becomes a user
+    message whose one text block wraps the summary (:data:`COMPACTION_SUMMARY_PREFIX`
+    … :data:`COMPACTION_SUMMARY_SUFFIX`, :data:`BRANCH_SUMMARY_PREFIX` …
+    :data:`BRANCH_SUMMARY_SUFFIX`); a ``custom`` message becomes a user message (a
+    string content becoming one text block); a ``bashExecution`` becomes a user text
+    (:func:`bash_execution_text`) unless its ``excludeFromContext`` is set.  Each keeps
+    the ``timestamp`` of the message it came from.  Messages of other roles are dropped.
+
+    The results are frozen dicts like the input (``ptree.thaw`` gives mutable copies).
+    Cost: O(number of messages), plus the text of bash messages.
+
+    Args:
+        messages: agent-level messages, e.g. ``build_context(tree).messages``.
+        unknown: what to do with a message of a role not listed above: ``"drop"`` it
+            (Pi's way), ``"keep"`` it as it is, or ``"raise"`` a ``ValueError``.
+
+    Raises:
+        ValueError: ``unknown="raise"`` and a message has a role not listed above.
+
+    >>> msgs = [{"role": "compactionSummary", "summary": "S", "tokensBefore": 9},
+    ...         {"role": "custom", "customType": "note", "content": "hi", "display": True},
+    ...         {"role": "weird"}]
+    >>> for m in to_provider_messages(msgs): print(m)
+    {'role': 'user', 'content': [{'type': 'text', 'text': 'The conversation history before this point was compacted into the following summary:\\n\\n<summary>\\nS\\n</summary>'}]}
+    {'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]}
+    """  # noqa: E501
+    if unknown not in ("drop", "keep", "raise"):
+        raise ValueError(f"unknown must be 'drop', 'keep' or 'raise', not {unknown!r}")
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        role = m.get("role")
+        if role in _PASS:
+            out.append(m)  # type: ignore[arg-type]
+        elif role == "compactionSummary":
+            summary = _js_text(m.get("summary", _UNDEFINED))
+            text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
+            out.append(_user(_text_block(text), m))
+        elif role == "branchSummary":
+            summary = _js_text(m.get("summary", _UNDEFINED))
+            text = BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX
+            out.append(_user(_text_block(text), m))
+        elif role == "custom":
+            content = m.get("content")
+            out.append(_user(_text_block(content) if type(content) is str else content, m))
+        elif role == "bashExecution":
+            if not _js_truthy(m.get("excludeFromContext")):
+                out.append(_user(_text_block(bash_execution_text(m)), m))
+        elif unknown == "keep":
+            out.append(m)  # type: ignore[arg-type]
+        elif unknown == "raise":
+            raise ValueError(f"a message with role {role!r} has no provider form")
+    return out
