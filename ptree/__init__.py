@@ -48,6 +48,14 @@ from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._header import CURRENT_VERSION, SessionHeader
 from ._history import History, NothingToRedo, NothingToUndo
 from ._ids import Clock, IdFactory, counter_ids, random_ids, utc_now
+from ._importers import (
+    ExportFormatError,
+    ImportedSession,
+    chatgpt_sessions,
+    import_chatgpt,
+    import_openwebui,
+    openwebui_sessions,
+)
 from ._ref import ReentrantSwapError, SessionRef, Watcher, WatchError
 from ._tree import SessionTree
 
@@ -70,11 +78,13 @@ __all__ = [
     "CycleError",
     "DuplicateEntryError",
     "Entry",
+    "ExportFormatError",
     "FrozenDict",
     "FrozenList",
     "History",
     "HistoryError",
     "IdFactory",
+    "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
     "Label",
@@ -99,10 +109,14 @@ __all__ = [
     "__version__",
     "bash_execution_text",
     "build_context",
+    "chatgpt_sessions",
     "counter_ids",
     "entry_from_json",
     "freeze",
+    "import_chatgpt",
+    "import_openwebui",
     "iso_to_ms",
+    "openwebui_sessions",
     "random_ids",
     "thaw",
     "to_provider_messages",

@@ -3,17 +3,29 @@
 Each subcommand is a function ``(args, out, err) -> exit status`` registered in
 :data:`COMMANDS`.  Errors a user can cause (a missing file, a bad file, an unknown
 id) print one line on stderr and give a non-zero status, never a traceback.
+
+Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export`` and
+``import`` (``chatgpt`` / ``openwebui``); ``ptree COMMAND --help`` explains each.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import sys
-from collections.abc import Callable, Sequence
-from typing import TextIO
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
 
 from ._demo import run_demo
 from ._errors import SessionError
+from ._frozen import thaw
+from ._progress import Progress
+from ._render import render_dot, render_mermaid, render_text, tree_to_json
+from ._tree import SessionTree
 
 __all__ = ["COMMANDS", "main"]
 
@@ -22,6 +34,63 @@ Setup = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 COMMANDS: dict[str, Command] = {}
 _SETUPS: list[Setup] = []
+
+
+class UsageError(SessionError, ValueError):
+    """A request the command cannot carry out as given (an output file that exists, …)."""
+
+
+def _register(name: str, setup: Setup) -> Callable[[Command], Command]:
+    def add(fn: Command) -> Command:
+        COMMANDS[name] = fn
+        _SETUPS.append(setup)
+        return fn
+
+    return add
+
+
+def _isatty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _api(name: str) -> Any:
+    """A public function of the package, looked up when a command runs."""
+    import ptree
+
+    return getattr(ptree, name)
+
+
+def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> SessionTree:
+    """The session file at ``path``; in lenient mode each warning is one line on stderr."""
+    if not Path(path).exists():
+        raise FileNotFoundError(2, "no such file", path)
+    size = Path(path).stat().st_size
+    with Progress(f"loading {Path(path).name} ({size / 1e6:.0f} MB)", None,
+                  stream=err) as bar:
+        if size > 4_000_000:
+            bar.update(0, force=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tree: SessionTree = _api("load")(path, strict=strict)
+    for w in caught:
+        print(f"ptree {command}: warning: {w.message}", file=err)
+    return tree
+
+
+def _lines(out: TextIO, lines: Iterable[str]) -> None:
+    write = out.write
+    for line in lines:
+        write(line)
+        write("\n")
+
+
+def _json(out: TextIO, value: Any) -> None:
+    json.dump(value, out, ensure_ascii=False, indent=2)
+    out.write("\n")
+
+
+# ------------------------------------------------------------------ demo
 
 
 def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -37,6 +106,217 @@ COMMANDS["demo"] = _demo
 _SETUPS.append(_setup_demo)
 
 
+# ------------------------------------------------------------------ show
+
+
+def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "show", help="draw the tree: branches, current path (*), labels, previews",
+        description="Draw a session file as an indented tree.  A chain of single "
+        "children stays in one column; indentation grows only where the "
+        "conversation branches.  '*' marks the current path; the leaf says so.")
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--json", action="store_true",
+                   help="print the tree as JSON (flat entries with children and depth)")
+    p.add_argument("--ascii", action="store_true", help="draw with ASCII only")
+    p.add_argument("--fold", type=int, metavar="N",
+                   help="show at most N entries of each long linear run")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the drawing (auto: only on a terminal, and not with NO_COLOR)")
+    p.add_argument("--lenient", action="store_true",
+                   help="skip bad lines (with a warning each) instead of refusing the file")
+
+
+def _summary(tree: SessionTree) -> str:
+    leaves = len(tree.leaves())
+    parts = [f"{len(tree)} entr{'y' if len(tree) == 1 else 'ies'}",
+             f"{leaves} branch{'' if leaves == 1 else 'es'}",
+             f"leaf {tree.leaf_id if tree.leaf_id is not None else '(none)'}"]
+    name = tree.session_name
+    if name:
+        parts.insert(0, f"session {name!r}")
+    return " · ".join(parts)
+
+
+@_register("show", _setup_show)
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    tree = _load(args.file, err, "show", strict=not args.lenient)
+    if args.json:
+        _json(out, tree_to_json(tree))
+        return 0
+    color = args.color == "always" or (
+        args.color == "auto" and _isatty(out) and not os.environ.get("NO_COLOR"))
+    width = shutil.get_terminal_size().columns if _isatty(out) else None
+    out.write(_summary(tree) + "\n")
+    _lines(out, render_text(tree, color=color, ascii_only=args.ascii, width=width,
+                            fold=args.fold))
+    return 0
+
+
+# ------------------------------------------------------------------ path
+
+
+def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "path", help="the context a model gets at the leaf (or at --leaf ID), as JSON",
+        description="Print ptree.build_context at the leaf as JSON: messages, model, "
+        "thinking level, active tools.")
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--leaf", metavar="ID", help="build the context at this entry instead")
+    p.add_argument("--provider", action="store_true",
+                   help="give the provider-level messages (ptree.to_provider_messages)")
+
+
+def context_json(context: Any, *, provider: bool = False) -> dict[str, Any]:
+    """A :class:`~ptree.Context` as plain JSON (what ``ptree path`` prints)."""
+    messages = context.messages
+    if provider:
+        messages = _api("to_provider_messages")(messages)
+    model = context.model
+    return {
+        "leafId": context.leaf_id,
+        "model": None if model is None else {"provider": model.provider,
+                                             "modelId": model.model_id},
+        "thinkingLevel": context.thinking_level,
+        "activeTools": None if context.active_tools is None else list(context.active_tools),
+        "messages": thaw(list(messages)),
+    }
+
+
+@_register("path", _setup_path)
+def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    tree = _load(args.file, err, "path")
+    context = _api("build_context")(tree, args.leaf)
+    _json(out, context_json(context, provider=args.provider))
+    return 0
+
+
+# ------------------------------------------------------------------ check
+
+
+def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "check", help="validate a session file strictly; report every problem with its line",
+        description="Read a session file strictly and report every problem, one line "
+        "each, as FILE:LINE: reason.  Exit status 0 when the file is valid, 1 otherwise.")
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+
+
+@_register("check", _setup_check)
+def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    problems: list[str] = _api("check_file")(args.file)
+    for problem in problems:
+        out.write(f"{problem}\n")
+    if problems:
+        print(f"ptree check: {args.file}: {len(problems)} problem"
+              f"{'' if len(problems) == 1 else 's'}", file=err)
+        return 1
+    tree = _load(args.file, err, "check")
+    out.write(f"{args.file}: ok ({_summary(tree)})\n")
+    return 0
+
+
+# ------------------------------------------------------------------ fork
+
+
+def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "fork", help="a new session file with only the path to one entry",
+        description="Copy the path from the root to --at ID into a new session file "
+        "(labels on it kept, parentSession naming the source).")
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--at", metavar="ID", required=True, help="the entry the new path ends at")
+    p.add_argument("--before", action="store_true",
+                   help="end just before --at (which must be a user message), as Pi does "
+                   "to edit a question")
+    p.add_argument("-o", "--output", metavar="OUT", required=True, help="the new file")
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+
+
+@_register("fork", _setup_fork)
+def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    target = Path(args.output)
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} exists (use --force to overwrite it)")
+    tree = _load(args.file, err, "fork")
+    forked: SessionTree = _api("fork")(
+        tree, args.at, position="before" if args.before else "at",
+        parent_session=str(Path(args.file).resolve()))
+    _api("dump")(forked, target)
+    out.write(f"wrote {target}: {len(forked)} entries, leaf {forked.leaf_id}\n")
+    return 0
+
+
+# ------------------------------------------------------------------ export
+
+
+def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "export", help="a picture of the tree: Graphviz DOT or Mermaid",
+        description="Write the tree as a Graphviz DOT digraph (render with dot -Tsvg) or "
+        "a Mermaid flowchart.  The current path is bold and blue, the leaf filled.")
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--format", choices=("dot", "mermaid"), required=True)
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+
+
+@_register("export", _setup_export)
+def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    tree = _load(args.file, err, "export")
+    lines = render_dot(tree) if args.format == "dot" else render_mermaid(tree)
+    if args.output is None:
+        _lines(out, lines)
+        return 0
+    with open(args.output, "w", encoding="utf-8") as f:
+        _lines(f, lines)
+    return 0
+
+
+# ------------------------------------------------------------------ import
+
+
+def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "import", help="convert ChatGPT or Open WebUI exports to session files",
+        description="Write one Pi session file per conversation, keeping every branch "
+        "(edits and regenerations are siblings); the conversation's current node "
+        "becomes the leaf.")
+    p.add_argument("source", choices=("chatgpt", "openwebui"), help="the tool it came from")
+    p.add_argument("export", help="conversations.json (ChatGPT) or the exported JSON "
+                   "(Open WebUI)")
+    p.add_argument("-o", "--output", metavar="DIR", required=True,
+                   help="the folder to write into (created if needed)")
+    p.add_argument("--include-hidden", action="store_true",
+                   help="ChatGPT: keep hidden nodes as custom entries")
+
+
+@_register("import", _setup_import)
+def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._importers import import_chatgpt, import_openwebui
+
+    with Progress(f"importing {Path(args.export).name}", None, stream=err,
+                  unit="conversations") as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done)
+
+        if args.source == "chatgpt":
+            paths = import_chatgpt(args.export, args.output, include_hidden=args.include_hidden,
+                                   on_progress=progress)
+        else:
+            if args.include_hidden:
+                raise UsageError("--include-hidden applies to ChatGPT exports only")
+            paths = import_openwebui(args.export, args.output, on_progress=progress)
+    for path in paths:
+        out.write(f"{path}\n")
+    print(f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
+          f"to {args.output}", file=err)
+    return 0
+
+
+# ------------------------------------------------------------------ main
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every registered subcommand."""
     parser = argparse.ArgumentParser(
@@ -49,6 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
     """Run the ``ptree`` command line; return its exit status."""
@@ -58,9 +344,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     try:
         return COMMANDS[args.command](args, out, err)
     except BrokenPipeError:  # pragma: no cover - e.g. `ptree show big | head`
+        # Python would complain again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (SessionError, OSError) as exc:
-        print(f"ptree {args.command}: error: {exc}", file=err)
+    except KeyboardInterrupt:  # pragma: no cover - interactive only
+        print(f"ptree {args.command}: interrupted", file=err)
+        return 130
+    except (SessionError, OSError, ValueError) as exc:
+        print(f"ptree {args.command}: error: {_one_line(exc)}", file=err)
         return 1
 
 

@@ -1,0 +1,319 @@
+"""Pictures of a session tree: an indented text drawing, JSON, Graphviz DOT, Mermaid.
+
+The text drawing follows Pi's tree view: a chain of single children is drawn as a
+straight column (no indent per step), and indentation grows only where the
+conversation branches, so a 100,000-entry linear session stays readable.  Every
+line shows whether the entry is on the current path (``*``), its id, its label
+(``[label]``), its kind and a one-line preview of its text; the leaf is marked.
+
+Every function here is iterative and O(n) in the number of entries: no recursion,
+so paths 100,000 deep are fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ._entries import Entry, MessageEntry
+from ._text import entry_preview
+from ._tree import SessionTree
+
+__all__ = ["render_dot", "render_mermaid", "render_text", "tree_to_json"]
+
+# ANSI styles; used only when the caller asks for colour (a terminal, no NO_COLOR).
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_GREEN = "\x1b[32m"
+_YELLOW = "\x1b[33m"
+_CYAN = "\x1b[36m"
+
+_UNICODE = {"tee": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   ", "leaf": "← leaf",
+            "more": "…"}
+_ASCII = {"tee": "|- ", "last": "`- ", "pipe": "|  ", "space": "   ", "leaf": "<- leaf",
+          "more": "..."}
+
+
+def _children_map(tree: SessionTree) -> dict[str | None, list[Entry]]:
+    """Parent id (``None`` for the roots) to children in insertion order.  O(n)."""
+    kids: dict[str | None, list[Entry]] = {}
+    for entry in tree.entries():
+        kids.setdefault(entry.parent_id, []).append(entry)
+    return kids
+
+
+def _path_ids(tree: SessionTree) -> set[str]:
+    return {e.id for e in tree.path()} if tree.leaf is not None else set()
+
+
+def _kind(entry: Entry) -> str:
+    """The short kind of an entry: a message's role, else the entry type."""
+    if isinstance(entry, MessageEntry):
+        return str(entry.message.get("role"))
+    return entry.type
+
+
+def _folded(chain: list[Entry], keep: set[str], fold: int) -> Iterator[Entry | int]:
+    """The chain with each run of more than ``fold`` unremarkable entries cut short.
+
+    Yields entries, and in place of each hidden middle part the number of entries
+    hidden.  Entries in ``keep`` (the leaf, labelled entries) are never hidden.
+    """
+    head = (fold + 1) // 2
+    tail = fold // 2
+    run: list[Entry] = []
+
+    def flush() -> Iterator[Entry | int]:
+        if len(run) > fold:
+            yield from run[:head]
+            yield len(run) - head - tail
+            yield from run[len(run) - tail:]
+        else:
+            yield from run
+        run.clear()
+
+    for entry in chain:
+        if entry.id in keep:
+            yield from flush()
+            yield entry
+        else:
+            run.append(entry)
+    yield from flush()
+
+
+def render_text(
+    tree: SessionTree,
+    *,
+    color: bool = False,
+    ascii_only: bool = False,
+    width: int | None = None,
+    fold: int | None = None,
+) -> Iterator[str]:
+    """The tree as an indented text drawing, one line at a time (no newlines).
+
+    A line is ``M PREFIX ID [LABEL] KIND: PREVIEW`` where ``M`` is ``*`` on the
+    current path, ``PREFIX`` the branch lines (``├─``, ``└─``, ``│``), and the leaf
+    ends with ``← leaf``.  Children are drawn in insertion order.  Several roots are
+    drawn as branches of an invisible top.
+
+    Cost: O(n) time and memory, iterative; lines are produced lazily, so printing
+    starts at once even for a huge tree.
+
+    Args:
+        tree: the tree to draw.
+        color: add ANSI colours (bold current path, dim ids, yellow labels).
+        ascii_only: draw with ``|-``, ```-`` and ``|`` instead of box-drawing characters.
+        width: the preview is shortened so that a line fits this many columns
+            (default: previews of up to 80 characters).
+        fold: draw at most this many entries of a linear run of unremarkable
+            entries, replacing the middle by ``… N more``; the leaf and labelled
+            entries always stay visible.  ``None`` draws everything.
+
+    >>> t = SessionTree().append({"role": "user", "content": "Which plan?"})
+    >>> t = t.append({"role": "assistant", "content": "Plan A."}).move_to("e1")
+    >>> t = t.append({"role": "assistant", "content": "Plan B."}).append_label("e2", "old")
+    >>> print("\\n".join(render_text(t, ascii_only=True)))
+    * e1 user: Which plan?
+      |- e2 [old] assistant: Plan A.
+    * `- e3 assistant: Plan B.
+    *    e4 label e2: old  <- leaf
+    """
+    glyph = _ASCII if ascii_only else _UNICODE
+    kids = _children_map(tree)
+    on_path = _path_ids(tree)
+    labels = tree.labels()
+    leaf_id = tree.leaf_id
+    keep = set(labels)
+    if leaf_id is not None:
+        keep.add(leaf_id)
+
+    def line(entry: Entry, prefix: str) -> str:
+        mark = "*" if entry.id in on_path else " "
+        label = labels.get(entry.id)
+        label_text = f"[{label}] " if label else ""
+        room = 80 if width is None else max(20, width - len(prefix) - len(entry.id)
+                                             - len(label_text) - 4)
+        preview = entry_preview(entry, room)
+        kind, sep, rest = preview.partition(": ")
+        tail = f"  {glyph['leaf']}" if entry.id == leaf_id else ""
+        if not color:
+            return f"{mark} {prefix}{entry.id} {label_text}{preview}{tail}"
+        strong = _BOLD if entry.id in on_path else ""
+        return (
+            f"{_GREEN}{mark}{_RESET} {_DIM}{prefix}{_RESET}{_DIM}{entry.id}{_RESET} "
+            + (f"{_YELLOW}{label_text}{_RESET}" if label_text else "")
+            + f"{strong}{_CYAN}{kind}{sep}{_RESET}{strong}{rest}{_RESET}"
+            + (f"{_GREEN}{tail}{_RESET}" if tail else "")
+        )
+
+    # A stack of chain starts: (first entry, its line prefix, the prefix below it).
+    roots = kids.get(None, [])
+    stack: list[tuple[Entry, str, str]] = []
+    if len(roots) == 1:
+        stack.append((roots[0], "", ""))
+    else:
+        for i in range(len(roots) - 1, -1, -1):
+            last = i == len(roots) - 1
+            stack.append((roots[i], glyph["last" if last else "tee"],
+                          glyph["space" if last else "pipe"]))
+    while stack:
+        first, prefix, below = stack.pop()
+        chain = [first]
+        children = kids.get(first.id, ())
+        while len(children) == 1:
+            chain.append(children[0])
+            children = kids.get(children[0].id, ())
+        items: Iterator[Entry | int] = (
+            iter(chain) if fold is None else _folded(chain, keep, max(fold, 2))
+        )
+        for n, item in enumerate(items):
+            pre = prefix if n == 0 else below
+            if isinstance(item, int):
+                more = f"{glyph['more']} {item} more"
+                yield f"  {pre}{_DIM}{more}{_RESET}" if color else f"  {pre}{more}"
+            else:
+                yield line(item, pre)
+        for i in range(len(children) - 1, -1, -1):
+            last = i == len(children) - 1
+            stack.append((children[i], below + glyph["last" if last else "tee"],
+                          below + glyph["space" if last else "pipe"]))
+
+
+def tree_to_json(tree: SessionTree) -> dict[str, Any]:
+    """The tree as one JSON-ready dict, flat so that any depth is fine.
+
+    ``{"header", "leafId", "sessionName", "entries": [...]}`` where each entry is
+    ``{"id", "parentId", "type", "kind", "preview", "depth", "onPath", "children",
+    "label"?}`` in insertion order (``kind`` is a message's role, else the type;
+    ``children`` lists ids; ``label`` only when set).  The entries themselves, in
+    Pi's file format, are what ``ptree fork`` and the session file keep; this is a
+    picture for programs.
+
+    Cost: O(n).
+
+    >>> t = SessionTree().append({"role": "user", "content": "hi"})
+    >>> tree_to_json(t)["entries"][0]["preview"]
+    'user: hi'
+    """
+    kids = _children_map(tree)
+    on_path = _path_ids(tree)
+    labels = tree.labels()
+    out: list[dict[str, Any]] = []
+    for entry in tree.entries():
+        item: dict[str, Any] = {
+            "id": entry.id,
+            "parentId": entry.parent_id,
+            "type": entry.type,
+            "kind": _kind(entry),
+            "preview": entry_preview(entry, 120),
+            "depth": tree.depth(entry.id),
+            "onPath": entry.id in on_path,
+            "children": [c.id for c in kids.get(entry.id, ())],
+        }
+        if entry.id in labels:
+            item["label"] = labels[entry.id]
+        out.append(item)
+    header = tree.header
+    return {
+        "header": None if header is None else header.to_json(),
+        "leafId": tree.leaf_id,
+        "sessionName": tree.session_name,
+        "entries": out,
+    }
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
+    """The tree as a Graphviz DOT digraph, one line at a time.
+
+    Each entry is a box ``id [label]`` over ``kind: preview``; an edge goes from
+    each parent to each child; the current path is drawn bold and blue and the leaf
+    filled.  Render it with ``dot -Tsvg``.
+
+    Cost: O(n).
+
+    >>> t = SessionTree().append({"role": "user", "content": 'say "hi"'})
+    >>> print("\\n".join(render_dot(t)))  # doctest: +ELLIPSIS
+    digraph ptree {
+    ...
+      "e1" [label="e1\\nuser: say \\"hi\\"", color="#1f6fb2", penwidth=2, ...];
+    }
+    """
+    on_path = _path_ids(tree)
+    labels = tree.labels()
+    leaf_id = tree.leaf_id
+    yield "digraph ptree {"
+    yield "  rankdir=TB;"
+    yield '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=10];'
+    yield "  edge [arrowsize=0.6];"
+    for entry in tree.entries():
+        label = labels.get(entry.id)
+        title = entry.id + (f" [{label}]" if label else "")
+        text = f"{title}\n{entry_preview(entry, preview_width)}"
+        attrs = [f"label={_dot_quote(text)}"]
+        if entry.id in on_path:
+            attrs.append('color="#1f6fb2", penwidth=2')
+        if entry.id == leaf_id:
+            attrs.append('style="rounded,filled", fillcolor="#dcebf7"')
+        yield f"  {_dot_quote(entry.id)} [{', '.join(attrs)}];"
+        if entry.parent_id is not None:
+            edge = f"  {_dot_quote(entry.parent_id)} -> {_dot_quote(entry.id)}"
+            if entry.id in on_path:
+                edge += ' [color="#1f6fb2", penwidth=2]'
+            yield edge + ";"
+    yield "}"
+
+
+_MERMAID_ESCAPES = str.maketrans({'"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;"})
+
+
+def render_mermaid(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
+    """The tree as a Mermaid flowchart, one line at a time.
+
+    Node names are ``n0``, ``n1``, … in insertion order (entry ids may hold
+    characters Mermaid does not allow); each node shows the id, label and preview.
+    The current path is in the class ``current`` (blue, thick), the leaf in ``leaf``.
+
+    Cost: O(n).
+
+    >>> t = SessionTree().append({"role": "user", "content": "hi"})
+    >>> print("\\n".join(render_mermaid(t)))
+    flowchart TD
+      n0["e1<br/>user: hi"]
+      classDef current stroke:#1f6fb2,stroke-width:3px
+      classDef leaf fill:#dcebf7
+      class n0 current
+      class n0 leaf
+    """
+    on_path = _path_ids(tree)
+    labels = tree.labels()
+    leaf_id = tree.leaf_id
+    entries = tree.entries()
+    # Named up front: a parent may come after its child in insertion order.
+    names = {entry.id: f"n{n}" for n, entry in enumerate(entries)}
+    current: list[str] = []
+    leaf_name = None
+    yield "flowchart TD"
+    for entry in entries:
+        name = names[entry.id]
+        label = labels.get(entry.id)
+        title = entry.id + (f" [{label}]" if label else "")
+        preview = entry_preview(entry, preview_width)
+        text = f"{title.translate(_MERMAID_ESCAPES)}<br/>{preview.translate(_MERMAID_ESCAPES)}"
+        yield f'  {name}["{text}"]'
+        if entry.parent_id is not None:
+            yield f"  {names[entry.parent_id]} --> {name}"
+        if entry.id in on_path:
+            current.append(name)
+        if entry.id == leaf_id:
+            leaf_name = name
+    yield "  classDef current stroke:#1f6fb2,stroke-width:3px"
+    yield "  classDef leaf fill:#dcebf7"
+    if current:
+        yield f"  class {','.join(current)} current"
+    if leaf_name is not None:
+        yield f"  class {leaf_name} leaf"

@@ -1,0 +1,283 @@
+"""ChatGPT and Open WebUI exports to session trees (library functions).
+
+The sample exports are built here from the documented formats: ChatGPT's
+``conversations.json`` is a list of conversations, each with a ``mapping`` of nodes
+(``id``, ``parent``, ``children``, ``message``) and a ``current_node``; Open WebUI's
+export is a list of chats with ``chat.history.messages`` (``parentId``,
+``childrenIds``) and ``chat.history.currentId``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ptree import (
+    Custom,
+    CustomMessage,
+    ExportFormatError,
+    MessageEntry,
+    SessionInfo,
+    chatgpt_sessions,
+    openwebui_sessions,
+)
+
+
+def gpt_node(nid: str, parent: str | None, children: list[str], role: str | None,
+             text: str = "", *, t: float | None = 1_700_000_000.0,
+             **meta: Any) -> dict[str, Any]:
+    """One ChatGPT mapping node (``role`` None: a node without a message)."""
+    message = None if role is None else {
+        "id": nid, "author": {"role": role, "name": meta.pop("name", None), "metadata": {}},
+        "create_time": t, "update_time": None,
+        "content": {"content_type": "text", "parts": [text]},
+        "status": "finished_successfully", "end_turn": True, "weight": 1.0,
+        "metadata": meta, "recipient": "all",
+    }
+    return {"id": nid, "message": message, "parent": parent, "children": children}
+
+
+def gpt_conversation() -> dict[str, Any]:
+    """An empty root, a hidden system node, a question edited once, an answer regenerated.
+
+    root ─ sys(hidden) ─┬ u1 "What is 2+2?" ─┬ a1 "4"
+                        │                    └ a2 "Four." ─ u3 "Thanks"   (current)
+                        └ u2 "What is 3+3?" ── a3 "6"
+    """
+    nodes = [
+        gpt_node("root", None, ["sys"], None),
+        gpt_node("sys", "root", ["u1", "u2"], "system", "", t=None,
+                 is_visually_hidden_from_conversation=True),
+        gpt_node("u1", "sys", ["a1", "a2"], "user", "What is 2+2?", t=1_700_000_001.5),
+        gpt_node("a1", "u1", [], "assistant", "4", t=1_700_000_002.0, model_slug="gpt-4o"),
+        gpt_node("a2", "u1", ["u3"], "assistant", "Four.", t=1_700_000_003.0,
+                 model_slug="gpt-4o"),
+        gpt_node("u3", "a2", [], "user", "Thanks", t=1_700_000_004.0),
+        gpt_node("u2", "sys", ["a3"], "user", "What is 3+3?", t=1_700_000_005.0),
+        gpt_node("a3", "u2", [], "assistant", "6", t=1_700_000_006.0),
+    ]
+    return {
+        "title": "Small sums", "create_time": 1_700_000_000.0, "update_time": 1_700_000_006.0,
+        "mapping": {n["id"]: n for n in nodes}, "current_node": "u3",
+        "conversation_id": "6790b1c2-aaaa-bbbb-cccc-000000000001", "id": "6790b1c2",
+        "default_model_slug": "gpt-4o-mini", "moderation_results": [],
+    }
+
+
+def webui_chat() -> dict[str, Any]:
+    """A question answered twice (regenerated), the first answer followed up (current)."""
+    messages = {
+        "m1": {"id": "m1", "parentId": None, "childrenIds": ["m2", "m3"], "role": "user",
+               "content": "Name a colour", "timestamp": 1_700_000_000,
+               "models": ["llama3:8b"]},
+        "m2": {"id": "m2", "parentId": "m1", "childrenIds": ["m4"], "role": "assistant",
+               "content": "Blue", "timestamp": 1_700_000_001, "model": "llama3:8b",
+               "done": True},
+        "m3": {"id": "m3", "parentId": "m1", "childrenIds": [], "role": "assistant",
+               "content": "Red", "timestamp": 1_700_000_002, "model": "mistral:7b",
+               "done": True},
+        "m4": {"id": "m4", "parentId": "m2", "childrenIds": [], "role": "user",
+               "content": "Another?", "timestamp": 1_700_000_003},
+    }
+    return {
+        "id": "7f3c9e2a-1111-2222-3333-444455556666", "user_id": "u", "title": "Colours",
+        "created_at": 1_700_000_000, "updated_at": 1_700_000_003, "archived": False,
+        "chat": {"id": "", "title": "Colours", "models": ["llama3:8b"],
+                 "history": {"messages": messages, "currentId": "m4"},
+                 "messages": list(messages.values()), "timestamp": 1_700_000_000_000},
+    }
+
+
+class TestChatgptSessions:
+    def test_every_branch_is_kept_and_current_node_is_the_leaf(self) -> None:
+        """Edits (u1/u2) and regenerations (a1/a2) are siblings; u3 is the leaf."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        tree = s.tree
+        tree._check()
+        assert tree.leaf_id == "u3"
+        assert [e.id for e in tree.path()] == ["session-name", "u1", "a2", "u3"]
+        assert sorted(c.id for c in tree.children("u1")) == ["a1", "a2"]
+        assert sorted(c.id for c in tree.children("session-name")) == ["u1", "u2"]
+        assert len(tree) == 7
+
+    def test_empty_root_and_hidden_system_give_no_entry(self) -> None:
+        """The message-less root and the hidden system node are left out, documented."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        assert "root" not in s.tree
+        assert "sys" not in s.tree
+
+    def test_include_hidden_keeps_hidden_nodes_as_custom_entries(self) -> None:
+        """include_hidden=True keeps the hidden node as a custom entry on the path."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w", include_hidden=True)
+        hidden = s.tree["sys"]
+        assert isinstance(hidden, Custom)
+        assert hidden.custom_type == "chatgpt.hidden"
+        assert s.tree.parent("u1") is hidden
+
+    def test_messages_have_pi_shapes(self) -> None:
+        """User and assistant messages are Pi messages with ms timestamps and a model."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        user, answer = s.tree["u1"], s.tree["a2"]
+        assert isinstance(user, MessageEntry)
+        assert isinstance(answer, MessageEntry)
+        assert user.message == {"role": "user", "content": [{"type": "text",
+                                                             "text": "What is 2+2?"}],
+                                "timestamp": 1_700_000_001_500}
+        assert user.timestamp == "2023-11-14T22:13:21.500Z"
+        assert answer.message["provider"] == "openai"
+        assert answer.message["model"] == "gpt-4o"
+        assert answer.message["content"] == [{"type": "text", "text": "Four."}]
+        assert s.tree["a3"].message["model"] == "gpt-4o-mini"  # type: ignore[attr-defined]
+
+    def test_header_name_and_filename(self) -> None:
+        """A new session id, the conversation's time, its title as the session name."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        header = s.tree.header
+        assert header is not None
+        assert header.timestamp == "2023-11-14T22:13:20.000Z"
+        assert header.cwd == "/w"
+        assert len(header.id) == 36
+        assert header.extra["importedFrom"]["format"] == "chatgpt"
+        assert s.tree.session_name == "Small sums"
+        assert isinstance(s.tree["session-name"], SessionInfo)
+        assert s.filename == "small-sums-6790b1c2.jsonl"
+        assert s.conversation_id == "6790b1c2-aaaa-bbbb-cccc-000000000001"
+
+    def test_leaf_entry_is_last_so_pi_cli_opens_the_same_branch(self) -> None:
+        """Entries come parents first and the current branch last."""
+        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        ids = s.tree.ids()
+        assert ids[-1] == "u3"
+        for entry in s.tree.entries():
+            if entry.parent_id is not None:
+                assert ids.index(entry.parent_id) < ids.index(entry.id)
+
+    def test_tool_and_visible_system_messages(self) -> None:
+        """Tool outputs become chatgpt.tool custom messages; system text chatgpt.system."""
+        nodes = [
+            gpt_node("s", None, ["u"], "system", "Be brief."),
+            gpt_node("u", "s", ["t"], "user", "search"),
+            gpt_node("t", "u", ["a"], "tool", "results...", name="browser"),
+            gpt_node("a", "t", [], "assistant", "done"),
+        ]
+        conv = {"title": "", "create_time": 1.0, "mapping": {n["id"]: n for n in nodes},
+                "current_node": "a"}
+        [s] = chatgpt_sessions(conv, cwd="/w")
+        system, tool = s.tree["s"], s.tree["t"]
+        assert isinstance(system, CustomMessage)
+        assert (system.custom_type, system.display) == ("chatgpt.system", False)
+        assert isinstance(tool, CustomMessage)
+        assert tool.custom_type == "chatgpt.tool"
+        assert tool.details == {"name": "browser"}
+        assert s.tree.session_name is None
+        assert s.filename == "1.jsonl"
+
+    def test_thoughts_become_thinking_blocks(self) -> None:
+        """Reasoning content (thoughts) becomes Pi thinking blocks."""
+        node = gpt_node("a", None, [], "assistant")
+        node["message"]["content"] = {"content_type": "thoughts",
+                                      "thoughts": [{"summary": "s", "content": "hmm"}]}
+        [s] = chatgpt_sessions([{"mapping": {"a": node}, "current_node": "a"}], cwd="/")
+        assert s.tree["a"].message["content"] == [  # type: ignore[attr-defined]
+            {"type": "thinking", "thinking": "hmm"}]
+
+    def test_missing_parent_and_cycle_are_repaired(self) -> None:
+        """A node naming a missing parent is a root; a parent cycle is broken."""
+        nodes = [
+            gpt_node("a", "ghost", [], "user", "orphan"),
+            gpt_node("x", "y", ["y"], "user", "x"),
+            gpt_node("y", "x", ["x"], "assistant", "y"),
+        ]
+        [s] = chatgpt_sessions([{"mapping": {n["id"]: n for n in nodes}}], cwd="/")
+        s.tree._check()
+        assert len(s.tree) == 3
+        assert s.tree["a"].parent_id is None
+        assert {s.tree["x"].parent_id, s.tree["y"].parent_id} in ({None, "x"}, {None, "y"})
+
+    def test_filenames_are_unique(self) -> None:
+        """Two conversations with the same title and id get different files."""
+        sessions = chatgpt_sessions([gpt_conversation(), gpt_conversation()], cwd="/")
+        assert [s.filename for s in sessions] == ["small-sums-6790b1c2.jsonl",
+                                                  "small-sums-6790b1c2-2.jsonl"]
+
+    def test_reads_a_file_and_reports_progress(self, tmp_path: Path) -> None:
+        """A path is read as JSON; on_progress hears (done, total) per conversation."""
+        path = tmp_path / "conversations.json"
+        path.write_text(json.dumps([gpt_conversation()] * 3), encoding="utf-8")
+        seen: list[tuple[int, int]] = []
+        assert len(chatgpt_sessions(path, cwd="/", on_progress=lambda d, t: seen.append((d, t)))
+                   ) == 3
+        assert seen == [(1, 3), (2, 3), (3, 3)]
+
+    @pytest.mark.parametrize(("data", "where"), [
+        ({"not": "a list"}, "conversations"),
+        ([{"title": "x"}], "conversations[0].mapping"),
+        ([{"mapping": {"a": 3}}], "conversations[0].mapping['a']"),
+        ([{"mapping": {"a": {"message": "text"}}}], "conversations[0].mapping['a'].message"),
+    ])
+    def test_bad_exports_say_where(self, data: Any, where: str) -> None:
+        """A wrong shape raises ExportFormatError (a ValueError) naming the place."""
+        with pytest.raises(ExportFormatError) as info:
+            chatgpt_sessions(data)
+        assert info.value.where == where
+        assert isinstance(info.value, ValueError)
+
+    def test_not_json(self, tmp_path: Path) -> None:
+        """A file that is not JSON is an ExportFormatError with the path."""
+        path = tmp_path / "c.json"
+        path.write_text("{nope", encoding="utf-8")
+        with pytest.raises(ExportFormatError) as info:
+            chatgpt_sessions(path)
+        assert info.value.path == path
+
+
+class TestOpenwebuiSessions:
+    def test_every_branch_is_kept_and_current_id_is_the_leaf(self) -> None:
+        """Regenerated answers are siblings; currentId is the leaf."""
+        [s] = openwebui_sessions([webui_chat()], cwd="/w")
+        tree = s.tree
+        tree._check()
+        assert tree.leaf_id == "m4"
+        assert [e.id for e in tree.path()] == ["session-name", "m1", "m2", "m4"]
+        assert [c.id for c in tree.children("m1")] == ["m3", "m2"]  # current branch last
+        assert tree.ids()[-1] == "m4"
+
+    def test_messages_have_pi_shapes(self) -> None:
+        """Content strings become text blocks; seconds become ms; the model is kept."""
+        [s] = openwebui_sessions([webui_chat()], cwd="/w")
+        red = s.tree["m3"]
+        assert isinstance(red, MessageEntry)
+        assert red.message["content"] == [{"type": "text", "text": "Red"}]
+        assert red.message["model"] == "mistral:7b"
+        assert red.message["provider"] == "openwebui"
+        assert red.message["timestamp"] == 1_700_000_002_000
+        assert s.tree.header is not None
+        assert s.tree.header.timestamp == "2023-11-14T22:13:20.000Z"
+        assert s.filename == "colours-7f3c9e2a.jsonl"
+
+    def test_a_single_chat_object_is_accepted(self) -> None:
+        """One chat (not in a list), even without the outer wrapper, is read."""
+        assert len(openwebui_sessions(webui_chat(), cwd="/")) == 1
+        assert len(openwebui_sessions(webui_chat()["chat"], cwd="/")) == 1
+
+    def test_system_message(self) -> None:
+        """A system message with text becomes an openwebui.system custom message."""
+        chat = webui_chat()
+        messages = chat["chat"]["history"]["messages"]
+        messages["s"] = {"id": "s", "parentId": None, "childrenIds": ["m1"], "role": "system",
+                         "content": "Be nice", "timestamp": 1_699_999_999}
+        messages["m1"]["parentId"] = "s"
+        [s] = openwebui_sessions([chat], cwd="/")
+        system = s.tree["s"]
+        assert isinstance(system, CustomMessage)
+        assert system.custom_type == "openwebui.system"
+        assert s.tree.parent("m1") is system
+
+    def test_bad_export(self) -> None:
+        """A chat without history is an ExportFormatError naming the place."""
+        with pytest.raises(ExportFormatError) as info:
+            openwebui_sessions([{"id": "x", "chat": {"title": "t"}}])
+        assert info.value.where == "chats[0].chat.history"
