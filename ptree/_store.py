@@ -151,8 +151,8 @@ def visible(slot: Entry | list[Entry] | None, limit: int) -> list[Entry]:
     if slot is None:
         return []
     if isinstance(slot, list):
-        if slot[-1]._seq < limit:
-            return slot
+        # Always a copy: another thread may append to this very list at any moment
+        # (entries it adds are past ``limit``, so the bisection still cuts right).
         return slot[: bisect_left(slot, limit, key=_seq_of)]
     return [slot] if slot._seq < limit else []
 

@@ -387,3 +387,23 @@ class TestManners:
         assert type(e) is ReentrantSwapError
         w = pickle.loads(pickle.dumps(WatchError(0, 1, (("k", ValueError("x")),))))
         assert (w.old, w.new, w.errors[0][0]) == (0, 1, "k")
+
+
+class TestReadersDuringWrites:
+    """What a ref's readers rely on: a value's view never moves under them."""
+
+    def test_children_found_before_a_later_append_stay_as_they_were(self) -> None:
+        """The store's child lists grow in place; what a reader was given must not.
+
+        ``children`` of an old value, read just before another thread appends one
+        more child to the same parent (extending the shared store in place), must
+        not gain that child afterwards: the store hands out copies, never its live
+        lists.
+        """
+        from ptree import _store
+
+        t = SessionTree().append(user("root")).append(user("a"))
+        t = t.move_to("e1").append(user("b"))  # e1 now has a list of two children
+        seen = _store.visible(t._store.children["e1"], len(t))  # a reader, mid-call
+        t.move_to("e1").append(user("c"))  # a writer extends the same store
+        assert [e.id for e in seen] == ["e2", "e3"]
