@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import warnings
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._demo import run_demo
-from ._errors import SessionError
+from ._errors import SessionError, SessionFileError, SessionFileWarning, UnknownEntryError
 from ._frozen import thaw
 from ._progress import Progress
 from ._render import render_dot, render_mermaid, render_text, tree_to_json
@@ -56,9 +57,15 @@ def _isatty(stream: TextIO) -> bool:
 
 def _api(name: str) -> Any:
     """A public function of the package, looked up when a command runs."""
+    import importlib
+
     import ptree
 
-    return getattr(ptree, name)
+    found = getattr(ptree, name, None)
+    if found is None:  # not exported yet: the module that will export it
+        module = {"load": "_storage", "dump": "_storage", "fork": "_branching"}[name]
+        found = getattr(importlib.import_module(f"ptree.{module}"), name)
+    return found
 
 
 def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> SessionTree:
@@ -202,9 +209,48 @@ def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("file", help="a Pi session file (.jsonl)")
 
 
+def file_problems(path: str) -> list[str]:
+    """Every problem of a session file, one line each (``FILE:LINE: reason``).
+
+    A lenient load reports each line it skips or repairs (a malformed line, an
+    invalid entry, a duplicate id, a missing parent, a cycle, a torn last line) as
+    a warning; strict loading refuses the file at the first of them.  So the
+    warnings of one lenient load are all the problems; a missing or invalid header,
+    which even a lenient load refuses, is the one problem then.  An empty list
+    means a strict load accepts the file as it is.
+
+    Cost: one read of the file, O(its size).
+    """
+    problems: list[tuple[int, str]] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _api("load")(path, strict=False)
+        except SessionFileError as exc:
+            problems.append((exc.line or 0, str(exc)))
+    for w in caught:
+        if issubclass(w.category, SessionFileWarning):
+            # Say what is wrong, not what the lenient load did about it.
+            text = str(w.message).replace(": skipped: ", ": ", 1).removesuffix(": made a root")
+            found = _LINE.match(text[len(path):]) if text.startswith(path) else None
+            problems.append((int(found.group(1)) if found else 0, text))
+    if not problems:
+        try:  # belt and braces: anything strict refuses that lenient let pass
+            _api("load")(path, strict=True)
+        except SessionFileError as exc:
+            problems.append((exc.line or 0, str(exc)))
+    problems.sort(key=lambda p: p[0])  # stable: one line's problems keep their order
+    return [text for _, text in problems]
+
+
+_LINE = re.compile(r":(\d+):")
+
+
 @_register("check", _setup_check)
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    problems: list[str] = _api("check_file")(args.file)
+    if not Path(args.file).exists():
+        raise FileNotFoundError(2, "no such file", args.file)
+    problems = file_problems(args.file)
     for problem in problems:
         out.write(f"{problem}\n")
     if problems:
@@ -212,7 +258,7 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
               f"{'' if len(problems) == 1 else 's'}", file=err)
         return 1
     tree = _load(args.file, err, "check")
-    out.write(f"{args.file}: ok ({_summary(tree)})\n")
+    out.write(f"{args.file}: ok, {_summary(tree)}\n")
     return 0
 
 
@@ -352,7 +398,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
         print(f"ptree {args.command}: interrupted", file=err)
         return 130
     except (SessionError, OSError, ValueError) as exc:
-        print(f"ptree {args.command}: error: {_one_line(exc)}", file=err)
+        text = _one_line(exc)
+        if isinstance(exc, UnknownEntryError) and getattr(args, "file", None):
+            text = f"{args.file}: {text}"
+        print(f"ptree {args.command}: error: {text}", file=err)
         return 1
 
 

@@ -319,7 +319,7 @@ def _list_of(data: Any, path: object, what: str,
 
 def _write(sessions: Iterable[ImportedSession], out_dir: str | os.PathLike[str]) -> list[Path]:
     # The storage module writes session files; looked up late, as it imports us back.
-    dump = getattr(importlib.import_module("ptree"), "dump")  # noqa: B009
+    dump = getattr(importlib.import_module("ptree._storage"), "dump")  # noqa: B009
 
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)

@@ -54,20 +54,22 @@ def _kind(entry: Entry) -> str:
     return entry.type
 
 
-def _folded(chain: list[Entry], keep: set[str], fold: int) -> Iterator[Entry | int]:
+def _folded(chain: list[Entry], keep: set[str], fold: int
+            ) -> Iterator[Entry | tuple[Entry, int]]:
     """The chain with each run of more than ``fold`` unremarkable entries cut short.
 
-    Yields entries, and in place of each hidden middle part the number of entries
-    hidden.  Entries in ``keep`` (the leaf, labelled entries) are never hidden.
+    Yields entries, and in place of each hidden middle part its first entry and the
+    number of entries hidden.  Entries in ``keep`` (the leaf, labelled entries) are
+    never hidden.
     """
     head = (fold + 1) // 2
     tail = fold // 2
     run: list[Entry] = []
 
-    def flush() -> Iterator[Entry | int]:
+    def flush() -> Iterator[Entry | tuple[Entry, int]]:
         if len(run) > fold:
             yield from run[:head]
-            yield len(run) - head - tail
+            yield run[head], len(run) - head - tail
             yield from run[len(run) - tail:]
         else:
             yield from run
@@ -164,14 +166,16 @@ def render_text(
         while len(children) == 1:
             chain.append(children[0])
             children = kids.get(children[0].id, ())
-        items: Iterator[Entry | int] = (
+        items: Iterator[Entry | tuple[Entry, int]] = (
             iter(chain) if fold is None else _folded(chain, keep, max(fold, 2))
         )
         for n, item in enumerate(items):
             pre = prefix if n == 0 else below
-            if isinstance(item, int):
-                more = f"{glyph['more']} {item} more"
-                yield f"  {pre}{_DIM}{more}{_RESET}" if color else f"  {pre}{more}"
+            if isinstance(item, tuple):
+                # A chain is on the current path from its top down, or not at all.
+                mark = "*" if item[0].id in on_path else " "
+                more = f"{glyph['more']} {item[1]} more"
+                yield f"{mark} {pre}{_DIM}{more}{_RESET}" if color else f"{mark} {pre}{more}"
             else:
                 yield line(item, pre)
         for i in range(len(children) - 1, -1, -1):

@@ -86,7 +86,7 @@ class TestRenderText:
     def test_fold_hides_the_middle_of_long_runs(self) -> None:
         """With fold=4 the 99 entries above the leaf show as 2 + '… 95 more' + 2 lines."""
         lines = list(render_text(chain(100), fold=4))
-        assert lines == ["* m0 user: message 0", "* m1 assistant: message 1", "  … 95 more",
+        assert lines == ["* m0 user: message 0", "* m1 assistant: message 1", "* … 95 more",
                          "* m97 assistant: message 97", "* m98 user: message 98",
                          "* m99 assistant: message 99  ← leaf"]
 
