@@ -418,7 +418,8 @@ class SessionTree:
         """
         found: list[Label] = []
         for s, limit in _store.chain(self._store, self._size):
-            for slot in s.labels.values():
+            # A copy of the index first: another thread may add a key to it meanwhile.
+            for slot in list(s.labels.values()):
                 found.extend(cast(list[Label], _store.visible(slot, limit)))
         found.sort(key=_store._seq_of)
         out: dict[str, str] = {}

@@ -407,3 +407,45 @@ class TestReadersDuringWrites:
         seen = _store.visible(t._store.children["e1"], len(t))  # a reader, mid-call
         t.move_to("e1").append(user("c"))  # a writer extends the same store
         assert [e.id for e in seen] == ["e2", "e3"]
+
+    def test_labels_can_be_read_while_another_thread_adds_labels(
+        self, fast_switching: None
+    ) -> None:
+        """Reading labels() of a value never trips over a label being added elsewhere.
+
+        Labels aimed at new targets add keys to the store's shared label index; a
+        reader iterating that index must not fail with "dictionary changed size".
+        """
+        t = SessionTree()
+        for _ in range(1000):
+            t = t.append(user("m"))
+        ref = SessionRef(t)
+        done = threading.Event()
+        failures: list[BaseException] = []
+
+        def write() -> None:
+            for i in range(1, 1001):
+                ref.swap(SessionTree.append_label, f"e{i}", "seen")
+
+        def read() -> None:
+            while not done.is_set():
+                v = ref.value
+                try:
+                    labels = v.labels()
+                except RuntimeError as exc:
+                    failures.append(exc)
+                    return
+                if len(labels) != len(v) - 1000:
+                    failures.append(AssertionError(f"{len(labels)} labels in {len(v)}"))
+                    return
+
+        readers = [threading.Thread(target=read) for _ in range(3)]
+        writer = threading.Thread(target=write)
+        for th in [*readers, writer]:
+            th.start()
+        writer.join()
+        done.set()
+        for th in readers:
+            th.join()
+        assert failures == []
+        assert len(ref.value.labels()) == 1000
