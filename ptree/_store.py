@@ -86,7 +86,16 @@ class Store:
         """
         self.entries.append(entry)
         self.by_id[entry.id] = entry
-        _push(self.children, entry.parent_id, entry)
+        # _push(self.children, ...) inlined: this runs once per append.
+        children = self.children
+        pid = entry.parent_id
+        slot = children.get(pid)
+        if slot is None:
+            children[pid] = entry
+        elif type(slot) is list:
+            slot.append(entry)
+        else:
+            children[pid] = [slot, entry]  # type: ignore[list-item]
         kind = type(entry)
         if kind is Label:
             _push(self.labels, entry.target_id, entry)  # type: ignore[attr-defined]

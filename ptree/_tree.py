@@ -513,11 +513,30 @@ class SessionTree:
         leaf = self._leaf
         entry: Entry = object.__new__(MessageEntry)
         _set_id(entry, entry_id)
-        _set_parent_id(entry, None if leaf is None else leaf.id)
         _set_timestamp(entry, config.clock() if timestamp is None else _checked_time(timestamp))
         _set_extra(entry, _EMPTY_EXTRA)
         _set_message(entry, message)
-        return self._insert(entry, leaf, max_seq)
+        # What _insert does, inlined: this is the path of nearly every append.
+        size = self._size
+        if leaf is None:
+            _set_parent_id(entry, None)
+            _set_depth(entry, 0)
+        else:
+            _set_parent_id(entry, leaf.id)
+            _set_depth(entry, leaf._depth + 1)
+        _set_parent(entry, leaf)
+        _set_seq(entry, size)
+        store = self._store
+        if not store.claim(size, entry):
+            store = self._branch_store(entry)
+        tree = object.__new__(SessionTree)
+        tree._store = store
+        tree._size = size + 1
+        tree._leaf = entry
+        tree._max_seq = max_seq
+        tree._header = self._header
+        tree._config = config
+        return tree
 
     def _claim_id(self, entry_id: str | None) -> tuple[str, int]:
         """Check or make the id of a new entry; return it with the new counter."""
@@ -540,12 +559,20 @@ class SessionTree:
         _set_seq(entry, size)
         store = self._store
         if not store.claim(size, entry):
-            # Someone extended this store past us: branch the storage.
-            store = Store(store, size)
-            if store.chain > _store.MAX_CHAIN:
-                store = _store.flattened(self._store, size)
-            store.add(entry)
+            store = self._branch_store(entry)
         return SessionTree._new(store, size + 1, entry, max_seq, self._header, self._config)
+
+    def _branch_store(self, entry: Entry) -> Store:
+        """A new store holding ``entry`` after this value's view.
+
+        For when someone extended this value's store past it: the storage branches.
+        """
+        size = self._size
+        store = Store(self._store, size)
+        if store.chain > _store.MAX_CHAIN:
+            store = _store.flattened(self._store, size)
+        store.add(entry)
+        return store
 
     def _append_kind(self, cls: type[Entry], entry_id: str | None, timestamp: str | None,
                      **fields: Any) -> SessionTree:
