@@ -73,13 +73,12 @@ def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> Sessi
     if not Path(path).exists():
         raise FileNotFoundError(2, "no such file", path)
     size = Path(path).stat().st_size
-    with Progress(f"loading {Path(path).name} ({size / 1e6:.0f} MB)", None,
-                  stream=err) as bar:
-        if size > 4_000_000:
-            bar.update(0, force=True)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            tree: SessionTree = _api("load")(path, strict=strict)
+    bar = Progress(f"loading {Path(path).name} ({size / 1e6:.0f} MB)", None, stream=err,
+                   enabled=None if size > 4_000_000 else False)
+    # load reports no progress on its way, so a big file shows the time it takes.
+    with bar.ticking(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree: SessionTree = _api("load")(path, strict=strict)
     for w in caught:
         print(f"ptree {command}: warning: {w.message}", file=err)
     return tree
@@ -274,7 +273,10 @@ _LINE = re.compile(r":(\d+):")
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not Path(args.file).exists():
         raise FileNotFoundError(2, "no such file", args.file)
-    problems, tree = file_problems(args.file)
+    size = Path(args.file).stat().st_size
+    with Progress(f"checking {Path(args.file).name} ({size / 1e6:.0f} MB)", None, stream=err,
+                  enabled=None if size > 4_000_000 else False).ticking():
+        problems, tree = file_problems(args.file)
     for problem in problems:
         out.write(f"{problem}\n")
     if problems or tree is None:

@@ -8,6 +8,7 @@ command's real output reaches a file or a pipe.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from types import TracebackType
 from typing import TextIO
@@ -51,6 +52,7 @@ class Progress:
             enabled = bool(isatty and isatty())
         self.enabled = enabled
         self.done = 0
+        self.elapsed: float | None = None  # shown by ticking()
         self._last = 0.0
         self._drawn = False
 
@@ -82,11 +84,21 @@ class Progress:
         """The bar as it would be drawn now (no control characters)."""
         unit = f" {self.unit}" if self.unit else ""
         if not self.total:
-            return f"{self.label}  {self.done:,}{unit}" if self.done else f"{self.label} …"
+            if self.done:
+                return f"{self.label}  {self.done:,}{unit}"
+            return f"{self.label} …" + ("" if self.elapsed is None else f" {self.elapsed:.1f} s")
         share = min(max(self.done / self.total, 0.0), 1.0)
         filled = int(share * self.WIDTH)
         bar = "#" * filled + "." * (self.WIDTH - filled)
         return f"{self.label} [{bar}] {share:4.0%}  {self.done:,}/{self.total:,}{unit}"
+
+    def ticking(self) -> _Ticker:
+        """A context in which the line is redrawn with the elapsed time, ``label … 3.2 s``.
+
+        For a long step that reports nothing on its way (reading one big file): a
+        daemon thread redraws five times a second.  Does nothing when disabled.
+        """
+        return _Ticker(self)
 
     def close(self) -> None:
         """Erase the bar, leaving the terminal line clean."""
@@ -94,3 +106,33 @@ class Progress:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self._drawn = False
+
+
+class _Ticker:
+    """The thread behind :meth:`Progress.ticking`."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Ticker:
+        bar = self.progress
+        if bar.enabled:
+            start = time.monotonic()
+
+            def tick() -> None:
+                while not self.stop.wait(0.2):
+                    bar.elapsed = time.monotonic() - start
+                    bar.update(bar.done, force=True)
+
+            bar.update(bar.done, force=True)
+            self.thread = threading.Thread(target=tick, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+        self.progress.close()

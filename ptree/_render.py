@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._entries import Entry, MessageEntry
+from ._entries import BranchSummary, Compaction, Entry, MessageEntry
 from ._text import entry_preview
 from ._tree import SessionTree
 
@@ -109,8 +109,9 @@ def render_text(
         width: the preview is shortened so that a line fits this many columns
             (default: previews of up to 80 characters).
         fold: draw at most this many entries of a linear run of unremarkable
-            entries, replacing the middle by ``… N more``; the leaf and labelled
-            entries always stay visible.  ``None`` draws everything.
+            entries, replacing the middle by ``… N more``; the leaf, labelled
+            entries, compactions and branch summaries always stay visible.  ``None``
+            draws everything.
 
     >>> t = SessionTree().append({"role": "user", "content": "Which plan?"})
     >>> t = t.append({"role": "assistant", "content": "Plan A."}).move_to("e1")
@@ -126,9 +127,12 @@ def render_text(
     on_path = _path_ids(tree)
     labels = tree.labels()
     leaf_id = tree.leaf_id
+    # Landmarks a fold never hides: the leaf, labelled entries, summaries.
     keep = set(labels)
     if leaf_id is not None:
         keep.add(leaf_id)
+    if fold is not None:
+        keep.update(e.id for e in tree.entries() if isinstance(e, (Compaction, BranchSummary)))
 
     def line(entry: Entry, prefix: str) -> str:
         mark = "*" if entry.id in on_path else " "

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ptree import (
     Custom,
@@ -281,3 +283,51 @@ class TestOpenwebuiSessions:
         with pytest.raises(ExportFormatError) as info:
             openwebui_sessions([{"id": "x", "chat": {"title": "t"}}])
         assert info.value.where == "chats[0].chat.history"
+
+
+@st.composite
+def gpt_trees(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str | None], str]:
+    """A random ChatGPT conversation: its mapping (in a random order), parents, current."""
+    n = draw(st.integers(1, 30))
+    parents: dict[str, str | None] = {"n0": None}
+    for i in range(1, n):
+        parents[f"n{i}"] = f"n{draw(st.integers(0, i - 1))}"
+    order = draw(st.permutations(sorted(parents)))
+    nodes = {}
+    for nid in order:
+        kids = [c for c in parents if parents[c] == nid]
+        role = draw(st.sampled_from(["user", "assistant"]))
+        nodes[nid] = gpt_node(nid, parents[nid], draw(st.permutations(kids)), role, nid)
+    current = draw(st.sampled_from(sorted(parents)))
+    return {"title": "t", "create_time": 1.0, "mapping": nodes, "current_node": current}, \
+        parents, current
+
+
+class TestImportProperties:
+    @settings(max_examples=200)
+    @given(gpt_trees())
+    def test_shape_is_kept(self, case: tuple[dict[str, Any], dict[str, str | None], str]
+                           ) -> None:
+        """Every node is an entry under the same parent; current node is the leaf;
+        parents come before children, and a childless current node comes last."""
+        conv, parents, current = case
+        [s] = chatgpt_sessions([conv], cwd="/")
+        tree = s.tree
+        tree._check()
+        assert len(tree) == len(parents) + 1
+        for nid, parent in parents.items():
+            assert tree[nid].parent_id == (parent or "session-name")
+        assert tree.leaf_id == current
+        ids = tree.ids()
+        position = {eid: i for i, eid in enumerate(ids)}
+        for entry in tree.entries():
+            if entry.parent_id is not None:
+                assert position[entry.parent_id] < position[entry.id]
+        if not tree.children(current):
+            assert ids[-1] == current
+        # Siblings keep the order the parent lists them in, except that the child
+        # toward the current node comes last.
+        for nid, node in conv["mapping"].items():
+            on_path = {e.id for e in tree.path()}
+            listed = [c for c in node["children"] if c not in on_path]
+            assert [c.id for c in tree.children(nid) if c.id not in on_path] == listed
