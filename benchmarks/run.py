@@ -19,6 +19,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from cases import Plan, append_cases, structure_cases  # noqa: E402
+from cases_io import context_cases, history_cases, io_cases  # noqa: E402
 from harness import Results, machine  # noqa: E402
 from messages import load_pool  # noqa: E402
 
@@ -93,8 +94,10 @@ def evaluate(r: Results) -> None:
                     _ratio(pm[max(pm)], pm[min(pm)]), float("inf"))
     mem = r.facts.get("memory")
     if mem:
-        _target(r, f"memory per kept version, N = {mem['n']:,}", "<= 1,536 B beyond the message",
-                mem["bytes_per_version"]["ptree"], 1536.0, "{:.0f} B")
+        for who in ("ptree", "ptree in a History"):
+            _target(r, f"memory per kept version ({who}), N = {mem['n']:,}",
+                    "<= 1,536 B beyond the message",
+                    mem["bytes_per_version"].get(who), 1536.0, "{:.0f} B")
     cp = c.get("current_path")
     if cp:
         d = 10_000 if 10_000 in cp.series["ptree"] else max(cp.series["ptree"])
@@ -119,6 +122,10 @@ def evaluate(r: Results) -> None:
         d = 100_000 if 100_000 in pts else max(pts)
         _target(r, f"build_context, depth {d:,}", "<= 3x a bare walk of the path",
                 _ratio(pts[d], bc.get("bare walk of the path", d)), 3.0)
+        _target(r, f"build_context with a compaction, depth {d:,}",
+                "<= 3x a bare walk of the path",
+                _ratio(bc.get("ptree, with a compaction", d), bc.get("bare walk of the path", d)),
+                3.0)
     ld = c.get("load")
     if ld:
         pts = ld.series["ptree.load"]
@@ -191,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     r.facts["pool"] = (f"{pool.source}, {pool.mean_json_bytes:,.0f} bytes of JSON "
                        f"each on average")
     print(f"ptree benchmarks ({r.mode}); messages: {r.facts['pool']}", flush=True)
-    groups = {"append": append_cases, "structure": structure_cases}
+    groups = {"append": append_cases, "history": history_cases, "structure": structure_cases,
+              "context": context_cases, "io": io_cases}
     t0 = time.perf_counter()
     for name, fn in groups.items():
         if args.only is None or name in args.only:
