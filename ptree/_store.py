@@ -187,6 +187,26 @@ def view(store: Store, size: int) -> list[Entry]:
     return out
 
 
+def view_from(store: Store, size: int, start: int) -> list[Entry]:
+    """The entries at positions ``start`` to ``size - 1`` of a value's view, in order.
+
+    Cost: O(size - start + chain), not O(size): a writer asks this at every commit.
+    """
+    parts: list[list[Entry]] = []
+    for s, limit in chain(store, size):
+        if limit <= start:
+            break
+        parts.append(s.entries[max(start, s.base) - s.base: limit - s.base])
+        if s.base <= start:
+            break
+    if len(parts) == 1:
+        return parts[0]
+    out: list[Entry] = []
+    for part in reversed(parts):
+        out.extend(part)
+    return out
+
+
 def flattened(store: Store, size: int) -> Store:
     """A fresh one-link store holding exactly what a value of ``size`` sees.  O(size)."""
     fresh = Store()

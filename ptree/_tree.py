@@ -245,7 +245,7 @@ class SessionTree:
             older._store, n, n - 1
         ):
             return None
-        return tuple(_store.view(self._store, self._size)[n:])
+        return tuple(_store.view_from(self._store, self._size, n))
 
     def _entry(self, entry_id: str) -> Entry:
         entry = _store.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
