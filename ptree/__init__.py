@@ -73,7 +73,9 @@ from ._importers import (
     openwebui_sessions,
 )
 from ._ref import ReentrantSwapError, SessionRef, Watcher, WatchError
+from ._storage import SessionLockedError, dump, load
 from ._tree import SessionTree
+from ._writer import CommitError, SessionWriter
 
 __version__ = "0.1.0"
 
@@ -89,6 +91,7 @@ __all__ = [
     "BranchOrigin",
     "BranchSummary",
     "Clock",
+    "CommitError",
     "Compaction",
     "Context",
     "Custom",
@@ -118,8 +121,10 @@ __all__ = [
     "SessionFileWarning",
     "SessionHeader",
     "SessionInfo",
+    "SessionLockedError",
     "SessionRef",
     "SessionTree",
+    "SessionWriter",
     "ThinkingLevelChange",
     "TreeDiff",
     "UnknownEntry",
@@ -135,6 +140,7 @@ __all__ = [
     "counter_ids",
     "diff",
     "diff_branches",
+    "dump",
     "editable_text",
     "entry_from_json",
     "fork",
@@ -143,6 +149,7 @@ __all__ = [
     "import_openwebui",
     "iso_to_ms",
     "labelled",
+    "load",
     "move_with_summary",
     "openwebui_sessions",
     "random_ids",

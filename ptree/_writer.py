@@ -1,0 +1,370 @@
+"""The append-only writer of a live session: :class:`SessionWriter`.
+
+A writer owns one session file.  Each :meth:`~SessionWriter.commit` takes a newer
+value of the tree and appends only what changed since the last committed value: the
+new entries, then a ``leaf`` record when the leaf ended up somewhere else than the last
+entry written (a move without an append).  Whole lines only, in one ``write`` call,
+so a reader never sees half a commit that the writer thinks is done.
+
+Durability policy (``fsync``):
+
+- ``fsync=True`` (the default): each commit is flushed to the disk (``os.fsync``)
+  before ``commit`` returns.  A commit that returned survives a crash of the process
+  and of the machine.
+- ``fsync=False``: each commit is handed to the operating system before ``commit``
+  returns (it survives the process being killed), and flushed to the disk by
+  :meth:`~SessionWriter.sync` and :meth:`~SessionWriter.close`; a power cut may lose
+  the commits since the last sync.  Much faster for many small commits.
+
+A file opened for writing is locked (``flock``); a second writer on it gets
+:class:`~ptree.SessionLockedError`.  Readers (:func:`~ptree.load`) take no lock.
+
+A torn last line (a crash in the middle of a write) is left as it is: the next commit
+starts on a fresh line, so it never glues onto the torn bytes, and loading skips them
+with a warning.  The writer never truncates or rewrites the file's bytes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+import threading
+from pathlib import Path
+from types import TracebackType
+
+from ._errors import SessionError, SessionFileError
+from ._header import CURRENT_VERSION, SessionHeader
+from ._storage import (
+    SessionLockedError,
+    StrPath,
+    encode_line,
+    file_bytes,
+    header_of,
+    leaf_record,
+    new_leaf_id,
+    read_state,
+    sync_directory,
+)
+from ._tree import SessionTree
+
+__all__ = ["CommitError", "SessionWriter"]
+
+
+class CommitError(SessionError, ValueError):
+    """A value that cannot be appended to the file: it did not grow from the last commit.
+
+    Attributes:
+        path: the writer's file.
+        reason: what is wrong, and what to do instead.
+    """
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (CommitError, (self.path, self.reason))
+
+
+class SessionWriter:
+    """Appends each new value of a session tree to its file: a durable live session.
+
+    Opening a path that does not exist (or an empty file) writes a header: ``header``
+    if given, else a new one.  Opening an existing file loads it (with ``strict``);
+    that tree is the committed value, :attr:`value`.  Then grow the tree as usual and
+    commit the new values; each commit appends only what changed::
+
+        with SessionWriter(path) as w:
+            t = w.value.append({"role": "user", "content": "hi"})
+            w.commit(t)
+
+    Reopening the file gives back exactly the last committed value: entries, leaf,
+    labels, header.
+
+    Args:
+        path: the session file (version 3; an older file must be converted first:
+            ``SessionWriter.create(new_path, load(old_path))``).
+        fsync: the durability policy (see the module doc): ``True`` flushes each
+            commit to the disk, ``False`` only on :meth:`sync` and :meth:`close`.
+        strict: how to load an existing file (see :func:`~ptree.load`).
+        header: the header of a new file (default: a new session here).
+
+    Raises:
+        SessionLockedError: another writer holds the file.
+        SessionFileError: the file cannot be loaded, or is older than version 3.
+
+    >>> import tempfile, os
+    >>> from ptree import load
+    >>> d = tempfile.mkdtemp()
+    >>> path = os.path.join(d, "live.jsonl")
+    >>> with SessionWriter(path) as w:
+    ...     t = w.commit(w.value.append({"role": "user", "content": "hi"}))
+    ...     t = w.commit(t.append({"role": "assistant", "content": "hello"}).move_to("e1"))
+    >>> again = load(path)
+    >>> again == t, again.leaf_id
+    (True, 'e1')
+    """
+
+    def __init__(
+        self,
+        path: StrPath,
+        *,
+        fsync: bool = True,
+        strict: bool = True,
+        header: SessionHeader | None = None,
+    ) -> None:
+        self._path = os.fspath(path)
+        self._fsync = fsync
+        self._lock = threading.Lock()
+        self._fd = -1
+        self._broken: str | None = None
+        self._dirty = False
+        fd = _open_locked(self._path)
+        try:
+            self._open(fd, strict, header)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def _open(self, fd: int, strict: bool, header: SessionHeader | None) -> None:
+        data = _read_all(fd)
+        if not data:
+            header = header if header is not None else SessionHeader.new()
+            if header.version != CURRENT_VERSION:
+                raise SessionFileError(
+                    self._path, None, f"a new file is written as version {CURRENT_VERSION}, "
+                    f"not {header.version}"
+                )
+            _write_all(fd, encode_line(header.to_json()))
+            os.fsync(fd)
+            sync_directory(Path(self._path).resolve().parent)
+            self._committed = SessionTree(header=header)
+            self._ends_clean = True
+            self._leaf_ids: set[str] = set()
+            self._file_leaf: str | None = None
+            return
+        state = read_state(self._path, data, strict=strict)
+        if state.version < CURRENT_VERSION:
+            raise SessionFileError(
+                self._path, 1, f"a version {state.version} file: appending version "
+                f"{CURRENT_VERSION} entries to it would mix formats; convert it first, "
+                "with SessionWriter.create(new_path, load(path)) or dump(load(path), new_path)"
+            )
+        self._committed = state.tree
+        self._ends_clean = state.ends_clean
+        self._leaf_ids = state.leaf_ids
+        self._file_leaf = state.tree.leaf_id
+
+    @classmethod
+    def create(cls, path: StrPath, tree: SessionTree, *, fsync: bool = True) -> SessionWriter:
+        """A new file holding ``tree`` (atomically: all of it or nothing), open for commits.
+
+        ``tree``'s header is kept (written as version 3); a tree without one gets a
+        new header.  Cost: O(size of the tree).
+
+        Raises:
+            FileExistsError: ``path`` exists; never overwritten.
+        """
+        target = Path(path)
+        header = header_of(tree)
+        tree = tree if header is tree.header else tree.with_header(header)
+        data = file_bytes(tree, header)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            try:
+                _write_all(fd, data)
+                umask = os.umask(0)
+                os.umask(umask)
+                os.fchmod(fd, 0o666 & ~umask)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.link(tmp, target)  # fails if target exists: never replaces a file
+        finally:
+            os.unlink(tmp)
+        sync_directory(target.resolve().parent)
+        writer = cls(target, fsync=fsync)
+        if writer._committed != tree:  # pragma: no cover - dump and load disagree
+            writer.close()
+            raise SessionFileError(os.fspath(target), None, "the new file reads back wrong")
+        writer._committed = tree
+        return writer
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def path(self) -> str:
+        """The file."""
+        return self._path
+
+    @property
+    def value(self) -> SessionTree:
+        """The last committed value (the loaded tree right after opening)."""
+        return self._committed
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._fd < 0
+
+    @property
+    def fsync(self) -> bool:
+        """The durability policy: ``True`` if every commit is flushed to the disk."""
+        return self._fsync
+
+    # ------------------------------------------------------------------ writing
+
+    def commit(self, tree: SessionTree) -> SessionTree:
+        """Append what ``tree`` adds to the last committed value; it becomes committed.
+
+        Writes the new entries, then a ``leaf`` record if the leaf is not the last
+        entry written; nothing at all if nothing changed.  Returns when the lines are
+        written (and, with ``fsync=True``, on the disk).
+
+        Cost: O(size of what changed), never O(size of the tree).
+
+        Returns:
+            the committed value: ``tree`` (with the file's header if it had none).
+            Reopening the file gives a value equal to it.
+
+        Raises:
+            CommitError: ``tree`` did not grow from the committed value (entries
+                were dropped or are different), or has another header; to save such
+                a tree, ``dump`` it to a new file.
+            ValueError: the writer is closed, or an earlier write failed.
+            OSError: the write failed; the committed value is unchanged and the
+                writer refuses further commits (reopen the file: it recovers).
+        """
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError(f"{self._path}: the writer is closed")
+            if self._broken is not None:
+                raise ValueError(f"{self._path}: an earlier write failed ({self._broken}); "
+                                 "reopen the file")
+            committed = self._committed
+            header = tree.header
+            if header is None:
+                tree = tree.with_header(committed.header)
+            elif header != committed.header:
+                raise CommitError(
+                    self._path, "the tree has another header than the file; an appended "
+                    "file keeps its header: dump(tree, new_path) to write a new file"
+                )
+            added = tree.added_since(committed)
+            if added is None:
+                raise CommitError(
+                    self._path, "the tree did not grow from the last committed value "
+                    "(it lacks entries that the file has); a file only grows: "
+                    "dump(tree, new_path) to save this tree as a new file"
+                )
+            lines: list[bytes] = []
+            if not self._ends_clean and (added or tree.leaf_id != self._file_leaf):
+                lines.append(b"\n")  # a torn or unterminated last line: start afresh
+            for entry in added:
+                if entry.id in self._leaf_ids:
+                    raise CommitError(
+                        self._path, f"entry id {entry.id!r} is taken by a leaf record of "
+                        "the file; give the entry another id"
+                    )
+                lines.append(encode_line(entry._json()))
+            file_leaf = added[-1].id if added else self._file_leaf
+            leaf_id: str | None = None
+            if tree.leaf_id != file_leaf:
+                leaf_id = new_leaf_id(lambda i: i in tree or i in self._leaf_ids)
+                lines.append(encode_line(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
+            if lines:
+                self._write(b"".join(lines))
+                if leaf_id is not None:
+                    self._leaf_ids.add(leaf_id)
+                self._ends_clean = True
+                self._file_leaf = tree.leaf_id
+            self._committed = tree
+            return tree
+
+    def _write(self, data: bytes) -> None:
+        try:
+            _write_all(self._fd, data)
+            if self._fsync:
+                os.fsync(self._fd)
+            else:
+                self._dirty = True
+        except BaseException as exc:
+            self._broken = f"{type(exc).__name__}: {exc}"
+            raise
+
+    def sync(self) -> None:
+        """Flush every commit so far to the disk (``os.fsync``).  For ``fsync=False``."""
+        with self._lock:
+            if self._fd >= 0 and self._dirty:
+                os.fsync(self._fd)
+                self._dirty = False
+
+    def close(self) -> None:
+        """Flush to the disk, release the lock, close the file.  Closing twice is fine."""
+        with self._lock:
+            fd = self._fd
+            if fd < 0:
+                return
+            self._fd = -1
+            try:
+                if self._dirty:
+                    os.fsync(fd)
+                    self._dirty = False
+            finally:
+                os.close(fd)  # closing the descriptor releases the flock
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._fd < 0 else f"{len(self._committed)} entries"
+        return f"SessionWriter({self._path!r}, {state}, fsync={self._fsync})"
+
+
+def _open_locked(path: str) -> int:
+    """Open (or create) ``path`` for appending and lock it, or raise if it is locked."""
+    for _ in range(10):
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # dump() may have renamed another file over the path between our open and
+            # our lock: then we hold a file nobody will read, so open again.
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd
+        except BlockingIOError:
+            os.close(fd)
+            raise SessionLockedError(path) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    raise SessionLockedError(path, "the file keeps being replaced while opening it")
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
