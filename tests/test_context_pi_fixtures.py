@@ -1,0 +1,181 @@
+"""The context of real Pi sessions, and of random trees, is exactly what Pi computes.
+
+Two kinds of check:
+
+- the real recordings in ``shared/fixtures/pi`` give the numbers in their README (446
+  messages starting with a ``compactionSummary``, 914 messages, the models and thinking
+  levels), with no other tool needed;
+- where Node and Pi's published package are installed (``.ci/run`` puts it in
+  ``.cache/pi``), Pi's own ``buildSessionContext`` and ``convertToLlm`` run on the same
+  files and on random trees, and their output must equal ptree's, field for field.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+import ptree
+from ptree import Context, ModelRef, SessionTree, build_context, thaw, to_provider_messages
+
+from .strategies import trees
+
+ROOT = Path(__file__).resolve().parent.parent
+PI_PACKAGE = ROOT / ".cache" / "pi" / "node_modules" / "@mariozechner" / "pi-coding-agent"
+
+EXPECTED = {
+    # file: (messages, first role, model, thinking level), from the fixtures' README
+    "before-compaction.jsonl": (446, "compactionSummary",
+                                ModelRef("anthropic", "claude-opus-4-5"), "off"),
+    "large-session.jsonl": (914, "user", ModelRef("anthropic", "claude-sonnet-4-5"), "off"),
+}
+
+
+@pytest.fixture(scope="module")
+def contexts(pi_fixtures_dir: Path) -> dict[str, Context]:
+    """ptree's context of each real Pi file, at its leaf."""
+    return {name: build_context(ptree.load(pi_fixtures_dir / name)) for name in EXPECTED}
+
+
+@pytest.fixture(scope="module")
+def pi_fixtures_dir() -> Path:
+    """The shared folder of real Pi files (read-only)."""
+    from .conftest import PI_FIXTURES
+
+    if not PI_FIXTURES.is_dir():  # pragma: no cover - the folder is present in CI
+        pytest.skip(f"the shared Pi fixtures are not at {PI_FIXTURES}")
+    return PI_FIXTURES
+
+
+class TestRealPiFiles:
+    """The numbers Pi computes for its own recordings (fixtures README)."""
+
+    @pytest.mark.parametrize("name", sorted(EXPECTED))
+    def test_context_matches_pi(self, contexts: dict[str, Context], name: str) -> None:
+        """Message count, first role, model and thinking level are Pi's."""
+        count, first_role, model, thinking = EXPECTED[name]
+        ctx = contexts[name]
+        assert (len(ctx.messages), ctx.messages[0]["role"], ctx.model, ctx.thinking_level) == (
+            count, first_role, model, thinking)
+
+    def test_before_compaction_keeps_the_latest_compaction(
+        self, contexts: dict[str, Context], pi_fixtures_dir: Path
+    ) -> None:
+        """The summary is the second (latest) compaction's, with its tokensBefore."""
+        lines = (pi_fixtures_dir / "before-compaction.jsonl").read_text().splitlines()
+        compactions = [json.loads(x) for x in lines if '"type":"compaction"' in x]
+        first = contexts["before-compaction.jsonl"].messages[0]
+        assert (first["summary"], first["tokensBefore"]) == (
+            compactions[-1]["summary"], compactions[-1]["tokensBefore"])
+        assert first["timestamp"] == ptree.iso_to_ms(compactions[-1]["timestamp"])
+
+    def test_provider_messages(self, contexts: dict[str, Context]) -> None:
+        """Every message of both files has a provider form; the summary becomes user text."""
+        for name, ctx in contexts.items():
+            out = to_provider_messages(ctx.messages)
+            assert len(out) == len(ctx.messages), name
+            assert {m["role"] for m in out} <= {"user", "assistant", "toolResult"}
+        summary = to_provider_messages(contexts["before-compaction.jsonl"].messages)[0]
+        assert summary["content"][0]["text"].startswith(ptree.COMPACTION_SUMMARY_PREFIX)
+
+    def test_messages_are_the_stored_ones(self, contexts: dict[str, Context]) -> None:
+        """large-session has no compaction: every message is a stored message, in order."""
+        ctx = contexts["large-session.jsonl"]
+        assert all(type(m) is ptree.FrozenDict for m in ctx.messages)
+        assert json.loads(json.dumps(ctx.messages)) == thaw(ctx.messages)
+
+
+# --------------------------------------------------------------------- against Pi itself
+
+_NODE_SCRIPT = r"""
+import { readFileSync } from "node:fs";
+const [sessionManagerUrl, messagesUrl] = process.argv.slice(2);
+const sm = await import(sessionManagerUrl);
+const msgs = await import(messagesUrl);
+const jobs = JSON.parse(readFileSync(0, "utf8"));
+const out = [];
+for (const job of jobs) {
+    let entries = job.entries;
+    if (job.file) {
+        const all = sm.parseSessionEntries(readFileSync(job.file, "utf8"));
+        sm.migrateSessionEntries(all);
+        entries = all.filter((e) => e.type !== "session");
+    }
+    out.push(job.leaves.map((leaf) => {
+        const ctx = sm.buildSessionContext(entries, leaf === null ? undefined : leaf);
+        return { ...ctx, llm: msgs.convertToLlm(ctx.messages) };
+    }));
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _pi_available() -> bool:
+    return shutil.which("node") is not None and (PI_PACKAGE / "package.json").is_file()
+
+
+needs_pi = pytest.mark.skipif(
+    not _pi_available(), reason="Node and Pi's package (.cache/pi, set up by .ci/run) are absent"
+)
+
+
+def run_pi(jobs: list[dict[str, Any]], tmp: Path) -> list[list[dict[str, Any]]]:
+    """Pi's own buildSessionContext and convertToLlm, run by Node on each job."""
+    script = tmp / "pi_context.mjs"
+    script.write_text(_NODE_SCRIPT)
+    dist = PI_PACKAGE / "dist" / "core"
+    done = subprocess.run(
+        ["node", str(script), (dist / "session-manager.js").as_uri(),
+         (dist / "messages.js").as_uri()],
+        input=json.dumps(jobs), capture_output=True, text=True, check=True, timeout=120,
+    )
+    return json.loads(done.stdout, parse_int=_js_int)  # type: ignore[no-any-return]
+
+
+def _js_int(text: str) -> int | float:
+    """A JSON integer as JavaScript reads it: every number is a double, so integer text
+    beyond 2**53 (how JavaScript prints a large double) stands for the nearest double."""
+    value = int(text)
+    return value if abs(value) <= 2**53 else float(text)
+
+
+def assert_same_as_pi(ours: Context, pi: dict[str, Any], where: object = None) -> None:
+    """Messages, provider messages, model and thinking level agree field for field."""
+    assert thaw(ours.messages) == pi["messages"], where
+    assert thaw(to_provider_messages(ours.messages)) == pi["llm"], where
+    model = None if pi["model"] is None else ModelRef(pi["model"]["provider"],
+                                                      pi["model"]["modelId"])
+    assert (ours.model, ours.thinking_level) == (model, pi["thinkingLevel"]), where
+
+
+@needs_pi
+class TestAgainstPi:
+    """ptree's two steps give what Pi's published code gives (Pi 0.73.1, run by Node)."""
+
+    def test_real_files(self, pi_fixtures_dir: Path, tmp_path: Path) -> None:
+        """Both real files: the whole context and its provider form equal Pi's."""
+        names = sorted(EXPECTED)
+        jobs = [{"file": str(pi_fixtures_dir / n), "leaves": [None]} for n in names]
+        for name, (pi,) in zip(names, run_pi(jobs, tmp_path), strict=True):
+            assert_same_as_pi(build_context(ptree.load(pi_fixtures_dir / name)), pi)
+
+    # No shrinking: each step would run Node again; a failure prints the path instead.
+    @settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(st.lists(trees(max_steps=30), min_size=25, max_size=25))
+    def test_random_trees(self, tmp_path_factory: pytest.TempPathFactory,
+                          batch: list[SessionTree]) -> None:
+        """Random trees of every kind, at every entry: ptree's context equals Pi's."""
+        jobs = [{"entries": [e.to_json() for e in t.entries()], "leaves": list(t.ids())}
+                for t in batch]
+        results = run_pi(jobs, tmp_path_factory.mktemp("pi"))
+        for tree, per_leaf in zip(batch, results, strict=True):
+            for leaf, pi in zip(tree.ids(), per_leaf, strict=True):
+                where = [e.to_json() for e in tree.path(leaf)]
+                assert_same_as_pi(build_context(tree, leaf), pi, where)
