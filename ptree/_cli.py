@@ -22,10 +22,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._branching import fork
+from ._context import Context, build_context, to_provider_messages
 from ._demo import run_demo
 from ._errors import SessionError, SessionFileError, SessionFileWarning, UnknownEntryError
 from ._progress import Progress
 from ._render import render_dot, render_mermaid, render_text, tree_to_json
+from ._storage import dump, load
 from ._tree import SessionTree
 
 __all__ = ["COMMANDS", "main"]
@@ -55,19 +58,6 @@ def _isatty(stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-def _api(name: str) -> Any:
-    """A public function of the package, looked up when a command runs."""
-    import importlib
-
-    import ptree
-
-    found = getattr(ptree, name, None)
-    if found is None:  # not exported yet: the module that will export it
-        module = {"load": "_storage", "dump": "_storage", "fork": "_branching"}[name]
-        found = getattr(importlib.import_module(f"ptree.{module}"), name)
-    return found
-
-
 def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> SessionTree:
     """The session file at ``path``; in lenient mode each warning is one line on stderr."""
     if not Path(path).exists():
@@ -78,7 +68,7 @@ def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> Sessi
     # load reports no progress on its way, so a big file shows the time it takes.
     with bar.ticking(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tree: SessionTree = _api("load")(path, strict=strict)
+        tree: SessionTree = load(path, strict=strict)
     for w in caught:
         print(f"ptree {command}: warning: {w.message}", file=err)
     return tree
@@ -197,11 +187,11 @@ def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="give the provider-level messages (ptree.to_provider_messages)")
 
 
-def context_json(context: Any, *, provider: bool = False) -> dict[str, Any]:
+def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     """A :class:`~ptree.Context` as plain JSON (what ``ptree path`` prints)."""
     messages = context.messages
     if provider:
-        messages = _api("to_provider_messages")(messages)
+        messages = to_provider_messages(messages)
     model = context.model
     return {
         "leafId": context.leaf_id,
@@ -216,7 +206,7 @@ def context_json(context: Any, *, provider: bool = False) -> dict[str, Any]:
 @_register("path", _setup_path)
 def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tree = _load(args.file, err, "path")
-    context = _api("build_context")(tree, args.leaf)
+    context = build_context(tree, args.leaf)
     _json(out, context_json(context, provider=args.provider), "messages")
     return 0
 
@@ -253,7 +243,7 @@ def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            tree = _api("load")(path, strict=False)
+            tree = load(path, strict=False)
         except SessionFileError as exc:
             problems.append((exc.line or 0, str(exc)))
     for w in caught:
@@ -310,10 +300,10 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target.exists() and not args.force:
         raise UsageError(f"{target} exists (use --force to overwrite it)")
     tree = _load(args.file, err, "fork")
-    forked: SessionTree = _api("fork")(
+    forked = fork(
         tree, args.at, position="before" if args.before else "at",
         parent_session=str(Path(args.file).resolve()))
-    _api("dump")(forked, target)
+    dump(forked, target)
     out.write(f"wrote {target}: {len(forked)} entries, leaf {forked.leaf_id}\n")
     return 0
 

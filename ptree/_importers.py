@@ -41,13 +41,12 @@ What becomes what (both formats):
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import EllipsisType
 from typing import Any
@@ -317,17 +316,29 @@ def _list_of(data: Any, path: object, what: str,
     return data
 
 
-def _write(sessions: Iterable[ImportedSession], out_dir: str | os.PathLike[str]) -> list[Path]:
-    # The storage module writes session files; looked up late, as it imports us back.
-    dump = getattr(importlib.import_module("ptree._storage"), "dump")  # noqa: B009
+def _halves(on_progress: Callable[[int, int], None] | None
+            ) -> Callable[[int, int], None] | None:
+    """Reading is the first half of an import's progress, writing the second."""
+    if on_progress is None:
+        return None
+    report = on_progress
+    return lambda done, total: report(done, 2 * total)
+
+
+def _write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
+           on_progress: Callable[[int, int], None] | None) -> list[Path]:
+    from ._storage import dump  # here: the storage module imports the package back
 
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for session in sessions:
+    n = len(sessions)
+    for i, session in enumerate(sessions):
         target = folder / session.filename
         dump(session.tree, target)
         written.append(target)
+        if on_progress is not None:
+            on_progress(n + i + 1, 2 * n)
     return written
 
 
@@ -503,11 +514,15 @@ def import_chatgpt(
     """Write one Pi session file per conversation of a ChatGPT export into ``out_dir``.
 
     The same conversion as :func:`chatgpt_sessions`; the folder is created if
-    needed; files are named by :attr:`ImportedSession.filename`.  Returns the paths
-    written, in the export's order.  Cost: O(total number of nodes).
+    needed; files are named by :attr:`ImportedSession.filename`.  Every conversation
+    is converted before the first file is written, so a bad export writes nothing.
+    ``on_progress(done, total)`` counts conversions and then writes (``total`` is
+    twice the number of conversations).  Returns the paths written, in the export's
+    order.  Cost: O(total number of nodes).
     """
-    return _write(chatgpt_sessions(export, include_hidden=include_hidden, cwd=cwd,
-                                   on_progress=on_progress), out_dir)
+    sessions = chatgpt_sessions(export, include_hidden=include_hidden, cwd=cwd,
+                                on_progress=_halves(on_progress))
+    return _write(sessions, out_dir, on_progress)
 
 
 # ------------------------------------------------------------------ Open WebUI
@@ -625,7 +640,10 @@ def import_openwebui(
 ) -> list[Path]:
     """Write one Pi session file per chat of an Open WebUI export into ``out_dir``.
 
-    The same conversion as :func:`openwebui_sessions`.  Returns the paths written.
+    The same conversion as :func:`openwebui_sessions`, and the same writing as
+    :func:`import_chatgpt` (nothing written for a bad export; progress counts
+    conversions, then writes).  Returns the paths written.
     Cost: O(total number of messages).
     """
-    return _write(openwebui_sessions(export, cwd=cwd, on_progress=on_progress), out_dir)
+    sessions = openwebui_sessions(export, cwd=cwd, on_progress=_halves(on_progress))
+    return _write(sessions, out_dir, on_progress)

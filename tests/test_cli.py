@@ -19,7 +19,6 @@ import pytest
 
 import ptree
 from ptree._cli import context_json
-from ptree._storage import load
 from tests.test_importers import gpt_conversation, webui_chat
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -97,7 +96,7 @@ class TestShow:
         done = run("show", PLANS, "--json")
         assert done.returncode == 0, done.stderr
         from ptree._render import tree_to_json
-        assert json.loads(done.stdout) == json.loads(json.dumps(tree_to_json(load(PLANS))))
+        assert json.loads(done.stdout) == json.loads(json.dumps(tree_to_json(ptree.load(PLANS))))
 
     def test_no_colour_when_piped_colour_when_asked(self) -> None:
         """Piped output has no escape codes; --color always has them; NO_COLOR is plain."""
@@ -161,14 +160,14 @@ class TestPath:
         """ptree path prints build_context at the leaf, as JSON."""
         done = run("path", PLANS)
         assert done.returncode == 0, done.stderr
-        expected = context_json(ptree.build_context(load(PLANS)))
+        expected = context_json(ptree.build_context(ptree.load(PLANS)))
         assert json.loads(done.stdout) == json.loads(json.dumps(expected))
         assert json.loads(done.stdout)["thinkingLevel"] == "high"
 
     def test_at_another_leaf(self) -> None:
         """--leaf ID builds the context there (the abandoned branch)."""
         done = run("path", PLANS, "--leaf", "a3")
-        tree = load(PLANS)
+        tree = ptree.load(PLANS)
         expected = context_json(ptree.build_context(tree, "a3"))
         assert json.loads(done.stdout) == json.loads(json.dumps(expected))
         assert [m["content"][0]["text"][:6] for m in json.loads(done.stdout)["messages"]] == [
@@ -177,7 +176,7 @@ class TestPath:
     def test_provider_messages(self) -> None:
         """--provider gives to_provider_messages of the context's messages."""
         done = run("path", PLANS, "--provider")
-        context = ptree.build_context(load(PLANS))
+        context = ptree.build_context(ptree.load(PLANS))
         expected = ptree.thaw(list(ptree.to_provider_messages(context.messages)))
         assert json.loads(done.stdout)["messages"] == json.loads(json.dumps(expected))
 
@@ -277,7 +276,7 @@ class TestFork:
         out = tmp_path / "fork.jsonl"
         done = run("fork", PLANS, "--at", "a3", "-o", out)
         assert done.returncode == 0, done.stderr
-        forked = load(out)
+        forked = ptree.load(out)
         assert [e.id for e in forked.path()] == ["a0", "a1", "a2", "a3"]
         assert len(forked) == 4
         assert forked.header is not None
@@ -288,11 +287,11 @@ class TestFork:
         """--before ends at the user message's parent; labels on the path come along."""
         out = tmp_path / "fork.jsonl"
         assert run("fork", PLANS, "--at", "a6", "--before", "-o", out).returncode == 0
-        forked = load(out)
+        forked = ptree.load(out)
         assert "a6" not in forked
         assert [e.id for e in forked.path() if e.type == "message"] == ["a1", "a4"]
         assert forked.labels() == {"a4": "chosen"}
-        library = ptree.fork(load(PLANS), "a6", position="before")
+        library = ptree.fork(ptree.load(PLANS), "a6", position="before")
         assert [(e.id, e.type, e.parent_id) for e in forked.entries()] == [
             (e.id, e.type, e.parent_id) for e in library.entries()]
 
@@ -354,7 +353,7 @@ class TestImport:
         done = run("import", "chatgpt", export, "-o", tmp_path / "out")
         assert done.returncode == 0, done.stderr
         [written] = done.stdout.splitlines()
-        tree = load(written)
+        tree = ptree.load(written)
         assert tree.leaf_id == "u3"
         assert len(tree.leaves()) == 3
         assert tree.session_name == "Small sums"
@@ -366,7 +365,7 @@ class TestImport:
         """--include-hidden keeps the hidden system node."""
         export = write_json(tmp_path / "conversations.json", [gpt_conversation()])
         done = run("import", "chatgpt", export, "-o", tmp_path, "--include-hidden")
-        assert "sys" in load(done.stdout.strip())
+        assert "sys" in ptree.load(done.stdout.strip())
 
     def test_openwebui(self, tmp_path: Path) -> None:
         """Open WebUI chats: regenerations are siblings, currentId the leaf."""
@@ -376,7 +375,7 @@ class TestImport:
         paths = done.stdout.splitlines()
         assert [Path(p).name for p in paths] == ["colours-7f3c9e2a.jsonl",
                                                  "colours-7f3c9e2a-2.jsonl"]
-        tree = load(paths[0])
+        tree = ptree.load(paths[0])
         assert tree.leaf_id == "m4"
         assert [c.id for c in tree.children("m1")] == ["m3", "m2"]
 

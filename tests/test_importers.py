@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ptree
 from ptree import (
     Custom,
     CustomMessage,
@@ -24,6 +25,8 @@ from ptree import (
     MessageEntry,
     SessionInfo,
     chatgpt_sessions,
+    import_chatgpt,
+    import_openwebui,
     openwebui_sessions,
 )
 
@@ -331,3 +334,33 @@ class TestImportProperties:
             on_path = {e.id for e in tree.path()}
             listed = [c for c in node["children"] if c not in on_path]
             assert [c.id for c in tree.children(nid) if c.id not in on_path] == listed
+
+
+class TestImportFunctions:
+    def test_import_chatgpt_writes_files_and_reports_progress(self, tmp_path: Path) -> None:
+        """import_chatgpt writes one loadable file per conversation; progress covers both
+        halves (converting, then writing)."""
+        seen: list[tuple[int, int]] = []
+        paths = import_chatgpt([gpt_conversation(), gpt_conversation()], tmp_path / "out",
+                               cwd="/w", on_progress=lambda d, t: seen.append((d, t)))
+        assert [p.name for p in paths] == ["small-sums-6790b1c2.jsonl",
+                                           "small-sums-6790b1c2-2.jsonl"]
+        assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+        tree = ptree.load(paths[0])
+        assert tree.leaf_id == "u3"
+        assert len(tree) == 7
+
+    def test_import_openwebui_writes_files(self, tmp_path: Path) -> None:
+        """import_openwebui writes the chat; loading it gives the same tree."""
+        [path] = import_openwebui([webui_chat()], tmp_path, cwd="/w")
+        [session] = openwebui_sessions([webui_chat()], cwd="/w")
+        loaded = ptree.load(path)
+        assert [e.to_json() for e in loaded.entries()] == [
+            e.to_json() for e in session.tree.entries()]
+        assert loaded.leaf_id == "m4"
+
+    def test_bad_export_writes_nothing(self, tmp_path: Path) -> None:
+        """A bad conversation anywhere in the export: no file at all is written."""
+        with pytest.raises(ExportFormatError):
+            import_chatgpt([gpt_conversation(), {"title": "broken"}], tmp_path / "out")
+        assert not (tmp_path / "out").exists()
