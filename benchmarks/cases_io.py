@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cases import Plan, _frozen, _ptree_chain, _traced
-from harness import Results, Run, looped, side_by_side
+from harness import WALL, Results, Run, looped, side_by_side
 from messages import Pool
 
 import ptree
@@ -109,9 +109,11 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
     load = r.case("load", "load (a file of N entries)", unit="per entry")
     load.note = ("(d) reads the same file and calls json.loads on each line; (e) runs "
                  "Pi's SessionManager.open in Node.js on the same file, timed inside "
-                 "Node (median of the same number of runs, after a warm-up).")
+                 "Node in CPU time, as the Python side is (median of the same number of "
+                 "runs, after a warm-up).")
     dump = r.case("dump", "dump (a file of N entries)", unit="per entry")
-    dump.note = ("(d) json.dumps of each entry's dict (made beforehand), written and "
+    dump.note = ("Wall time: the disk's wait is part of the cost.  (d) json.dumps of "
+                 "each entry's dict (made beforehand), written and "
                  "fsync'ed, as ptree.dump fsyncs; ptree.dump also writes atomically "
                  "(a temporary file renamed over the target).")
     with tempfile.TemporaryDirectory(prefix="ptree-bench-") as tmp:
@@ -156,7 +158,8 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
                 return n, None
 
             dump.add_all(n, side_by_side({"ptree.dump": run_dump,
-                                          "(d) json.dumps + write": run_bare}, repeat))
+                                          "(d) json.dumps + write": run_bare}, repeat,
+                                         clock=WALL))
             del tree, dicts
         _commits(r, pool, plan, d)
 
@@ -167,7 +170,8 @@ def _commits(r: Results, pool: Pool, plan: Plan, d: Path) -> None:
     frozen = _frozen(pool, k)
     case = r.case("commit", "SessionWriter.commit (one message)", unit="per commit")
     case.x_label = "commits"
-    case.note = ("Each commit writes one new message to a live file.  The bare baseline "
+    case.note = ("Wall time.  Each commit writes one new message to a live file.  "
+                 "The bare baseline "
                  "writes the same line with one os.write (and os.fsync where it applies).")
     results: dict[str, float] = {}
     for fsync in (False, True):
@@ -198,7 +202,7 @@ def _commits(r: Results, pool: Pool, plan: Plan, d: Path) -> None:
         runs: dict[str, Run] = {f"ptree ({label})": run_commit,
                                 f"bare os.write ({label})": run_bare}
         # One run each: a writer commits each version once.
-        results.update(side_by_side(runs, 1, warmup=False))
+        results.update(side_by_side(runs, 1, warmup=False, clock=WALL))
         w.close()
         os.close(fd)
     case.add_all(k, results)
