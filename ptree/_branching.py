@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import attrs
 
-from ._entries import BranchSummary, CustomMessage, Entry, Label, MessageEntry
+from ._entries import BranchSummary, Compaction, CustomMessage, Entry, Label, MessageEntry
 from ._errors import InvalidEntryError
 from ._frozen import JSONValue
 from ._header import SessionHeader
@@ -274,8 +274,9 @@ def fork(
     timestamps the way the source does.
 
     Where ptree differs from Pi: Pi copies the entries after a left-out label entry
-    unchanged, so their ``parentId`` names an entry the new file lacks; ptree
-    re-links them.
+    unchanged, so their ``parentId`` (and a compaction's ``firstKeptEntryId`` naming a
+    label entry) names an entry the new file lacks; ptree re-links them to the next
+    copied entry, so the fork's context is the source's context at ``entry_id``.
 
     Cost: O(depth of the entry + number of labels).
 
@@ -307,11 +308,24 @@ def fork(
         raise ValueError(f"position must be 'at' or 'before', not {position!r}")
     kept: list[Entry] = []
     previous: str | None = None
+    # Label entries left out, each standing for the next entry copied after it.
+    skipped: list[str] = []
+    stands_for: dict[str, str] = {}
     for e in () if end is None else tree.path(end.id):
         if type(e) is Label:
+            skipped.append(e.id)
             continue
+        for label_id in skipped:
+            stands_for[label_id] = e.id
+        skipped.clear()
+        changes: dict[str, Any] = {}
         if e.parent_id != previous:
-            e = e.evolve(parent_id=previous)
+            changes["parent_id"] = previous
+        if type(e) is Compaction and e.first_kept_entry_id in stands_for:
+            # Kept from a label entry: from the next entry, which gives the same context.
+            changes["first_kept_entry_id"] = stands_for[e.first_kept_entry_id]
+        if changes:
+            e = e.evolve(**changes)
         kept.append(e)
         previous = e.id
     source = tree.header

@@ -268,6 +268,17 @@ class TestFork:
         assert [e.parent_id for e in labels] == ["3", labels[0].id]
         assert f.leaf_id == labels[-1].id
 
+    def test_compaction_kept_from_a_label_entry(self) -> None:
+        """A compaction kept from a left-out label entry keeps from the next copied entry."""
+        t = SessionTree().append(u("1"), id="1").append_label("1", "x", id="L")
+        t = t.append(u("2"), id="2").append_compaction("s", "L", 5, id="C")
+        f = fork(t, "C")
+        compaction = f["C"]
+        assert isinstance(compaction, ptree.Compaction)
+        assert compaction.first_kept_entry_id == "2"
+        assert build_context(f).messages == build_context(t, "C").messages
+        assert [m["role"] for m in build_context(f).messages] == ["compactionSummary", "user"]
+
     def test_context_is_the_source_context(self) -> None:
         """The fork's context is the source's context at the target."""
         t = two_branches().append_thinking_level_change("high")
