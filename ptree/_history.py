@@ -20,7 +20,10 @@ import reprlib
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
+from ._entries import Entry
 from ._errors import HistoryError
+from ._header import SessionHeader
+from ._tree import SessionTree
 
 __all__ = ["History", "NothingToRedo", "NothingToUndo"]
 
@@ -349,8 +352,13 @@ class History(Generic[T]):
     # ------------------------------------------------------------------ value manners
 
     def __eq__(self, other: object) -> bool:
-        """Equal past, present and future values.  O(number of values), less when
-        the two histories share their lists."""
+        """Equal past, present and future values.
+
+        Cost: one comparison of values per kept value, O(1) for the same object
+        (histories that share their lists compare in O(1) there); two trees that are
+        equal but not the same object compare in O(n), so two separately built
+        histories of a growing tree compare in O(n * values).
+        """
         if not isinstance(other, History):
             return NotImplemented
         if self is other:
@@ -369,7 +377,11 @@ class History(Generic[T]):
         return eq if eq is NotImplemented else not eq
 
     def __hash__(self) -> int:
-        """Hash of every kept value: O(number of values) the first time, then cached."""
+        """Hash of every kept value: computed once, then cached.
+
+        The first time it hashes every kept value (a tree's hash is O(n), then
+        cached by the tree itself).
+        """
         try:
             return self._hash
         except AttributeError:
@@ -378,7 +390,11 @@ class History(Generic[T]):
             return h
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore, (self.past(), self._present, self.future(), self._limit))
+        # Each tree pickled whole would repeat all its entries: a history of a growing
+        # session would pickle in O(n^2).  A tree that grew from the value before it
+        # travels as just the entries it added, and is grown again on the way in.
+        values = _encode(tuple(self))
+        return (_restore, (values, self._undo_count, self._limit))
 
     def __copy__(self) -> History[T]:
         return self
@@ -420,11 +436,62 @@ class History(Generic[T]):
             assert cells <= limit + _slack(limit), "a trim is overdue"
 
 
-def _restore(past: tuple[Any, ...], present: Any, future: tuple[Any, ...],
-             limit: int | None) -> History[Any]:
+class _Grown:
+    """A tree pickled as the entries it added to the value before it in a history."""
+
+    __slots__ = ("entries", "header", "leaf_id")
+
+    def __init__(self, entries: tuple[Entry, ...], leaf_id: str | None,
+                 header: SessionHeader | None) -> None:
+        self.entries = entries
+        self.leaf_id = leaf_id
+        self.header = header
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Grown, (self.entries, self.leaf_id, self.header))
+
+    def grow(self, older: SessionTree) -> SessionTree:
+        tree = older
+        for entry in self.entries:
+            tree = tree.insert(entry)
+        tree = tree.move_to(self.leaf_id)
+        return tree if tree.header == self.header else tree.with_header(self.header)
+
+
+def _encode(values: tuple[Any, ...]) -> list[Any]:
+    """``values`` for pickling: trees that grew from their predecessor as :class:`_Grown`.
+
+    O(number of values + entries added between them).
+    """
+    out: list[Any] = []
+    prev: Any = None
+    for value in values:
+        if (
+            type(value) is SessionTree
+            and type(prev) is SessionTree
+            and value is not prev
+            and value.id_factory is prev.id_factory
+            and value.clock is prev.clock
+        ):
+            added = value.added_since(prev)
+            if added is not None:
+                out.append(_Grown(added, value.leaf_id, value.header))
+                prev = value
+                continue
+        out.append(value)
+        prev = value
+    return out
+
+
+def _restore(values: list[Any], undo_count: int, limit: int | None) -> History[Any]:
+    for i, value in enumerate(values):
+        if type(value) is _Grown:
+            values[i] = value.grow(values[i - 1])
     # Rebuilt directly, not by commits: a commit would drop the future.
-    past_cell = _build(list(past))
-    future_cell = _build(list(reversed(future)))
+    past = values[:undo_count]
+    future = values[undo_count + 1 :]
+    future.reverse()
     return History._new(
-        present, past_cell, len(past), len(past), future_cell, len(future), limit
+        values[undo_count], _build(past), undo_count, undo_count, _build(future),
+        len(future), limit,
     )

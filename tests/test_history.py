@@ -440,3 +440,43 @@ class TestHistoryMachine:
                 settings=settings(stateful_step_count=60, max_examples=min(
                     settings().max_examples, 300)),
             )
+
+
+class TestPickleSize:
+    def test_a_growing_history_pickles_in_linear_size(self) -> None:
+        """Each version travels as the entries it added, not as a whole tree again."""
+        n = 400
+        trees = grown(n)
+        h = committed(trees)
+        whole = len(pickle.dumps(trees[-1]))
+        data = pickle.dumps(h)
+        assert len(data) < 2 * whole + 100 * n  # whole trees each time: ~n/2 * whole
+        back = pickle.loads(data)
+        assert back == h
+        back.present._check()
+        assert back.past()[n // 2] == trees[n // 2]
+
+    def test_every_kind_of_step_round_trips(self) -> None:
+        """Moves, header changes, other configs, unrelated trees and non-trees all survive."""
+        a = SessionTree().append({"role": "user", "content": "q"})
+        b = a.append({"role": "assistant", "content": "A"})
+        c = b.move_to("e1")
+        d = c.append({"role": "assistant", "content": "B"})
+        e = d.with_header(ptree.SessionHeader(id="s1", timestamp="2026-01-01T00:00:00Z",
+                                               cwd="/"))
+        f = e.with_config(id_factory=ptree.random_ids)
+        g = f.append({"role": "user", "content": "more"})
+        other = SessionTree().append({"role": "user", "content": "unrelated"})
+        values: list[Any] = [SessionTree(), a, b, c, d, e, f, g, other, a, 7, b]
+        h = committed(values).undo().undo().undo()
+        back = pickle.loads(pickle.dumps(h))
+        assert back == h
+        assert [type(v) for v in back] == [type(v) for v in h]
+        for old, new in zip(h, back, strict=True):
+            assert new == old
+            if isinstance(new, SessionTree):
+                new._check()
+                assert (new.leaf_id, new.header, new.id_factory) == (
+                    old.leaf_id, old.header, old.id_factory)
+        grown_again = back.past()[-1].append({"role": "user", "content": "after"})
+        assert len(grown_again) == len(values[-5]) + 1
