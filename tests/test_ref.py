@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -351,6 +352,32 @@ class TestWatches:
         ref.swap(History.undo)
         assert written == [1, 2, 1]
         assert ref.value.can_redo
+
+
+class TestWriterWatch:
+    def test_a_writer_watch_puts_every_concurrent_change_on_disk(
+        self, tmp_path: Path, fast_switching: None
+    ) -> None:
+        """Threads swapping a ref whose watcher commits to a SessionWriter: the file
+        ends up holding exactly the ref's final value, every change in order."""
+        path = tmp_path / "shared.jsonl"
+        with ptree.SessionWriter(path, fsync=False) as writer:
+            ref = SessionRef(writer.value)
+            ref.add_watch("disk", lambda old, new: writer.commit(new))
+
+            def work(w: int) -> None:
+                for i in range(100):
+                    ref.swap(SessionTree.append, user(f"{w}:{i}"))
+
+            threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            assert writer.value == ref.value
+        again = ptree.load(path)
+        assert again == ref.value
+        assert len(again) == 400
 
 
 class TestManners:
