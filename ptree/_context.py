@@ -213,38 +213,49 @@ def _collect(
 
     Messages go in backward order.  Returns the compaction the walk stopped at, if
     ``stop_at_compaction`` and it met one; a compaction met otherwise gives nothing.
+    ``end`` is None or an ancestor of ``e``, so the walk always reaches it.
     """
     add = out.append
     message_kind = MessageEntry
-    # Any: the kind is known from `kind is ...` tests, which mypy does not narrow.
+    # Any: the kinds are told apart by `type(...) is` tests, which mypy does not narrow.
     e_: Any = e
+    # Until the model is known, every message's role is read; usually a step or two.
     model = state.model
-    # ``end`` is None or an ancestor of ``e``, so the walk always reaches it.
-    while e_ is not end:
+    while model is None and e_ is not end:
         if type(e_) is message_kind:
             message = e_.message
             add(message)
-            # Only until the model is known: from then on one local test per step.
-            if model is None and message.get("role") == "assistant":
+            if message.get("role") == "assistant":
                 model = _assistant_model(message)
+        elif _other(e_, add, state, stop_at_compaction):
+            return e_  # type: ignore[no-any-return]
         else:
-            kind = type(e_)
-            if kind is CustomMessage:
-                add(_custom_message(e_))
-            elif kind is BranchSummary:
-                if e_.summary:
-                    add(_branch_summary(e_))
-            elif kind is Compaction:
-                if stop_at_compaction:
-                    state.model = model
-                    return e_  # type: ignore[no-any-return]
-            else:
-                state.model = model
-                state.see(e_)
-                model = state.model
+            model = state.model
         e_ = e_._parent
     state.model = model
+    # The hot loop: a type test, an append and a link per message.
+    while e_ is not end:
+        if type(e_) is message_kind:
+            add(e_.message)
+        elif _other(e_, add, state, stop_at_compaction):
+            return e_  # type: ignore[no-any-return]
+        e_ = e_._parent
     return None
+
+
+def _other(e: Any, add: Any, state: _State, stop_at_compaction: bool) -> bool:
+    """Take an entry other than a message; true when the walk must stop at it."""
+    kind = type(e)
+    if kind is CustomMessage:
+        add(_custom_message(e))
+    elif kind is BranchSummary:
+        if e.summary:
+            add(_branch_summary(e))
+    elif kind is Compaction:
+        return stop_at_compaction
+    else:
+        state.see(e)
+    return False
 
 
 def _resolve_state(e: Entry | None, state: _State) -> None:
