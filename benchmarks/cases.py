@@ -145,6 +145,38 @@ def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
 
     _memory(r, pool, plan.memory)
     _append_parts(r, pool, plan.parts)
+    _gc_share(r, pool, sorted({plan.append[0], plan.parts}))
+
+
+def _gc_share(r: Results, pool: Pool, sizes: list[int]) -> None:
+    """CPU time per append spent in the garbage collector, for ptree and the floor."""
+    spent = [0.0]
+    started = [0.0]
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            spent[0] += time.process_time() - started[0]
+
+    out: dict[str, dict[str, list[float]]] = {}
+    gc.callbacks.append(watch)
+    try:
+        for n in sizes:
+            messages = pool.take(n)
+            for who, build in (("ptree", _ptree_chain), (FLOOR, _floor_chain)):
+                gc.collect()
+                spent[0] = 0.0
+                t0 = time.process_time()
+                kept = build(messages)
+                total = time.process_time() - t0
+                del kept
+                out.setdefault(who, {})[str(n)] = [total / n, spent[0] / n]
+                print(f"  gc share           {who:<28} N={n:<9,} {total / n * 1e6:8.3f} µs, "
+                      f"of which the collector {spent[0] / n * 1e6:8.3f} µs", flush=True)
+    finally:
+        gc.callbacks.remove(watch)
+    r.facts["gc_share"] = out
 
 
 def _traced(build: Callable[[], object]) -> int:

@@ -168,14 +168,13 @@ def _commits(r: Results, pool: Pool, plan: Plan, d: Path) -> None:
     """The writer's commit of one new message, beside a bare write of the same line."""
     k = max(50, min(1_000, plan.load // 100))
     frozen = _frozen(pool, k)
-    case = r.case("commit", "SessionWriter.commit (one message)", unit="per commit")
-    case.x_label = "commits"
-    case.note = ("Wall time.  Each commit writes one new message to a live file.  "
-                 "The bare baseline "
-                 "writes the same line with one os.write (and os.fsync where it applies).")
-    results: dict[str, float] = {}
     for fsync in (False, True):
         label = "fsync" if fsync else "no fsync"
+        case = r.case(f"commit ({label})", f"SessionWriter.commit, {label} (one message)",
+                      x_label="commits", unit="per commit")
+        case.note = ("Wall time.  Each commit writes one new message to a live file.  "
+                     "The bare baseline writes the same line with one os.write"
+                     + (" and one os.fsync." if fsync else "."))
         path = d / f"live-{label}.jsonl"
         w = ptree.SessionWriter.create(path, SessionTree(), fsync=fsync)
         versions = [w.value]
@@ -199,10 +198,8 @@ def _commits(r: Results, pool: Pool, plan: Plan, d: Path) -> None:
                     os.fsync(fd)
             return len(lines), None
 
-        runs: dict[str, Run] = {f"ptree ({label})": run_commit,
-                                f"bare os.write ({label})": run_bare}
+        runs: dict[str, Run] = {"ptree": run_commit, "bare os.write": run_bare}
         # One run each: a writer commits each version once.
-        results.update(side_by_side(runs, 1, warmup=False, clock=WALL))
+        case.add_all(k, side_by_side(runs, 1, warmup=False, clock=WALL))
         w.close()
         os.close(fd)
-    case.add_all(k, results)

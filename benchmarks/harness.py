@@ -266,18 +266,18 @@ def machine() -> dict[str, str]:
         "os": platform.platform(),
         "python": sys.version.split()[0] + " " + platform.python_implementation(),
     }
-    try:
-        import pyrsistent
+    from importlib.metadata import PackageNotFoundError, version
 
-        info["pyrsistent"] = getattr(pyrsistent, "__version__", "?")
+    try:
+        info["pyrsistent"] = version("pyrsistent")
         try:
             import pvectorc  # type: ignore[import-not-found]  # noqa: F401
 
             info["pyrsistent"] += " (C extension)"
         except ImportError:
             info["pyrsistent"] += " (pure Python)"
-    except ImportError:  # pragma: no cover
-        pass
+    except PackageNotFoundError:  # pragma: no cover
+        info["pyrsistent"] = "absent"
     try:
         node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True)
         info["node"] = node.stdout.strip()

@@ -166,11 +166,29 @@ def update_readme(r: Results) -> None:
         "",
         _parts_table(r),
         "",
+        "### The garbage collector's share of append",
+        "",
+        _gc_table(r),
+        "",
         "### Every case",
         "",
         r.tables(),
     ]
     README.write_text(head + START + "\n".join(body) + "\n" + END + tail)
+
+
+def _gc_table(r: Results) -> str:
+    share: dict[str, dict[str, list[float]]] = r.facts.get("gc_share", {})
+    if not share:
+        return "(not measured)"
+    rows = ["CPU µs per append (real messages, old versions dropped), and the part of it "
+            "spent in CPython's cyclic garbage collector (measured with `gc.callbacks`).",
+            "", "| who | N | µs per append | of which the collector |",
+            "| --- | ---: | ---: | ---: |"]
+    for who, by_n in share.items():
+        for n, (total, in_gc) in by_n.items():
+            rows.append(f"| {who} | {int(n):,} | {total * 1e6:.2f} | {in_gc * 1e6:.2f} |")
+    return "\n".join(rows)
 
 
 def _parts_table(r: Results) -> str:
@@ -198,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     out = HERE / "results.json"
     if args.only is not None and out.exists() and not args.smoke:
         r = Results.load(out)
+        r.machine = machine()
     else:
         r = Results("smoke" if args.smoke else "full", machine())
     r.facts["pool"] = (f"{pool.source}, {pool.mean_json_bytes:,.0f} bytes of JSON "
