@@ -145,11 +145,22 @@ def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
 
     _memory(r, pool, plan.memory)
     _append_parts(r, pool, plan.parts)
-    _gc_share(r, pool, sorted({plan.append[0], plan.parts}))
+    _gc_share(r, pool, sorted({plan.append[0], plan.parts}),
+              sorted({plan.keep[0], plan.keep[-2] if len(plan.keep) > 1 else plan.keep[0]}))
 
 
-def _gc_share(r: Results, pool: Pool, sizes: list[int]) -> None:
-    """CPU time per append spent in the garbage collector, for ptree and the floor."""
+def _keep_all(messages: list[Any]) -> list[SessionTree]:
+    t = SessionTree()
+    versions = [t]
+    for m in messages:
+        t = t.append(m)
+        versions.append(t)
+    return versions
+
+
+def _gc_share(r: Results, pool: Pool, sizes: list[int], keep_sizes: list[int]) -> None:
+    """CPU time per append spent in the garbage collector: ptree and the floor with old
+    versions dropped, and ptree keeping every version."""
     spent = [0.0]
     started = [0.0]
 
@@ -162,18 +173,21 @@ def _gc_share(r: Results, pool: Pool, sizes: list[int]) -> None:
     out: dict[str, dict[str, list[float]]] = {}
     gc.callbacks.append(watch)
     try:
-        for n in sizes:
+        builders: list[tuple[int, str, Callable[[list[Any]], object]]] = [
+            (n, who, build) for n in sizes
+            for who, build in (("ptree", _ptree_chain), (FLOOR, _floor_chain))
+        ] + [(n, "ptree, every version kept", _keep_all) for n in keep_sizes]
+        for n, who, build in builders:
             messages = pool.take(n)
-            for who, build in (("ptree", _ptree_chain), (FLOOR, _floor_chain)):
-                gc.collect()
-                spent[0] = 0.0
-                t0 = time.process_time()
-                kept = build(messages)
-                total = time.process_time() - t0
-                del kept
-                out.setdefault(who, {})[str(n)] = [total / n, spent[0] / n]
-                print(f"  gc share           {who:<28} N={n:<9,} {total / n * 1e6:8.3f} µs, "
-                      f"of which the collector {spent[0] / n * 1e6:8.3f} µs", flush=True)
+            gc.collect()
+            spent[0] = 0.0
+            t0 = time.process_time()
+            kept = build(messages)
+            total = time.process_time() - t0
+            del kept
+            out.setdefault(who, {})[str(n)] = [total / n, spent[0] / n]
+            print(f"  gc share           {who:<28} N={n:<9,} {total / n * 1e6:8.3f} µs, "
+                  f"of which the collector {spent[0] / n * 1e6:8.3f} µs", flush=True)
     finally:
         gc.callbacks.remove(watch)
     r.facts["gc_share"] = out

@@ -181,7 +181,7 @@ def _gc_table(r: Results) -> str:
     share: dict[str, dict[str, list[float]]] = r.facts.get("gc_share", {})
     if not share:
         return "(not measured)"
-    rows = ["CPU µs per append (real messages, old versions dropped), and the part of it "
+    rows = ["CPU µs per append (real messages; one run each), and the part of it "
             "spent in CPython's cyclic garbage collector (measured with `gc.callbacks`).",
             "", "| who | N | µs per append | of which the collector |",
             "| --- | ---: | ---: | ---: |"]
