@@ -39,7 +39,7 @@ class Plan:
     memory: int
     structure: list[int]
     depths: list[int]
-    parts: int
+    parts: list[int]
     repeat: int
     repeat_big: int
     load: int
@@ -144,8 +144,10 @@ def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
         del messages
 
     _memory(r, pool, plan.memory)
-    _append_parts(r, pool, plan.parts)
-    _gc_share(r, pool, sorted({plan.append[0], plan.parts}),
+    r.facts["append_parts"] = {}
+    for n in plan.parts:
+        _append_parts(r, pool, n)
+    _gc_share(r, pool, sorted({plan.append[0], plan.parts[-1]}),
               sorted({plan.keep[0], plan.keep[-2] if len(plan.keep) > 1 else plan.keep[0]}))
 
 
@@ -349,8 +351,9 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
         ("whole append, plain dict", p_whole), ("the floor's append, for scale", p_floor),
     ]:
         parts[name] = per_op(run, 3)
-        print(f"  append part        {name:<40} {parts[name] * 1e6:8.3f} µs", flush=True)
-    r.facts["append_parts"] = {"n": n, "seconds": parts}
+        print(f"  append part        {name:<40} N={n:<9,} {parts[name] * 1e6:8.3f} µs",
+              flush=True)
+    r.facts["append_parts"][str(n)] = parts
 
 
 # ---------------------------------------------------------------------- structure
