@@ -248,7 +248,7 @@ class SessionWriter:
             header = tree.header
             if header is None:
                 tree = tree.with_header(committed.header)
-            elif header != committed.header:
+            elif header is not committed.header and header != committed.header:
                 raise CommitError(
                     self._path, "the tree has another header than the file; an appended "
                     "file keeps its header: dump(tree, new_path) to write a new file"
