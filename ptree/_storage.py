@@ -126,7 +126,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(object_hook=_hook, parse_constant=_no_constant)
+def _finite(text: str, _float: Callable[[str], float] = float) -> float:
+    # Python reads 1e400 as infinity, which is no JSON value: the frozen layer and
+    # dump refuse it, so a file holding one must fail here, on its line.  Called
+    # only for numbers with a fraction or exponent (ints never come here): a few
+    # percent of a load's time on real sessions.
+    value = _float(text)
+    if value - value != 0.0:
+        raise ValueError(f"{text} is out of range for a JSON number (it reads as infinity)")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_hook=_hook, parse_constant=_no_constant,
+                            parse_float=_finite)
 _scan: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 

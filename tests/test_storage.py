@@ -174,6 +174,19 @@ class TestStrictErrors:
             ([HEADER, "[1, 2]"], 2, "not a JSON object"),
             ([HEADER, '"text"'], 2, "not a JSON object"),
             ([HEADER, msg("a", None), '{"a": NaN}'], 3, "NaN"),
+            ([HEADER, '{"a": -Infinity}'], 2, "Infinity"),
+            # Python reads these as infinity, which no JSON value is (nor the frozen
+            # layer's): an error on the line, not a tree that cannot be dumped.
+            ([HEADER, '{"type":"message","id":"a","parentId":null,"timestamp":"t",'
+                      '"message":{"role":"user","content":"x","n":1e400}}'],
+             2, "1e400 is out of range"),
+            ([HEADER, '{"type":"custom","id":"a","parentId":null,"timestamp":"t",'
+                      '"customType":"c","data":[-2.5E+999]}'], 2, "out of range"),
+            ([json.dumps(HEADER)[:-1] + ', "x": 1e999}'], 1, "out of range"),
+            ([HEADER, msg("a", None), leaf("L", "a", "a"), msg("L", "a")], 4,
+             "duplicate id 'L'"),
+            ([HEADER, msg("a", None), leaf("L", "b", "a"), msg("b", "a")], 3,
+             "unknown entry 'b'"),
             ([HEADER, '{"a": 1} {"b": 2}'], 2, "extra data"),
             ([HEADER, {"type": "message", "parentId": None, "timestamp": TS,
                        "message": {"role": "user"}}], 2, "id"),

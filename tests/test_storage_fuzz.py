@@ -24,7 +24,9 @@ JUNK = [b"", b"{", b"}", b"[" * 5000, b'{"type":"leaf","id":"x","targetId":"e1"}
         b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}', b"null", b"NaN",
         b'{"type":"message","id":"e1","parentId":"e1","timestamp":"t","message":{}}',
         b'{"a":' * 3000, b"\r", b'{"type":"label","id":"q","parentId":null,"timestamp":"t",'
-        b'"targetId":"nope"}']
+        b'"targetId":"nope"}',
+        b'{"type":"custom","id":"z","parentId":null,"timestamp":"t","customType":"c",'
+        b'"data":[1e400]}']
 
 
 @st.composite
