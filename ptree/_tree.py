@@ -570,7 +570,7 @@ class SessionTree:
         size = self._size
         store = Store(self._store, size)
         if store.chain > _store.MAX_CHAIN:
-            store = _store.flattened(self._store, size)
+            store = _store.collapsed(self._store, size)
         store.add(entry)
         return store
 

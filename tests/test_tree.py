@@ -615,6 +615,20 @@ class TestStorageBranching:
             v._check()
         assert len(versions[-1]) == 3 + 3 * store_mod.MAX_CHAIN
 
+    def test_collapsing_a_chain_keeps_the_big_store_shared(self) -> None:
+        """Editing after undo again and again copies the small branches, never the session."""
+        base = chain(1000)
+        root_store = base._store
+        t = base
+        for i in range(5 * store_mod.MAX_CHAIN):
+            t.append(user(f"newer {i}"))  # the store grows past t: t is an old version now
+            t = t.append(bot(f"edit {i}"))  # so this append branches the storage
+            assert t._store.chain <= store_mod.MAX_CHAIN
+        links = list(store_mod.chain(t._store, len(t)))
+        assert links[-1][0] is root_store  # the 1,000 entries were never copied
+        assert len(t) == 1000 + 5 * store_mod.MAX_CHAIN
+        t._check()
+
     def test_threads_appending_to_one_value_never_collide(self) -> None:
         """Many threads appending to the same value each get a consistent new value."""
         base = chain(10)
