@@ -317,11 +317,16 @@ class _Reader:
         """Raise in strict mode; warn that the line was skipped in lenient mode."""
         if self.strict:
             raise SessionFileError(self.path, line, reason, entry_id=entry_id)
-        self.warn(line, f"skipped: {reason}")
+        self.warn(line, f"skipped: {reason}", reason, entry_id)
 
-    def warn(self, line: int | None, reason: str) -> None:
+    def warn(self, line: int | None, text: str, reason: str, entry_id: object = None) -> None:
+        """Warn ``FILE:LINE: text``; ``reason`` (what is wrong) and the rest as attributes."""
         where = self.path if line is None else f"{self.path}:{line}"
-        warnings.warn(SessionFileWarning(f"{where}: {reason}"), stacklevel=4)
+        warnings.warn(
+            SessionFileWarning(f"{where}: {text}", path=self.path, line=line, reason=reason,
+                               entry_id=entry_id),
+            stacklevel=4,
+        )
 
     def lines(self, data: bytes) -> list[str | None]:
         """The file's lines as text; ``None`` for a line that is not UTF-8."""
@@ -380,13 +385,16 @@ class _Reader:
                         ) from None
                     if i == last and not ends_clean:
                         self.warn(lineno, "recovered a torn last line (a write that did "
-                                          "not finish): ignored it")
+                                          "not finish): ignored it",
+                                  "a torn last line (a write that did not finish)")
                         continue
                     if is_torn(text):
                         # A crash cut this line short and a later write began afresh
                         # on the next line: the same recovery, found later.
                         self.warn(lineno, "skipped a torn line (a write that did not "
-                                          "finish, followed by later writes)")
+                                          "finish, followed by later writes)",
+                                  "a torn line (a write that did not finish, followed by "
+                                  "later writes)")
                         continue
                     self.fail(lineno, str(exc))
                     continue
@@ -465,7 +473,8 @@ class _Reader:
                     _set_message(entry, msg)
             if entry is None:
                 if kind == "session":
-                    self.warn(lineno, "skipped a second session header")
+                    self.warn(lineno, "skipped a second session header",
+                              "a second session header")
                     continue
                 if version < 3:
                     rec = migrate_record(rec, version, lineno, prev, record_line)
@@ -571,7 +580,8 @@ class _Reader:
                 ) from None
 
         def repaired(entry: Entry, reason: str) -> None:
-            self.warn(line_of.get(entry.id), f"entry {entry.id!r}: {reason}")
+            self.warn(line_of.get(entry.id), f"entry {entry.id!r}: {reason}",
+                      reason.removesuffix(": made a root"), entry.id)
 
         return SessionTree.from_entries(entries, leaf_id=leaf, header=header, on_repair=repaired)
 

@@ -268,6 +268,39 @@ class TestLenient:
         lines = sorted(str(w.message).split(":")[1] for w in record)
         assert lines == ["3", "4", "5", "7"]
 
+    def test_warnings_carry_the_facts_as_attributes(self, tmp_path: Path) -> None:
+        """Each warning has path, line, reason (what is wrong) and entry_id attributes,
+        and its text is still FILE:LINE: what was done."""
+        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), "{bad", msg("a", None),
+                  msg("b", "zz"), HEADER, '{"type": "mess', end="")
+        with pytest.warns(SessionFileWarning) as record:
+            load(p, strict=False)
+        got = [(w.message.path, w.message.line, w.message.reason,  # type: ignore[union-attr]
+                w.message.entry_id) for w in record]  # type: ignore[union-attr]
+        assert sorted(got, key=lambda g: g[1]) == [
+            (str(p), 3, "malformed JSON (Expecting property name enclosed in double quotes "
+                        "at column 2)", None),
+            (str(p), 4, "duplicate id 'a' (first on line 2)", "a"),
+            (str(p), 5, "its parent 'zz' does not exist", "b"),
+            (str(p), 6, "a second session header", None),
+            (str(p), 7, "a torn last line (a write that did not finish)", None),
+        ]
+        texts = sorted(str(w.message) for w in record)
+        assert texts[0] == f"{p}:3: skipped: malformed JSON (Expecting property name " \
+                           "enclosed in double quotes at column 2)"
+        assert f"{p}:5: entry 'b': its parent 'zz' does not exist: made a root" in texts
+
+    def test_warning_attributes_survive_pickling(self) -> None:
+        """A SessionFileWarning pickles with its text and its attributes."""
+        import pickle
+
+        w = SessionFileWarning("f:2: skipped: x", path="f", line=2, reason="x", entry_id="a")
+        again = pickle.loads(pickle.dumps(w))
+        assert (str(again), again.path, again.line, again.reason, again.entry_id) == (
+            "f:2: skipped: x", "f", 2, "x", "a")
+        assert isinstance(again, UserWarning)
+        assert SessionFileWarning("plain").reason == "plain"
+
     def test_missing_parent_makes_a_root(self, tmp_path: Path) -> None:
         """An entry whose parent is missing becomes a root, with a warning."""
         p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), msg("b", "zz"))
