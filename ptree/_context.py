@@ -14,8 +14,8 @@ says so.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import attrs
@@ -106,29 +106,86 @@ class Context:
     leaf_id: str | None = None
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_ONE_MS = timedelta(milliseconds=1)
+# JavaScript's date-time string format (ECMA-262, "Date Time String Format"), as V8
+# reads it: a 4-digit or signed 6-digit year, optional month and day, optional time
+# after `T` (either case) with optional seconds and a fraction of any length, and an
+# optional `Z` (either case) or +hh:mm / +hhmm offset.  A space instead of the `T` is
+# read by V8's fallback parser, alike for four-digit years from 0100 on.
+_ES_DATE = re.compile(
+    r"(?P<year>[+-]\d{6}|\d{4})(?:-(?P<month>\d{2})(?:-(?P<day>\d{2}))?)?"
+    r"(?:(?P<sep>[Tt ])(?P<hour>\d{2}):(?P<minute>\d{2})"
+    r"(?::(?P<second>\d{2})(?:\.(?P<fraction>\d+))?)?"
+    r"(?:[Zz]|(?P<sign>[+-])(?P<zone_hour>\d{2}):?(?P<zone_minute>\d{2}))?)?",
+    re.ASCII,
+)
+_MS_PER_DAY = 86_400_000
+_MAX_TIME = 8_640_000_000_000_000  # JavaScript's largest time value, in ms either way
+
+
+def _days_before_month(year: int, month: int) -> int:
+    """Days from 1970-01-01 to the first of ``month`` of ``year`` (proleptic Gregorian)."""
+    # Count years from March so that the leap day ends a year (Hinnant's days_from_civil).
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146_097 + day_of_era - 719_468
 
 
 def iso_to_ms(timestamp: str) -> int | None:
-    """Unix milliseconds of an ISO-8601 time, as JavaScript's ``Date.parse`` gives them.
+    """Unix milliseconds of an ISO-8601 time, as JavaScript's ``new Date(text).getTime()``.
 
     Pi stores entry times as ISO text but puts milliseconds into the messages it
-    synthesises.  A time without an offset is taken as UTC (JavaScript would take a
-    date-time without one as local time, which depends on the machine).  Text that is
-    not a time gives ``None`` (JavaScript's ``NaN``, which ``JSON.stringify`` writes as
-    ``null``).  Cost: O(1).
+    synthesises.  This reads JavaScript's date-time format as V8 does: ``2026``,
+    ``2026-01``, ``2026-01-01``, each optionally followed by ``T`` (or ``t``, or a
+    space) and ``hh:mm``, ``hh:mm:ss`` or ``hh:mm:ss.f…`` (any number of digits, cut
+    to milliseconds) and ``Z``, ``±hh:mm`` or ``±hhmm``; years ``±yyyyyy``; ``24:00``
+    as the end of the day; a day up to 31 in any month, rolling over (``02-30`` is
+    in March).  Anything else gives ``None``, as does a time out of JavaScript's
+    range: JavaScript's ``NaN``, which ``JSON.stringify`` writes as ``null``.
+
+    Where it differs from JavaScript: a time of day without an offset is read as UTC
+    (JavaScript reads it as the machine's local time); text outside the format that
+    V8's lenient fallback parser still guesses at (``"Thu, 01 Jan 2026"``, ``"1"``)
+    gives ``None``.  Cost: O(length of the text).
 
     >>> iso_to_ms("2025-12-09T00:53:29.825Z"), iso_to_ms("yesterday")
     (1765241609825, None)
+    >>> iso_to_ms("2026-01-01T00:00+01:00"), iso_to_ms("20260101T000000Z")
+    (1767222000000, None)
     """
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except (TypeError, ValueError):
+    if type(timestamp) is not str:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - _EPOCH) // _ONE_MS
+    m = _ES_DATE.fullmatch(timestamp)
+    if m is None:
+        return None
+    year_text = m["year"]
+    if year_text == "-000000" or (m["sep"] == " " and (len(year_text) > 4 or year_text < "0100")):
+        return None
+    month = int(m["month"] or 1)
+    day = int(m["day"] or 1)
+    hour = int(m["hour"] or 0)
+    minute = int(m["minute"] or 0)
+    second = int(m["second"] or 0)
+    fraction = m["fraction"] or ""
+    if not (1 <= month <= 12 and 1 <= day <= 31 and minute <= 59 and second <= 59):
+        return None
+    if hour > 24 or (hour == 24 and (minute or second or fraction.strip("0"))):
+        return None
+    ms = (
+        (_days_before_month(int(year_text), month) + day - 1) * _MS_PER_DAY
+        + ((hour * 60 + minute) * 60 + second) * 1000
+        + int((fraction + "00")[:3])
+    )
+    if m["sign"]:
+        zone_hour = int(m["zone_hour"])
+        zone_minute = int(m["zone_minute"])
+        if zone_hour > 23 or zone_minute > 59:
+            return None
+        offset = (zone_hour * 60 + zone_minute) * 60_000
+        ms += -offset if m["sign"] == "+" else offset
+    return ms if -_MAX_TIME <= ms <= _MAX_TIME else None
 
 
 # --------------------------------------------------------------------- synthesised messages

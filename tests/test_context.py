@@ -321,6 +321,49 @@ class TestIsoToMs:
         assert ptree.iso_to_ms("soon") is None
         assert ptree.iso_to_ms("") is None
 
+    # Each value is what Node 20 (V8) gives for new Date(text).getTime() with TZ=UTC;
+    # None stands for NaN.  Python's datetime.fromisoformat disagrees on every one.
+    @pytest.mark.parametrize(
+        ("text", "ms"),
+        [
+            ("2026", TS_MS),
+            ("2026-01", TS_MS),
+            ("2026-01-01t00:00:00z", TS_MS),
+            ("2026-01-01T24:00:00Z", TS_MS + 86_400_000),
+            ("2026-01-01T24:00:00.0001Z", None),
+            ("2026-02-30T00:00:00Z", 1772409600000),
+            ("2026-02-32T00:00:00Z", None),
+            ("+002026-01-01T00:00:00Z", TS_MS),
+            ("-000001-01-01T00:00:00Z", -62198755200000),
+            ("-000000-01-01T00:00:00Z", None),
+            ("0000-01-01T00:00:00Z", -62167219200000),
+            ("+275760-09-13T00:00:00.000Z", 8_640_000_000_000_000),
+            ("+275760-09-13T00:00:00.001Z", None),
+            ("2026-01-01T00:00:00.000+0100", TS_MS - 3_600_000),
+            ("1999-12-31T23:59:59.9999999Z", 946684799999),
+            ("20260101T000000Z", None),
+            ("2026-W01-1", None),
+            ("2026-01-01T00:00:00,5Z", None),
+            ("2026-01-01T00:00:00+05", None),
+            ("2026-01-01T00Z", None),
+            ("2026-01-01T00:00:00.Z", None),
+            ("2026-01-01T00:00:00+24:00", None),
+            ("2026-01-01T00:00:00Z ", None),
+        ],
+    )
+    def test_javascript_edges(self, text: str, ms: int | None) -> None:
+        """Forms JavaScript reads and Python does not, and the other way round."""
+        assert ptree.iso_to_ms(text) == ms
+
+    def test_python_datetime_text(self) -> None:
+        """str() of an aware Python datetime (a space, microseconds) reads as in V8."""
+        assert ptree.iso_to_ms("2026-01-01 00:00:00.123456+00:00") == TS_MS + 123
+        assert ptree.iso_to_ms("0099-01-01 00:00:00Z") is None  # V8's fallback: 1999
+
+    def test_not_text(self) -> None:
+        """A value that is not text gives None rather than raising."""
+        assert ptree.iso_to_ms(1767225600000) is None  # type: ignore[arg-type]
+
 
 class TestToProviderMessages:
     """to_provider_messages: Pi's convertToLlm."""

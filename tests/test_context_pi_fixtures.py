@@ -13,6 +13,7 @@ Two kinds of check:
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -179,3 +180,52 @@ class TestAgainstPi:
             for leaf, pi in zip(tree.ids(), per_leaf, strict=True):
                 where = [e.to_json() for e in tree.path(leaf)]
                 assert_same_as_pi(build_context(tree, leaf), pi, where)
+
+
+# ISO-like times, some out of range, in the family iso_to_ms claims to read as V8 does.
+_two = st.integers(0, 99).map("{:02d}".format)
+_zones = st.sampled_from(["", "Z", "z"]) | st.builds(
+    "{}{:02d}{}{:02d}".format, st.sampled_from("+-"), st.integers(0, 25),
+    st.sampled_from([":", ""]), st.integers(0, 61))
+
+
+@st.composite
+def _iso_like(draw: st.DrawFn) -> str:
+    year = draw(st.integers(0, 9999).map("{:04d}".format)
+                | st.builds("{}{:06d}".format, st.sampled_from("+-"), st.integers(0, 280_000)))
+    if not draw(st.booleans()):
+        # Date only: V8's fallback parser reads impossible dates its own way.
+        parts = draw(st.lists(st.integers(1, 12).map("{:02d}".format), max_size=2))
+        return "-".join([year, *parts]) if year != "-000000" else "2026"
+    sep = draw(st.sampled_from("Tt "))
+    if sep == " " and not ("0100" <= year <= "9999"):
+        sep = "T"
+    out = year + "".join(draw(st.lists(st.builds("-{}".format, _two), max_size=2)))
+    out += f"{sep}{draw(_two)}:{draw(_two)}"
+    if draw(st.booleans()):
+        out += ":" + draw(_two)
+        if draw(st.booleans()):
+            out += "." + draw(st.text("0123456789", max_size=8))
+    zone = draw(_zones)
+    if sep == " " and zone[:1] in ("+", "-") and (int(zone[1:3]) > 23 or int(zone[-2:]) > 59):
+        zone = "Z"  # V8's fallback parser does arithmetic on impossible offsets
+    return out + zone
+
+
+@needs_pi
+class TestIsoToMsAgainstNode:
+    """iso_to_ms equals V8's new Date(text).getTime() on ISO-like text, valid or not."""
+
+    @settings(max_examples=5, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(st.lists(_iso_like(), min_size=400, max_size=400))
+    def test_random_times(self, texts: list[str]) -> None:
+        """Node's answer (TZ=UTC, so local time is UTC as in ptree) for each text."""
+        script = ("const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+                  "process.stdout.write(JSON.stringify(xs.map((x) => new Date(x).getTime())));")
+        done = subprocess.run(["node", "-e", script], input=json.dumps(texts),
+                              capture_output=True, text=True, check=True, timeout=60,
+                              env={**os.environ, "TZ": "UTC"})
+        node = json.loads(done.stdout)
+        wrong = [(t, n, ptree.iso_to_ms(t)) for t, n in zip(texts, node, strict=True)
+                 if ptree.iso_to_ms(t) != n]
+        assert wrong == []
