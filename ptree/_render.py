@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ._entries import BranchSummary, Compaction, Entry, MessageEntry
-from ._text import entry_preview
+from ._text import entry_preview, one_line
 from ._tree import SessionTree
 
 __all__ = ["render_dot", "render_mermaid", "render_text", "tree_to_json"]
@@ -136,18 +136,21 @@ def render_text(
 
     def line(entry: Entry, prefix: str) -> str:
         mark = "*" if entry.id in on_path else " "
+        # Ids and labels come from the file as they are: a newline or an escape
+        # sequence in one must not break the drawing or reach the terminal.
+        eid = one_line(entry.id)
         label = labels.get(entry.id)
-        label_text = f"[{label}] " if label else ""
-        room = 80 if width is None else max(20, width - len(prefix) - len(entry.id)
+        label_text = f"[{one_line(label)}] " if label else ""
+        room = 80 if width is None else max(20, width - len(prefix) - len(eid)
                                              - len(label_text) - 4)
         preview = entry_preview(entry, room)
         kind, sep, rest = preview.partition(": ")
         tail = f"  {glyph['leaf']}" if entry.id == leaf_id else ""
         if not color:
-            return f"{mark} {prefix}{entry.id} {label_text}{preview}{tail}"
+            return f"{mark} {prefix}{eid} {label_text}{preview}{tail}"
         strong = _BOLD if entry.id in on_path else ""
         return (
-            f"{_GREEN}{mark}{_RESET} {_DIM}{prefix}{_RESET}{_DIM}{entry.id}{_RESET} "
+            f"{_GREEN}{mark}{_RESET} {_DIM}{prefix}{_RESET}{_DIM}{eid}{_RESET} "
             + (f"{_YELLOW}{label_text}{_RESET}" if label_text else "")
             + f"{strong}{_CYAN}{kind}{sep}{_RESET}{strong}{rest}{_RESET}"
             + (f"{_GREEN}{tail}{_RESET}" if tail else "")
@@ -235,6 +238,30 @@ def _dot_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def _dot_label(title: str, preview: str) -> str:
+    """A DOT label of two lines, each already on one line and printable.
+
+    Graphviz decodes HTML entities in labels (``&amp;`` shows ``&``, ``&#1;``
+    writes a control character into the SVG, which XML refuses), so ``&`` is
+    escaped too.
+    """
+    return _dot_quote(f"{title}\n{preview}".replace("&", "&amp;"))
+
+
+def _dot_name(entry_id: str) -> str:
+    """A DOT node name for an entry id: the id itself, quoted, when it is printable.
+
+    Graphviz refuses a NUL and writes other control characters raw into the SVG
+    (``<title>``), so in an id that has them each becomes ``\\uXXXX`` and each
+    backslash is doubled: two different ids never share a name.
+    """
+    if entry_id.isprintable() and "\\" not in entry_id:
+        return _dot_quote(entry_id)
+    return _dot_quote("".join(
+        "\\\\" if c == "\\" else c if c.isprintable() else f"\\u{ord(c):04x}"
+        for c in entry_id))
+
+
 def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
     """The tree as a Graphviz DOT digraph, one line at a time.
 
@@ -260,23 +287,26 @@ def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
     yield "  edge [arrowsize=0.6];"
     for entry in tree.entries():
         label = labels.get(entry.id)
-        title = entry.id + (f" [{label}]" if label else "")
-        text = f"{title}\n{entry_preview(entry, preview_width)}"
-        attrs = [f"label={_dot_quote(text)}"]
+        title = one_line(entry.id + (f" [{label}]" if label else ""))
+        attrs = [f"label={_dot_label(title, entry_preview(entry, preview_width))}"]
         if entry.id in on_path:
             attrs.append('color="#1f6fb2", penwidth=2')
         if entry.id == leaf_id:
             attrs.append('style="rounded,filled", fillcolor="#dcebf7"')
-        yield f"  {_dot_quote(entry.id)} [{', '.join(attrs)}];"
+        yield f"  {_dot_name(entry.id)} [{', '.join(attrs)}];"
         if entry.parent_id is not None:
-            edge = f"  {_dot_quote(entry.parent_id)} -> {_dot_quote(entry.id)}"
+            edge = f"  {_dot_name(entry.parent_id)} -> {_dot_name(entry.id)}"
             if entry.id in on_path:
                 edge += ' [color="#1f6fb2", penwidth=2]'
             yield edge + ";"
     yield "}"
 
 
-_MERMAID_ESCAPES = str.maketrans({'"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;"})
+# Mermaid's entity codes: a quote would end the label, ``<``/``>``/``&`` would be
+# read as HTML (``&amp;`` would show ``&``), ``#`` would start an entity code, and
+# a backtick at the start makes a Markdown string.
+_MERMAID_ESCAPES = str.maketrans({'"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;",
+                                  "&": "#38;", "`": "#96;"})
 
 
 def render_mermaid(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
@@ -309,7 +339,7 @@ def render_mermaid(tree: SessionTree, *, preview_width: int = 48) -> Iterator[st
     for entry in entries:
         name = names[entry.id]
         label = labels.get(entry.id)
-        title = entry.id + (f" [{label}]" if label else "")
+        title = one_line(entry.id + (f" [{label}]" if label else ""))
         preview = entry_preview(entry, preview_width)
         text = f"{title.translate(_MERMAID_ESCAPES)}<br/>{preview.translate(_MERMAID_ESCAPES)}"
         yield f'  {name}["{text}"]'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +21,7 @@ from ._entries import (
     UnknownEntry,
 )
 
-__all__ = ["content_text", "entry_preview", "message_text"]
+__all__ = ["content_text", "entry_preview", "message_text", "one_line"]
 
 
 def content_text(content: Any) -> str:
@@ -59,9 +60,27 @@ def message_text(message: Mapping[str, Any]) -> str:
     return content_text(message.get("content"))
 
 
-def _one_line(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+# What a message may hold but a drawing must not pass on: C0 and C1 control
+# characters (a terminal obeys them: ESC sequences recolour or clear the screen,
+# and SVG, which is XML, refuses them), Unicode's bidirectional overrides and
+# isolates (they reorder the rest of the line, as in "Trojan Source"), and lone
+# surrogates, which JSON can spell but no encoding can write (printing one fails).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def one_line(text: str, width: int | None = None) -> str:
+    """``text`` on one line and safe to print, in at most ``width`` characters.
+
+    Runs of whitespace become one space, anything unprintable (see above) U+FFFD,
+    and ``…`` ends a shortened text.  O(len(text)).
+
+    >>> one_line("a\\n  b \\x1b[2J c", 8)
+    'a b �[2…'
+    """
+    text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
+    if width is None or len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + "…"
 
 
 def entry_preview(entry: Entry, width: int = 80) -> str:
@@ -96,4 +115,4 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
         text = f"{entry.type} (unknown kind)"
     else:  # pragma: no cover - every kind is listed above
         text = entry.type
-    return _one_line(text, width)
+    return one_line(text, width)

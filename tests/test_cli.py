@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -327,6 +328,27 @@ class TestExport:
         assert "<svg" in svg
         assert svg.count('class="node"') == 10
         assert svg.count('class="edge"') == 9
+
+    def test_hostile_text_renders_to_valid_svg(self, tmp_path: Path) -> None:
+        """Control characters, '&#1;', backslashes and newlines in ids, labels and text:
+        `dot` accepts the DOT and its SVG is well-formed XML."""
+        dot = shutil.which("dot")
+        if dot is None:
+            if os.environ.get("CI"):
+                pytest.fail("graphviz's dot is missing: .ci/run installs it")
+            pytest.skip("graphviz's dot is not installed")
+        text = "a\x00b\x1b[2J &#1; &amp; \\N \\ \"q\" <x>\nnext \u202e \ud800"
+        t = ptree.SessionTree().append({"role": "user", "content": text}, id="x\x00\\")
+        t = t.append_label("x\x00\\", text).append({"role": "assistant", "content": text})
+        path = tmp_path / "hostile.jsonl"
+        ptree.dump(t, path)
+        done = run("export", path, "--format", "dot")
+        assert done.returncode == 0, done.stderr
+        svg = subprocess.run([dot, "-Tsvg"], input=done.stdout, capture_output=True,
+                             text=True, check=True, timeout=60).stdout
+        ElementTree.fromstring(svg)  # raises on a control character
+        assert svg.count('class="node"') == 3
+        assert svg.count('class="edge"') == 2
 
     def test_dot_golden(self) -> None:
         """The DOT text of the sample session matches the golden file."""

@@ -31,6 +31,25 @@ def chain(n: int) -> SessionTree:
     return t.from_entries(entries)
 
 
+# Characters a session file may hold that no drawing may pass on as they are: an
+# escape sequence that clears a terminal, a bell, a NUL, a right-to-left override,
+# a lone surrogate (valid JSON, "\\ud800"), and newlines.
+HOSTILE = "a\x1b[2J\x07b\x00c\u202ed\ud800e\nf\r\ng"
+
+
+def hostile() -> SessionTree:
+    """A message, its id and its label full of unprintable characters."""
+    t = SessionTree().append({"role": "user", "content": HOSTILE}, id="id\n\x1b[31m")
+    t = t.append_label("id\n\x1b[31m", HOSTILE)
+    return t.append({"role": "assistant", "content": "ok"}, id="e9")
+
+
+def printable(text: str) -> bool:
+    """Nothing a terminal obeys, nothing that reorders a line, nothing unencodable."""
+    return re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]", text) is None
+
+
 class TestRenderText:
     def test_branches_current_path_labels_and_leaf(self) -> None:
         """Siblings get branch lines, the current path '*', labels '[..]', the leaf a mark."""
@@ -130,6 +149,29 @@ class TestRenderText:
         assert len(marked) == (len(tree.path()) if tree.leaf is not None else 0)
 
 
+class TestUnprintable:
+    def test_text_drawing_keeps_one_line_per_entry_and_no_control_characters(self) -> None:
+        """Ids, labels and previews with escapes and newlines draw one clean line each."""
+        lines = list(render_text(hostile()))
+        assert len(lines) == 3
+        assert all(printable(line) for line in lines)
+        assert lines[0] == ("* id \ufffd[31m [a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g] "
+                            "user: a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g")
+
+    def test_dot_and_mermaid_have_no_control_characters(self) -> None:
+        """Both pictures are clean text that any encoding of Unicode can write."""
+        for render in (render_dot, render_mermaid):
+            text = "\n".join(render(hostile()))
+            assert printable(text), render.__name__
+            text.encode("utf-8")
+
+    def test_json_keeps_one_line_previews(self) -> None:
+        """The JSON picture's previews are clean too (ids stay exact: they are data)."""
+        entries = tree_to_json(hostile())["entries"]
+        assert all(printable(e["preview"]) for e in entries)
+        assert entries[0]["id"] == "id\n\x1b[31m"
+
+
 class TestTreeToJson:
     def test_fields(self) -> None:
         """Each entry gives id, parent, kind, preview, depth, path flag, children, label."""
@@ -166,6 +208,23 @@ class TestRenderDot:
         text = "\n".join(render_dot(t))
         assert '"x\\"y" [label="x\\"y\\nuser: a \\"b\\" \\\\c"' in text
 
+    def test_ampersands_are_entities(self) -> None:
+        """Graphviz decodes entities in labels: '&amp;' in a message must show as written."""
+        t = SessionTree().append({"role": "user", "content": "x &amp; &#1; y"})
+        assert 'label="e1\\nuser: x &amp;amp; &amp;#1; y"' in "\n".join(render_dot(t))
+
+    def test_unprintable_ids_get_distinct_names(self) -> None:
+        """Ids that differ only in unprintable characters or backslashes stay apart."""
+        ids = ["a\x00", "a\x01", "a\\u0000", "a\\u0001", "a\\", "a"]
+        t = SessionTree()
+        for i in ids:
+            t = t.append({"role": "user", "content": "x"}, id=i)
+        names = [line.split(" [label=")[0].strip() for line in render_dot(t)
+                 if "[label=" in line]
+        assert len(set(names)) == len(ids)
+        assert names[0] == '"a\\\\u0000"'
+        assert all(printable(n) for n in names)
+
 
 class TestRenderMermaid:
     def test_flowchart(self) -> None:
@@ -181,6 +240,11 @@ class TestRenderMermaid:
         """Quotes and angle brackets in text become Mermaid entities."""
         t = SessionTree().append({"role": "user", "content": 'say "<hi>" #1'})
         assert '  n0["e1<br/>user: say #quot;#lt;hi#gt;#quot; #35;1"]' in list(render_mermaid(t))
+
+    def test_ampersands_and_backticks_are_entities(self) -> None:
+        """'&amp;' would show as '&' (labels are HTML); a leading backtick starts Markdown."""
+        t = SessionTree().append({"role": "user", "content": "a &amp; b"}, id="`x`")
+        assert '  n0["#96;x#96;<br/>user: a #38;amp; b"]' in list(render_mermaid(t))
 
     def test_parent_after_child(self) -> None:
         """An entry whose parent comes later in the file still gets its edge."""
