@@ -91,7 +91,8 @@ class Context:
             refuse changes; ``ptree.thaw(context.messages)`` gives plain, mutable
             copies for code that wants to change them.
         model: the model the path last set (a ``model_change`` entry or an assistant
-            message's ``provider``/``model``), or ``None``.
+            message's ``provider``/``model``), or ``None`` (none set, or the latest
+            assistant message names none).
         thinking_level: the thinking level the path last set; ``"off"`` by default.
         active_tools: the tool names the path last set (Pi's harness), or ``None``.
         leaf_id: the entry the context was built at (``None``: no leaf).
@@ -241,10 +242,13 @@ def _assistant_model(message: Mapping[str, Any]) -> ModelRef | None:
 class _State:
     """The state a backward walk has found so far: the first value met is the latest."""
 
-    __slots__ = ("model", "thinking_level", "tools", "tools_set")
+    __slots__ = ("model", "model_set", "thinking_level", "tools", "tools_set")
 
     def __init__(self) -> None:
         self.model: ModelRef | None = None
+        # The latest model setter may name no model (an assistant message without
+        # provider and model), so whether one was met is kept apart from the value.
+        self.model_set = False
         self.thinking_level: str | None = None
         self.tools: tuple[str, ...] | None = None
         self.tools_set = False
@@ -256,8 +260,9 @@ class _State:
             if self.thinking_level is None:
                 self.thinking_level = e.thinking_level  # type: ignore[attr-defined]
         elif kind is ModelChange:
-            if self.model is None:
+            if not self.model_set:
                 self.model = ModelRef(e.provider, e.model_id)  # type: ignore[attr-defined]
+                self.model_set = True
         elif kind is ActiveToolsChange and not self.tools_set:
             self.tools = tuple(e.active_tool_names)  # type: ignore[attr-defined]
             self.tools_set = True
@@ -277,19 +282,16 @@ def _collect(
     # Any: the kinds are told apart by `type(...) is` tests, which mypy does not narrow.
     e_: Any = e
     # Until the model is known, every message's role is read; usually a step or two.
-    model = state.model
-    while model is None and e_ is not end:
+    while not state.model_set and e_ is not end:
         if type(e_) is message_kind:
             message = e_.message
             add(message)
             if message.get("role") == "assistant":
-                model = _assistant_model(message)
+                state.model = _assistant_model(message)
+                state.model_set = True
         elif _other(e_, add, state, stop_at_compaction):
             return e_  # type: ignore[no-any-return]
-        else:
-            model = state.model
         e_ = e_._parent
-    state.model = model
     # The hot loop: a type test, an append and a link per message.
     while e_ is not end:
         if type(e_) is message_kind:
@@ -320,10 +322,11 @@ def _resolve_state(e: Entry | None, state: _State) -> None:
     messagekind = MessageEntry
     while e is not None:
         if type(e) is messagekind:
-            if state.model is None:
+            if not state.model_set:
                 message = e.message
                 if message.get("role") == "assistant":
                     state.model = _assistant_model(message)
+                    state.model_set = True
         else:
             state.see(e)
         e = e._parent
@@ -348,10 +351,13 @@ def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
     those after it.  A ``firstKeptEntryId`` that is not on the path keeps nothing from
     before the compaction.
 
+    An assistant message without a string ``provider`` and ``model`` still sets the
+    model, to ``None``: Pi sets one with undefined fields, which names no model (Pi
+    then falls back to its default model), so an earlier model does not come back.
+
     Where ptree differs from Pi: an unknown ``leaf`` raises instead of falling back to
-    the last entry; an assistant message without a string ``provider`` and ``model``
-    does not set the model (Pi would set one with undefined fields, which matches no
-    model); timestamps without an offset are read as UTC (see :func:`iso_to_ms`).
+    the last entry; timestamps without an offset are read as UTC (see
+    :func:`iso_to_ms`).
 
     Cost: O(path length), iterative: one walk from the leaf to the root, and no
     message is copied (see :class:`Context`).

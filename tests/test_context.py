@@ -189,11 +189,24 @@ class TestBuildContext:
         t = t.move_to("1").append(u("2"))
         assert build_context(t).thinking_level == "off"
 
-    def test_assistant_without_model_fields_does_not_set_model(self) -> None:
-        """ptree's documented deviation: an assistant message lacking provider/model is skipped."""
+    def test_assistant_without_model_fields_sets_no_model(self) -> None:
+        """An assistant message lacking provider or model, as the latest model setter,
+        leaves no model (Pi's model then has undefined fields and names none), not the
+        model of an earlier change."""
         t = SessionTree().append_model_change("openai", "gpt-5")
-        t = t.append({"role": "assistant", "content": []})
-        assert build_context(t).model == ModelRef("openai", "gpt-5")
+        for message in ({"role": "assistant", "content": []},
+                        {"role": "assistant", "content": [], "provider": "x"},
+                        {"role": "assistant", "content": [], "provider": "x", "model": None}):
+            assert build_context(t.append(message)).model is None
+            later = t.append(message).append_model_change("p", "m")
+            assert build_context(later).model == ModelRef("p", "m")
+
+    def test_assistant_without_model_fields_before_kept_range(self) -> None:
+        """Also when the compaction dropped that message: it still was the latest setter."""
+        t = SessionTree().append_model_change("openai", "gpt-5")
+        t = t.append({"role": "assistant", "content": []}, id="1").append(u("2"), id="2")
+        t = t.append_compaction("s", "2", 1)
+        assert build_context(t).model is None
 
     def test_model_from_assistant_before_kept_range(self) -> None:
         """The model of an assistant message that the compaction dropped still counts."""
@@ -493,8 +506,7 @@ def reference(tree: SessionTree, leaf: str | None = None) -> Context:
             model = ModelRef(e.provider, e.model_id)
         elif isinstance(e, MessageEntry) and e.message["role"] == "assistant":
             p, m = e.message.get("provider"), e.message.get("model")
-            if isinstance(p, str) and isinstance(m, str):
-                model = ModelRef(p, m)
+            model = ModelRef(p, m) if isinstance(p, str) and isinstance(m, str) else None
         elif isinstance(e, ActiveToolsChange):
             tools = tuple(e.active_tool_names)
         elif isinstance(e, Compaction):

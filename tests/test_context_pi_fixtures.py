@@ -29,6 +29,7 @@ from ptree import Context, ModelRef, SessionTree, build_context, thaw, to_provid
 from .strategies import trees
 
 ROOT = Path(__file__).resolve().parent.parent
+TS = "2026-01-01T00:00:00.000Z"
 PI_PACKAGE = ROOT / ".cache" / "pi" / "node_modules" / "@mariozechner" / "pi-coding-agent"
 
 EXPECTED = {
@@ -151,8 +152,10 @@ def assert_same_as_pi(ours: Context, pi: dict[str, Any], where: object = None) -
     """Messages, provider messages, model and thinking level agree field for field."""
     assert thaw(ours.messages) == pi["messages"], where
     assert thaw(to_provider_messages(ours.messages)) == pi["llm"], where
-    model = None if pi["model"] is None else ModelRef(pi["model"]["provider"],
-                                                      pi["model"]["modelId"])
+    # Pi's model from an assistant message without provider/model has undefined fields
+    # (absent in JSON): it names no model, which ptree says with None.
+    provider, model_id = (pi["model"] or {}).get("provider"), (pi["model"] or {}).get("modelId")
+    model = ModelRef(provider, model_id) if provider is not None and model_id is not None else None
     assert (ours.model, ours.thinking_level) == (model, pi["thinkingLevel"]), where
 
 
@@ -166,6 +169,55 @@ class TestAgainstPi:
         jobs = [{"file": str(pi_fixtures_dir / n), "leaves": [None]} for n in names]
         for name, (pi,) in zip(names, run_pi(jobs, tmp_path), strict=True):
             assert_same_as_pi(build_context(ptree.load(pi_fixtures_dir / name)), pi)
+
+    def test_edge_cases(self, tmp_path: Path) -> None:
+        """Hand-made paths at every entry: a leaf on a label or on a compaction, a
+        compaction keeping from itself or from an older compaction, a blank branch
+        summary, assistant messages naming no model, hidden custom messages, bash
+        messages of every kind, a state change just before a compaction."""
+        def e(i: str, parent: str | None, kind: str = "message", **fields: Any) -> dict[str, Any]:
+            return {"type": kind, "id": i, "parentId": parent, "timestamp": TS, **fields}
+
+        def msg(role: str, **fields: Any) -> dict[str, Any]:
+            return {"role": role, "content": [{"type": "text", "text": role}], **fields}
+
+        bash = {"command": "ls", "output": "x", "cancelled": False, "timestamp": 5}
+        paths = [
+            [e("1", None, message=msg("user")),
+             e("L", "1", "label", targetId="1", label="x"),
+             e("C", "L", "compaction", summary="s", firstKeptEntryId="C", tokensBefore=1),
+             e("2", "C", message=msg("user"))],
+            [e("0", None, "model_change", provider="p", modelId="m"),
+             e("1", "0", message=msg("assistant")),
+             e("2", "1", message=msg("assistant", provider="x")),
+             e("3", "2", "model_change", provider="q", modelId="n"),
+             e("4", "3", message=msg("assistant", provider="a", model="b"))],
+            [e("1", None, message=msg("user")),
+             e("B", "1", "branch_summary", fromId="1", summary="  "),
+             e("B2", "B", "branch_summary", fromId="1", summary=""),
+             e("M", "B2", "custom_message", customType="t", content="hi", display=False),
+             e("t", "M", "thinking_level_change", thinkingLevel="high"),
+             e("C1", "t", "compaction", summary="s1", firstKeptEntryId="t", tokensBefore=1),
+             e("2", "C1", message=msg("user")),
+             e("C2", "2", "compaction", summary="s2", firstKeptEntryId="C1", tokensBefore=2),
+             e("C3", "C2", "compaction", summary="s3", firstKeptEntryId="9", tokensBefore=3)],
+            [e("1", None, message={"role": "bashExecution", **bash, "exitCode": 0,
+                                   "truncated": True, "fullOutputPath": "/p"}),
+             e("2", "1", message={"role": "bashExecution", **bash, "output": "",
+                                  "exitCode": None, "excludeFromContext": False}),
+             e("3", "2", message={"role": "bashExecution", **bash, "exitCode": -1,
+                                  "cancelled": True}),
+             e("4", "3", message={"role": "bashExecution", **bash, "exitCode": 3,
+                                  "excludeFromContext": True}),
+             e("5", "4", message={"role": "mystery", "content": "x"}),
+             e("6", "5", message={"role": "custom", "customType": "x", "display": False,
+                                  "content": [{"type": "text", "text": "t"}]})],
+        ]
+        jobs = [{"entries": p, "leaves": [x["id"] for x in p]} for p in paths]
+        for entries, per_leaf in zip(paths, run_pi(jobs, tmp_path), strict=True):
+            tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
+            for x, pi in zip(entries, per_leaf, strict=True):
+                assert_same_as_pi(build_context(tree, x["id"]), pi, x["id"])
 
     # No shrinking: each step would run Node again; a failure prints the path instead.
     @settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate])
