@@ -194,6 +194,7 @@ class TestBuildContext:
         leaves no model (Pi's model then has undefined fields and names none), not the
         model of an earlier change."""
         t = SessionTree().append_model_change("openai", "gpt-5")
+        message: dict[str, Any]
         for message in ({"role": "assistant", "content": []},
                         {"role": "assistant", "content": [], "provider": "x"},
                         {"role": "assistant", "content": [], "provider": "x", "model": None}):
