@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 from ._branching import fork
 from ._context import Context, build_context, to_provider_messages
 from ._demo import run_demo
+from ._entries import MessageEntry
 from ._errors import SessionError, SessionFileError, SessionFileWarning, UnknownEntryError
 from ._progress import Progress
 from ._render import render_dot, render_mermaid, render_text, tree_to_json
@@ -72,6 +74,28 @@ def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> Sessi
     for w in caught:
         print(f"ptree {command}: warning: {w.message}", file=err)
     return tree
+
+
+def _output_file(path: str, *, force: bool = True) -> Path:
+    """The file a command is to write: refused when its folder is not there, or it exists.
+
+    Writing would fail anyway, but naming the temporary file the writer was making.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{target}: is a directory, not a file")
+    if not target.parent.is_dir():
+        raise UsageError(f"{target}: no folder {str(target.parent)!r} to write into")
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists (use --force to overwrite it)")
+    return target
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _lines(out: TextIO, lines: Iterable[str]) -> None:
@@ -139,7 +163,7 @@ def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--json", action="store_true",
                    help="print the tree as JSON (flat entries with children and depth)")
     p.add_argument("--ascii", action="store_true", help="draw with ASCII only")
-    p.add_argument("--fold", type=int, metavar="N",
+    p.add_argument("--fold", type=_positive, metavar="N",
                    help="show at most N entries of each long linear run")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the drawing (auto: only on a terminal, and not with NO_COLOR)")
@@ -296,10 +320,16 @@ def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 @_register("fork", _setup_fork)
 def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    target = Path(args.output)
-    if target.exists() and not args.force:
-        raise UsageError(f"{target} exists (use --force to overwrite it)")
+    target = _output_file(args.output, force=args.force)
     tree = _load(args.file, err, "fork")
+    entry = tree[args.at]
+    if args.before and not (isinstance(entry, MessageEntry)
+                            and entry.message.get("role") == "user"):
+        kind = (f"{entry.message.get('role')} message" if isinstance(entry, MessageEntry)
+                else f"{entry.type} entry")
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise UsageError(f"{args.file}: --before needs a user message, and {args.at!r} is "
+                         f"{article} {kind} (fork --at it to keep it)")
     forked = fork(
         tree, args.at, position="before" if args.before else "at",
         parent_session=str(Path(args.file).resolve()))
@@ -328,7 +358,7 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is None:
         _lines(out, lines)
         return 0
-    with open(args.output, "w", encoding="utf-8") as f:
+    with open(_output_file(args.output), "w", encoding="utf-8") as f:
         _lines(f, lines)
     return 0
 
@@ -402,6 +432,12 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     args = build_parser().parse_args(argv)
+    if out is sys.stdout and isinstance(out, io.TextIOWrapper):
+        # A lone surrogate is valid JSON ("\\ud800") and Pi keeps it; written as
+        # \\ud800 it stays valid JSON in `path` and `show --json`, where strict
+        # UTF-8 would fail halfway through the output.  The same keeps a terminal
+        # whose encoding lacks '·' or '─' readable.
+        out.reconfigure(errors="backslashreplace")
     if argv is None:
         # A one-shot process that builds one big, acyclic structure: the cyclic
         # collector would only rescan it again and again (``show`` of 100,000

@@ -330,6 +330,9 @@ def _write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
     from ._storage import dump  # here: the storage module imports the package back
 
     folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        # mkdir would say "File exists", which reads as if a session file clashed.
+        raise NotADirectoryError(20, "not a folder", str(folder))
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     n = len(sessions)

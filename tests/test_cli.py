@@ -297,10 +297,25 @@ class TestFork:
             (e.id, e.type, e.parent_id) for e in library.entries()]
 
     def test_before_needs_a_user_message(self, tmp_path: Path) -> None:
-        """--before on an assistant message is one line of error, nothing written."""
+        """--before on an assistant message or a label: one line saying what the entry is."""
         out = tmp_path / "fork.jsonl"
-        assert_one_line_error(run("fork", PLANS, "--at", "a2", "--before", "-o", out))
+        assert_one_line_error(run("fork", PLANS, "--at", "a2", "--before", "-o", out),
+                              f"ptree fork: error: {PLANS}: --before needs a user message, "
+                              "and 'a2' is an assistant message")
+        assert_one_line_error(run("fork", PLANS, "--at", "a5", "--before", "-o", out),
+                              "'a5' is a label entry")
         assert not out.exists()
+
+    def test_output_folder_missing_or_a_directory(self, tmp_path: Path) -> None:
+        """OUT in a folder that is not there, or OUT a folder: one line naming OUT only."""
+        out = tmp_path / "nowhere" / "fork.jsonl"
+        done = run("fork", PLANS, "--at", "a3", "-o", out)
+        assert_one_line_error(done, f"{out}: no folder")
+        assert ".tmp" not in done.stderr  # not the writer's temporary file
+        assert_one_line_error(run("fork", PLANS, "--at", "a3", "-o", tmp_path, "--force"),
+                              f"{tmp_path}: is a directory")
+        assert_one_line_error(run("export", PLANS, "--format", "dot", "-o", tmp_path),
+                              f"{tmp_path}: is a directory")
 
     def test_unknown_id_and_existing_output(self, tmp_path: Path) -> None:
         """An unknown id, or an OUT that exists (without --force), are errors."""
@@ -450,6 +465,34 @@ class TestErrors:
     def test_a_directory(self, tmp_path: Path) -> None:
         """A folder given as the file is one line too."""
         assert_one_line_error(run("show", tmp_path))
+
+    def test_import_into_a_file(self, tmp_path: Path) -> None:
+        """-o naming a file, not a folder: said so (not "File exists")."""
+        export = write_json(tmp_path / "conversations.json", [gpt_conversation()])
+        assert_one_line_error(run("import", "chatgpt", export, "-o", PLANS),
+                              f"{PLANS}: not a folder")
+
+    def test_fold_must_be_positive(self) -> None:
+        """--fold 0 is a usage error (exit 2), not a silent --fold 2."""
+        done = run("show", PLANS, "--fold", "0")
+        assert done.returncode == 2
+        assert "--fold: must be at least 1" in done.stderr
+
+    def test_lone_surrogate_stays_valid_json(self, tmp_path: Path) -> None:
+        """A lone surrogate (valid JSON, kept by Pi) prints as its JSON escape, not an error."""
+        path = session_file(tmp_path, HEADER, message("a", None, "bad \ud800 x"))
+        for argv in (["path", path], ["show", path, "--json"], ["show", path]):
+            done = run(*argv)
+            assert done.returncode == 0, done.stderr
+            assert done.stderr == ""
+        assert json.loads(run("path", path).stdout)["messages"] == [
+            {"role": "user", "content": "bad \ud800 x"}]
+
+    def test_terminal_without_unicode(self) -> None:
+        """A stdout that cannot encode the box drawing still gets the whole drawing."""
+        done = run("show", PLANS, env={"PYTHONIOENCODING": "ascii"})
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout.splitlines()) == 11
 
     def test_demo_still_works(self) -> None:
         """The demo is still there."""
