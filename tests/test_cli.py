@@ -481,7 +481,9 @@ class TestErrors:
     def test_lone_surrogate_stays_valid_json(self, tmp_path: Path) -> None:
         """A lone surrogate (valid JSON, kept by Pi) prints as its JSON escape, not an error."""
         path = session_file(tmp_path, HEADER, message("a", None, "bad \ud800 x"))
-        for argv in (["path", path], ["show", path, "--json"], ["show", path]):
+        argvs: list[list[str | Path]] = [["path", path], ["show", path, "--json"],
+                                         ["show", path]]
+        for argv in argvs:
             done = run(*argv)
             assert done.returncode == 0, done.stderr
             assert done.stderr == ""
