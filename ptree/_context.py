@@ -435,8 +435,35 @@ def _js_truthy(value: Any) -> bool:
 _UNDEFINED: Any = object()
 
 
+def _js_number(value: float) -> str:
+    """JavaScript's ``Number.prototype.toString`` of a finite number (ECMA-262)."""
+    if value == 0:
+        return "0"
+    # repr gives the shortest digits that read back as the same double, as JavaScript
+    # does; only where the decimal point or the exponent goes differs.
+    mantissa, _, exp = repr(abs(value)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + int(exp or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    if k <= point <= 21:
+        text = digits + "0" * (point - k)
+    elif 0 < point <= 21:
+        text = digits[:point] + "." + digits[point:]
+    elif -6 < point <= 0:
+        text = "0." + "0" * -point + digits
+    else:
+        e = point - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e > 0 else "e-")
+        text += str(abs(e))
+    return "-" + text if value < 0 else text
+
+
 def _js_text(value: Any) -> str:
     """How a JavaScript template literal shows a JSON value (a missing one: undefined)."""
+    if type(value) is str:
+        return value
     if value is _UNDEFINED:
         return "undefined"
     if value is None:
@@ -445,9 +472,15 @@ def _js_text(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return str(value)
+    if isinstance(value, int):
+        # JavaScript holds every number as a double.
+        return str(value) if abs(value) <= 2**53 else _js_number(float(value))
+    if isinstance(value, float):
+        return _js_number(value)
+    if isinstance(value, Mapping):
+        return "[object Object]"
+    # An array: its items joined by commas, null and undefined shown as nothing.
+    return ",".join("" if item is None else _js_text(item) for item in value)
 
 
 def bash_execution_text(message: Mapping[str, Any]) -> str:
@@ -470,7 +503,8 @@ def bash_execution_text(message: Mapping[str, Any]) -> str:
     exit_code = message.get("exitCode")
     if _js_truthy(message.get("cancelled")):
         text += "\n\n(command cancelled)"
-    elif exit_code is not None and exit_code != 0:
+    elif exit_code is not None and (type(exit_code) is bool or exit_code != 0):
+        # `!== 0` in Pi: false is not 0 there.
         text += f"\n\nCommand exited with code {_js_text(exit_code)}"
     full = message.get("fullOutputPath")
     if _js_truthy(message.get("truncated")) and _js_truthy(full):
@@ -479,7 +513,10 @@ def bash_execution_text(message: Mapping[str, Any]) -> str:
 
 
 def _user(content: Any, message: Mapping[str, Any]) -> FrozenDict:
-    out: dict[str, Any] = {"role": "user", "content": content}
+    out: dict[str, Any] = {"role": "user"}
+    # A custom message without content gives Pi's undefined, which JSON leaves out.
+    if content is not _UNDEFINED:
+        out["content"] = content
     if "timestamp" in message:
         out["timestamp"] = message["timestamp"]
     return FrozenDict(out)
@@ -542,7 +579,7 @@ def to_provider_messages(
             text = BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX
             out.append(_user(_text_block(text), m))
         elif role == "custom":
-            content = m.get("content")
+            content = m.get("content", _UNDEFINED)
             out.append(_user(_text_block(content) if type(content) is str else content, m))
         elif role == "bashExecution":
             if not _js_truthy(m.get("excludeFromContext")):

@@ -440,11 +440,26 @@ class TestToProviderMessages:
              "Ran `x`\n```\no\n```"),
             ({"output": "o", "exitCode": 1.0},
              "Ran `undefined`\n```\no\n```\n\nCommand exited with code 1"),
+            # JavaScript's text of other JSON values (what Node prints for them).
+            ({"command": "x", "output": "o", "exitCode": False},
+             "Ran `x`\n```\no\n```\n\nCommand exited with code false"),
+            ({"command": ["a", None, ["b", 1.5]], "output": [{"k": 1}, 1e21]},
+             "Ran `a,,b,1.5`\n```\n[object Object],1e+21\n```"),
+            ({"command": 1e-7, "output": 0.000123, "exitCode": 2**60 + 1},
+             "Ran `1e-7`\n```\n0.000123\n```\n\nCommand exited with code 1152921504606847000"),
+            ({"command": -1.5e300, "output": 1.2345e16, "exitCode": -0.0},
+             "Ran `-1.5e+300`\n```\n12345000000000000\n```"),
         ],
     )
     def test_bash_text_cases(self, message: dict[str, Any], text: str) -> None:
         """Each branch of Pi's bashExecutionToText."""
         assert ptree.bash_execution_text(message) == text
+
+    def test_custom_without_content(self) -> None:
+        """A custom message without content gives a user message without content (Pi's
+        undefined, left out of JSON), not a null content."""
+        assert to_provider_messages([{"role": "custom", "customType": "n"}]) == [
+            {"role": "user"}]
 
     def test_bash_excluded_from_context(self) -> None:
         """A bashExecution with excludeFromContext gives nothing."""

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import ptree
 from ptree import Context, ModelRef, SessionTree, build_context, thaw, to_provider_messages
 
-from .strategies import trees
+from .strategies import json_values, trees
 
 ROOT = Path(__file__).resolve().parent.parent
 TS = "2026-01-01T00:00:00.000Z"
@@ -159,6 +159,17 @@ def assert_same_as_pi(ours: Context, pi: dict[str, Any], where: object = None) -
     assert (ours.model, ours.thinking_level) == (model, pi["thinkingLevel"]), where
 
 
+_any = json_values(3) | st.floats(allow_nan=False, allow_infinity=False)
+_odd_messages = st.fixed_dictionaries(
+    {"role": st.just("bashExecution")},
+    optional=dict.fromkeys(("command", "output", "exitCode", "cancelled", "truncated",
+                            "fullOutputPath", "excludeFromContext", "timestamp"), _any),
+) | st.fixed_dictionaries(
+    {"role": st.just("custom")},
+    optional={"content": _any, "customType": _any, "display": _any, "timestamp": _any},
+)
+
+
 @needs_pi
 class TestAgainstPi:
     """ptree's two steps give what Pi's published code gives (Pi 0.73.1, run by Node)."""
@@ -218,6 +229,19 @@ class TestAgainstPi:
             tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
             for x, pi in zip(entries, per_leaf, strict=True):
                 assert_same_as_pi(build_context(tree, x["id"]), pi, x["id"])
+
+    @settings(max_examples=8, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(st.lists(_odd_messages, min_size=40, max_size=40))
+    def test_odd_message_fields(self, tmp_path_factory: pytest.TempPathFactory,
+                                batch: list[dict[str, Any]]) -> None:
+        """bashExecution and custom messages whose fields hold any JSON value (numbers,
+        lists, objects, null, nothing): the provider text is Pi's, character for character."""
+        entries = [{"type": "message", "id": str(i), "parentId": None if i == 0 else str(i - 1),
+                    "timestamp": TS, "message": m} for i, m in enumerate(batch)]
+        (pi,) = run_pi([{"entries": entries, "leaves": [entries[-1]["id"]]}],
+                       tmp_path_factory.mktemp("pi"))[0:1]
+        tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
+        assert_same_as_pi(build_context(tree), pi[0])
 
     # No shrinking: each step would run Node again; a failure prints the path instead.
     @settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate])
