@@ -26,8 +26,13 @@ What becomes what (both formats):
   children hang under the nearest ancestor that gave one.  With
   ``include_hidden=True`` a hidden node is kept as a ``custom`` entry of type
   ``chatgpt.hidden`` (never sent to a model) holding its role and text.
+- The leaf: the current node; when it gives no entry (hidden, or a system node
+  without text), its nearest ancestor that does.  When the conversation names no
+  current node, or one it does not have, the leaf is reached from the root through
+  each node's last child: the newest edit or regeneration at every step.
 - A parent that is missing makes its child a root; a cycle of parents is broken
-  by making its first node a root.
+  by making its first node a root.  Two nodes giving the same id are both kept
+  (the second under its key in the export).
 - The conversation's title becomes the session's name: a ``session_info`` entry
   that is the single root above the whole conversation (so the leaf stays the
   conversation's current node).  The header gets a new session id, the
@@ -277,6 +282,19 @@ def _build(
     return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
 
 
+def _node_id(given: Any, key: str, taken: Mapping[str, Any]) -> str:
+    """A node's id: the one it gives, else its key in the export; never one already taken.
+
+    The key and the id agree in real exports.  When they do not, and two nodes give
+    the same id, the second would silently replace the first: it keeps its key
+    instead (made unique with ``_`` if even that is taken).
+    """
+    nid = given if isinstance(given, str) and given and given not in taken else key
+    while nid in taken or not nid:
+        nid += "_"
+    return nid
+
+
 def _push_order(children: list[str], last: str | None = None) -> list[str]:
     """Children in stack-push order: the one toward ``last`` first (popped last)."""
     rest = [c for c in reversed(children) if c != last]
@@ -429,9 +447,7 @@ def _chatgpt_conversation(conv: Mapping[str, Any], path: object, where: str, num
     nodes: dict[str, _Node] = {}
     for key, raw in mapping.items():
         node = _need_mapping(raw, path, f"{where}.mapping[{key!r}]")
-        nid = node.get("id", key)
-        if not isinstance(nid, str) or not nid:
-            nid = key
+        nid = _node_id(node.get("id"), key, nodes)
         parent = node.get("parent")
         children = node.get("children")
         message = node.get("message")
@@ -572,9 +588,7 @@ def _openwebui_conversation(item: Mapping[str, Any], path: object, where: str,
     nodes: dict[str, _Node] = {}
     for key, raw in messages.items():
         message = _need_mapping(raw, path, f"{where}.chat.history.messages[{key!r}]")
-        nid = message.get("id", key)
-        if not isinstance(nid, str) or not nid:
-            nid = key
+        nid = _node_id(message.get("id"), key, nodes)
         parent = message.get("parentId")
         children = message.get("childrenIds")
         nodes[nid] = _Node(

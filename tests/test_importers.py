@@ -239,6 +239,123 @@ class TestChatgptSessions:
         assert info.value.path == path
 
 
+def one_conversation(nodes: list[dict[str, Any]], current: str | None = None,
+                     **extra: Any) -> ptree.SessionTree:
+    """The tree of a ChatGPT conversation of these nodes (checked)."""
+    conv: dict[str, Any] = {"mapping": {n["id"]: n for n in nodes}, **extra}
+    if current is not None:
+        conv["current_node"] = current
+    [s] = chatgpt_sessions([conv], cwd="/")
+    s.tree._check()
+    return s.tree
+
+
+class TestOddChatgptExports:
+    def test_message_less_node_in_the_middle(self) -> None:
+        """A null message below the root: its children hang under its parent, all kept."""
+        tree = one_conversation([
+            gpt_node("r", None, ["u1"], None), gpt_node("u1", "r", ["mid"], "user", "q"),
+            gpt_node("mid", "u1", ["a1", "a2"], None),
+            gpt_node("a1", "mid", [], "assistant", "one"),
+            gpt_node("a2", "mid", [], "assistant", "two")], current="a1")
+        assert "mid" not in tree
+        assert [c.id for c in tree.children("u1")] == ["a2", "a1"]
+        assert tree.leaf_id == "a1"
+
+    def test_parts_that_are_not_strings(self) -> None:
+        """Image pointers become [image], text parts their text, other values nothing."""
+        node = gpt_node("u", None, [], "user")
+        node["message"]["content"] = {"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "file-service://f"},
+            "what is this?", {"content_type": "audio_transcription", "text": "spoken"},
+            42, None, ["nested"], {"content_type": "audio_asset_pointer"}]}
+        tree = one_conversation([node], current="u")
+        assert tree["u"].message["content"] == [  # type: ignore[attr-defined]
+            {"type": "text", "text": "[image]\nwhat is this?\nspoken"}]
+
+    def test_code_execution_output_and_browsing(self) -> None:
+        """code (assistant), execution_output and tether_browsing_display (tool) keep text."""
+        code = gpt_node("c", None, ["o"], "assistant")
+        code["message"]["content"] = {"content_type": "code", "language": "python",
+                                      "text": "print(1 + 1)"}
+        out = gpt_node("o", "c", ["b"], "tool", name="python")
+        out["message"]["content"] = {"content_type": "execution_output", "text": "2"}
+        browse = gpt_node("b", "o", [], "tool", name="browser")
+        browse["message"]["content"] = {"content_type": "tether_browsing_display",
+                                        "result": "page text", "summary": None}
+        tree = one_conversation([code, out, browse], current="b")
+        assert tree["c"].message["content"][0]["text"] == "print(1 + 1)"  # type: ignore
+        for nid, name, text in (("o", "python", "2"), ("b", "browser", "page text")):
+            entry = tree[nid]
+            assert isinstance(entry, CustomMessage)
+            assert entry.custom_type == "chatgpt.tool"
+            assert entry.details == {"name": name}
+            assert entry.content == ({"type": "text", "text": text},)
+
+    def test_no_current_node_makes_the_newest_branch_current(self) -> None:
+        """Without current_node the leaf is reached through each node's last child."""
+        tree = one_conversation([
+            gpt_node("u", None, ["a1", "a2"], "user", "q"),
+            gpt_node("a1", "u", ["f"], "assistant", "one"),
+            gpt_node("f", "a1", [], "user", "more"),
+            gpt_node("a2", "u", [], "assistant", "two")])
+        assert tree.leaf_id == "a2"
+        assert len(tree) == 4
+
+    def test_hidden_current_node_gives_its_visible_ancestor(self) -> None:
+        """current_node on a hidden node: the leaf is the nearest ancestor that is kept."""
+        tree = one_conversation([
+            gpt_node("u", None, ["a"], "user", "q"),
+            gpt_node("a", "u", ["h"], "assistant", "one"),
+            gpt_node("h", "a", [], "system", "context",
+                     is_visually_hidden_from_conversation=True)], current="h")
+        assert "h" not in tree
+        assert tree.leaf_id == "a"
+
+    def test_current_node_unknown(self) -> None:
+        """A current_node naming no node: as if there were none, no error."""
+        tree = one_conversation([gpt_node("u", None, [], "user", "q")], current="zz")
+        assert tree.leaf_id == "u"
+
+    def test_long_cycle_does_not_hang(self) -> None:
+        """A cycle of 10,000 nodes with no root: one becomes the root, all are kept."""
+        n = 10_000
+        nodes = [gpt_node(f"n{i}", f"n{(i - 1) % n}", [f"n{(i + 1) % n}"], "user", str(i))
+                 for i in range(n)]
+        tree = one_conversation(nodes, current="n5")
+        assert len(tree) == n
+        assert len(tree.roots()) == 1
+
+    def test_two_nodes_with_one_id_are_both_kept(self) -> None:
+        """Node ids that clash (key and id disagree) never drop a node."""
+        first = gpt_node("b", None, [], "user", "first")
+        second = gpt_node("b", None, [], "user", "second")
+        [s] = chatgpt_sessions([{"mapping": {"a": first, "b": second}}], cwd="/")
+        s.tree._check()
+        texts = sorted(e.message["content"][0]["text"] for e in s.tree.entries())  # type: ignore
+        assert texts == ["first", "second"]
+
+    def test_titles_and_ids_cannot_leave_the_folder(self, tmp_path: Path) -> None:
+        """'..', '/' and '\\' in titles and ids never make a file outside -o DIR, and
+        clashing titles and ids never overwrite one another."""
+        conv = {"mapping": {"u": gpt_node("u", None, [], "user", "q")}, "current_node": "u"}
+        odd = [("../../etc/passwd", "c1"), ("../../etc/passwd", "c1"), ("a/b\\c", "../../x"),
+               ("..", ".."), (".", "."), ("", ""), (None, None), ("x" * 300, "y" * 300)]
+        convs = [dict(conv, title=t, conversation_id=c) for t, c in odd]
+        out = tmp_path / "out"
+        paths = import_chatgpt(convs, out, cwd="/")
+        assert len(set(paths)) == len(convs)
+        assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in paths)
+        assert all(p.parent == out and not p.name.startswith(".") for p in paths)
+        assert all(len(p.name) < 100 for p in paths)
+        assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+    def test_empty_export(self, tmp_path: Path) -> None:
+        """An empty list: no sessions, no files, no error."""
+        assert chatgpt_sessions([]) == []
+        assert import_chatgpt([], tmp_path / "o") == []
+
+
 class TestOpenwebuiSessions:
     def test_every_branch_is_kept_and_current_id_is_the_leaf(self) -> None:
         """Regenerated answers are siblings; currentId is the leaf."""
