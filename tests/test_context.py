@@ -265,6 +265,35 @@ class TestBuildContext:
         t = SessionTree().append(u("1")).append_branch_summary("1", "")
         assert texts(build_context(t)) == ["1"]
 
+    def test_blank_branch_summary_reaches_context(self) -> None:
+        """Pi tests the summary's truthiness: whitespace is not empty, so it is sent."""
+        t = SessionTree().append(u("1")).append_branch_summary("1", " \n", timestamp=TS)
+        assert build_context(t).messages[1] == {"role": "branchSummary", "summary": " \n",
+                                                "fromId": "1", "timestamp": TS_MS}
+
+    def test_hidden_custom_message_reaches_context(self) -> None:
+        """display=False only hides a custom message in Pi's UI: the model still gets it."""
+        t = SessionTree().append_custom_message("n", "secret", display=False, timestamp=TS)
+        assert to_provider_messages(build_context(t).messages) == [
+            {"role": "user", "content": [{"type": "text", "text": "secret"}],
+             "timestamp": TS_MS}]
+
+    def test_leaf_on_a_compaction_or_label(self) -> None:
+        """Built at a compaction entry, or at a label entry, as at any other entry."""
+        t = chain(("u", "1"), ("a", "2"), ("C", ("3", "2")))
+        assert texts(build_context(t, "3")) == ["summary 3", "2"]
+        t = t.append_label("1", "x", id="L")
+        assert texts(build_context(t, "L")) == ["summary 3", "2"]
+
+    def test_compaction_keeping_from_itself_keeps_nothing(self) -> None:
+        """firstKeptEntryId naming the compaction itself keeps nothing before it."""
+        t = chain(("u", "1"))
+        t = t.insert(ptree.entry_from_json({
+            "type": "compaction", "id": "2", "parentId": "1", "timestamp": TS,
+            "summary": "summary 2", "firstKeptEntryId": "2", "tokensBefore": 1}))
+        t = t.append(u("3"), id="3")
+        assert texts(build_context(t)) == ["summary 2", "3"]
+
     def test_kinds_without_messages_give_nothing(self) -> None:
         """custom, label, session_info, unknown kinds and state changes give no message."""
         t = SessionTree().append(u("1"), id="1").append_custom("ext", {"a": 1})
