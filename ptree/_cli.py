@@ -357,10 +357,21 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     lines = render_dot(tree) if args.format == "dot" else render_mermaid(tree)
     if args.output is None:
         _lines(out, lines)
-        return 0
-    with open(_output_file(args.output), "w", encoding="utf-8") as f:
-        _lines(f, lines)
+    else:
+        with open(_output_file(args.output), "w", encoding="utf-8") as f:
+            _lines(f, lines)
+    edges = len(tree) - len(tree.roots())
+    if args.format == "mermaid" and edges > _MERMAID_MAX_EDGES:
+        print(f"ptree export: warning: {edges:,} edges; Mermaid draws at most "
+              f"{_MERMAID_MAX_EDGES} unless its maxEdges setting is raised (use --format dot "
+              "for big trees)", file=err)
     return 0
+
+
+# Mermaid's default maxEdges: a bigger flowchart fails to render ("Edge limit
+# exceeded") where people paste it (GitHub, editors), and the setting cannot be
+# raised from inside the diagram.
+_MERMAID_MAX_EDGES = 500
 
 
 # ------------------------------------------------------------------ import

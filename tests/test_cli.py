@@ -365,6 +365,17 @@ class TestExport:
         assert svg.count('class="node"') == 3
         assert svg.count('class="edge"') == 2
 
+    def test_mermaid_warns_past_its_edge_limit(self, pi_fixtures: Path) -> None:
+        """Mermaid refuses more than 500 edges by default: the whole chart is still written,
+        and one warning line on stderr says so; 500 edges or fewer, no warning."""
+        done = run("export", pi_fixtures / "large-session.jsonl", "--format", "mermaid")
+        assert done.returncode == 0
+        assert done.stdout.count(" --> ") == 1017
+        assert done.stderr == ("ptree export: warning: 1,017 edges; Mermaid draws at most 500 "
+                               "unless its maxEdges setting is raised (use --format dot for "
+                               "big trees)\n")
+        assert run("export", PLANS, "--format", "mermaid").stderr == ""
+
     def test_dot_golden(self) -> None:
         """The DOT text of the sample session matches the golden file."""
         done = run("export", PLANS, "--format", "dot")
