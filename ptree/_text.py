@@ -92,7 +92,13 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
     'user: hello there'
     """
     if isinstance(entry, MessageEntry):
-        text = f"{entry.message.get('role')}: {message_text(entry.message)}"
+        said = message_text(entry.message)
+        stop = entry.message.get("stopReason")
+        if not said and stop in ("aborted", "error"):
+            # An empty reply says nothing; why it is empty is worth a glance.
+            error = entry.message.get("errorMessage")
+            said = f"({stop}{': ' + error if isinstance(error, str) and error else ''})"
+        text = f"{entry.message.get('role')}: {said}"
     elif isinstance(entry, ThinkingLevelChange):
         text = f"thinking: {entry.thinking_level}"
     elif isinstance(entry, ModelChange):

@@ -172,6 +172,18 @@ class TestUnprintable:
         assert entries[0]["id"] == "id\n\x1b[31m"
 
 
+class TestPreview:
+    def test_empty_aborted_or_failed_reply_says_why(self) -> None:
+        """An assistant message with no content that was aborted shows '(aborted: …)'."""
+        t = SessionTree().append({"role": "assistant", "content": [], "stopReason": "aborted",
+                                  "errorMessage": "Request was aborted."})
+        t = t.append({"role": "assistant", "content": [], "stopReason": "error"})
+        t = t.append({"role": "assistant", "content": [], "stopReason": "stop"})
+        assert list(render_text(t)) == ["* e1 assistant: (aborted: Request was aborted.)",
+                                        "* e2 assistant: (error)",
+                                        "* e3 assistant:  ← leaf"]
+
+
 class TestTreeToJson:
     def test_fields(self) -> None:
         """Each entry gives id, parent, kind, preview, depth, path flag, children, label."""
