@@ -696,14 +696,22 @@ def leaf_record(record_id: str, target: str | None, timestamp: str) -> dict[str,
     }
 
 
-def new_leaf_id(taken: Callable[[str], bool]) -> str:
-    """An id for a leaf record: ``leaf-`` and 12 random hex digits, not ``taken``."""
-    import uuid
+def new_leaf_id(taken: Callable[[str], bool], first: int = 1) -> str:
+    """An id for a leaf record: ``leaf-<n>``, the first ``n >= first`` not ``taken``.
 
-    while True:
-        candidate = f"leaf-{uuid.uuid4().hex[:12]}"
-        if not taken(candidate):
-            return candidate
+    Deterministic, so that two dumps of one tree (with one clock) give the same bytes.
+    ``taken`` must cover every id of the file (entries and leaf records).  Such an id
+    cannot be one Pi makes (8 hex digits or a UUID) nor one of ptree's default ids
+    (``e<n>``); an entry given one later on by hand is refused by the writer
+    (:class:`~ptree.CommitError`).  O(number of taken ``leaf-<n>`` ids from ``first``).
+
+    >>> new_leaf_id({"leaf-1", "e1"}.__contains__)
+    'leaf-2'
+    """
+    n = first
+    while taken(f"leaf-{n}"):
+        n += 1
+    return f"leaf-{n}"
 
 
 def header_of(tree: SessionTree) -> SessionHeader:

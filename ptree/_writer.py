@@ -273,7 +273,8 @@ class SessionWriter:
             file_leaf = added[-1].id if added else self._file_leaf
             leaf_id: str | None = None
             if tree.leaf_id != file_leaf:
-                leaf_id = new_leaf_id(lambda i: i in tree or i in self._leaf_ids)
+                leaf_id = new_leaf_id(lambda i: i in tree or i in self._leaf_ids,
+                                      len(self._leaf_ids) + 1)
                 lines.append(encode_line(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
             if lines:
                 self._write(b"".join(lines))

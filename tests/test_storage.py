@@ -524,6 +524,20 @@ class TestDump:
         assert (last["type"], last["targetId"], last["parentId"]) == ("leaf", "e1", "e1")
         assert load(tmp_path / "s.jsonl").leaf_id == "e1" == saved.leaf_id
 
+    def test_two_dumps_of_one_tree_are_the_same_bytes(self, tmp_path: Path) -> None:
+        """With a fixed clock, dumping a tree whose leaf moved twice gives equal files:
+        the leaf record's id is derived, not random, and avoids the entries' ids."""
+        tree = SessionTree(header=SessionHeader(id="s", timestamp=TS, cwd="/w"),
+                           clock=lambda: TS)
+        tree = tree.append({"role": "user", "content": "a"}, id="leaf-1")
+        tree = tree.append({"role": "user", "content": "b"}).move_to("leaf-1")
+        dump(tree, tmp_path / "one.jsonl")
+        dump(tree, tmp_path / "two.jsonl")
+        assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+        last = file_lines(tmp_path / "one.jsonl")[-1]
+        assert (last["type"], last["id"], last["targetId"]) == ("leaf", "leaf-2", "leaf-1")
+        assert load(tmp_path / "one.jsonl") == tree
+
     def test_replaces_atomically_and_keeps_the_mode(self, tmp_path: Path) -> None:
         """An existing file is replaced whole, its permissions kept, no temp file left."""
         p = tmp_path / "s.jsonl"

@@ -188,6 +188,20 @@ class TestCommit:
             with pytest.raises(CommitError, match="leaf record"):
                 w.commit(t.append(user("c"), id=taken))
 
+    def test_leaf_record_ids_are_numbered_and_never_reused(self, tmp_path: Path) -> None:
+        """Leaf records get leaf-1, leaf-2, ... (deterministic), skipping ids that entries
+        hold, and a reopened writer goes on after the file's records."""
+        p = tmp_path / "s.jsonl"
+        with SessionWriter(p) as w:
+            t = w.commit(w.value.append(user("a")).append(user("b"), id="leaf-2"))
+            t = w.commit(t.move_to("e1"))
+            t = w.commit(t.move_to("leaf-2").append(user("c")).move_to("e1"))
+        with SessionWriter(p) as w:
+            t = w.commit(w.value.move_to(None))
+        ids = [line["id"] for line in lines_of(p)[1:] if line["type"] == "leaf"]
+        assert ids == ["leaf-1", "leaf-3", "leaf-4"]
+        assert load(p) == t
+
     def test_closed_writer_refuses(self, tmp_path: Path) -> None:
         """Commits after close raise; closing twice is fine."""
         w = SessionWriter(tmp_path / "s.jsonl")
