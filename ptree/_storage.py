@@ -633,6 +633,11 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
     does not know are kept to be written back.  The leaf is where the file leaves it
     (the last entry, or the last ``leaf`` record's target).  The file is only read.
 
+    Lines are split at ``\\n``; a ``\\r`` before it and a UTF-8 byte-order mark at
+    the start are accepted.  Blank lines (empty or only white space) are not data and
+    are skipped without a warning, as Pi skips them; a second ``session`` line (an old
+    Pi bug) is skipped with a warning in both modes.
+
     Cost: O(size of the file), one read; the JSON is frozen while it is parsed.
 
     Args:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -159,9 +160,44 @@ class TestLoad:
         assert (p.read_bytes(), os.stat(p).st_mtime_ns) == before
 
     def test_missing_file_raises_oserror(self, tmp_path: Path) -> None:
-        """A file that does not exist is a FileNotFoundError, not a session error."""
+        """A file that does not exist is a FileNotFoundError, not a session error
+        (the CLI checks for it the same way)."""
         with pytest.raises(FileNotFoundError):
             load(tmp_path / "nope.jsonl")
+
+    def test_a_directory_is_an_oserror(self, tmp_path: Path) -> None:
+        """A directory is no file to read: IsADirectoryError, an OSError."""
+        with pytest.raises(IsADirectoryError):
+            load(tmp_path)
+
+    @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+    def test_an_unreadable_file_is_a_permission_error(self, tmp_path: Path) -> None:
+        """A file the process may not read: PermissionError, an OSError."""
+        p = write(tmp_path / "s.jsonl", HEADER)
+        os.chmod(p, 0)
+        with pytest.raises(PermissionError):
+            load(p)
+
+    @pytest.mark.parametrize("strict", [True, False])
+    def test_reading_bad_files_never_changes_them(self, tmp_path: Path, strict: bool) -> None:
+        """Neither a torn v3 file nor a v1 file nor a lenient load of bad lines is
+        rewritten: bytes and modification time stay."""
+        v1 = {k: v for k, v in HEADER.items() if k != "version"}
+        files = [
+            write(tmp_path / "torn.jsonl", HEADER, msg("a", None), '{"type":"mess', end=""),
+            write(tmp_path / "v1.jsonl", v1, {"type": "message", "timestamp": TS,
+                                              "message": {"role": "user", "content": "x"}}),
+            write(tmp_path / "crlf.jsonl", HEADER, msg("a", None), end="\r\n"),
+        ]
+        if not strict:
+            files.append(write(tmp_path / "bad.jsonl", HEADER, "{bad", msg("b", "zz")))
+        for p in files:
+            os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+            before = p.read_bytes(), os.stat(p).st_mtime_ns, os.stat(p).st_size
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SessionFileWarning)
+                load(p, strict=strict)
+            assert (p.read_bytes(), os.stat(p).st_mtime_ns, os.stat(p).st_size) == before
 
 
 class TestStrictErrors:
@@ -564,6 +600,32 @@ class TestDump:
             dump(SessionTree().append({"role": "user", "content": "new"}), p)
         assert p.read_bytes() == before
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
+
+    def test_a_tree_that_cannot_be_written_leaves_the_old_file(self, tmp_path: Path) -> None:
+        """A value JSON has no form for (an infinity smuggled in through a FrozenDict)
+        fails before the file is touched: the old file stays, no temp file is left."""
+        p = tmp_path / "s.jsonl"
+        dump(SessionTree().append({"role": "user", "content": "keep"}), p)
+        before = p.read_bytes()
+        bad = SessionTree().append(ptree.FrozenDict({"role": "user", "content": float("inf")}))
+        with pytest.raises(ValueError, match="JSON"):
+            dump(bad, p)
+        assert p.read_bytes() == before
+        assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
+
+    def test_a_missing_directory_is_an_oserror_and_creates_nothing(self, tmp_path: Path) -> None:
+        """Writing into a directory that does not exist raises FileNotFoundError."""
+        with pytest.raises(FileNotFoundError):
+            dump(SessionTree(), tmp_path / "nowhere" / "s.jsonl")
+        assert os.listdir(tmp_path) == []
+
+    def test_a_directory_in_the_way_is_left_alone(self, tmp_path: Path) -> None:
+        """A path that is a directory is neither replaced nor littered."""
+        (tmp_path / "d").mkdir()
+        with pytest.raises(IsADirectoryError):
+            dump(SessionTree(), tmp_path / "d")
+        assert (tmp_path / "d").is_dir()
+        assert sorted(os.listdir(tmp_path)) == ["d"]
 
     def test_lone_surrogates_are_escaped(self, tmp_path: Path) -> None:
         """A string with a lone surrogate (from a \\ud800 escape) still writes and reads."""
