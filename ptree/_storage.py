@@ -329,7 +329,13 @@ class _Reader:
         )
 
     def lines(self, data: bytes) -> list[str | None]:
-        """The file's lines as text; ``None`` for a line that is not UTF-8."""
+        """The file's lines as text; ``None`` for a line that is not UTF-8.
+
+        A line that is UTF-8 but for a character cut short at its very end (a crash
+        in the middle of writing a multi-byte character) has its text before that
+        character in :attr:`cut`, to be judged as a torn line.
+        """
+        self.cut: dict[int, str] = {}
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -337,7 +343,10 @@ class _Reader:
             for raw in data.split(b"\n"):
                 try:
                     out.append(raw.decode("utf-8"))
-                except UnicodeDecodeError:
+                except UnicodeDecodeError as exc:
+                    if exc.end == len(raw) and exc.reason == "unexpected end of data":
+                        # The first error is at the end, so all before it is text.
+                        self.cut[len(out)] = raw[:exc.start].decode("utf-8")
                     out.append(None)
         else:
             out = text.split("\n")  # type: ignore[assignment]
@@ -366,7 +375,11 @@ class _Reader:
                 if text is None:
                     if header is None:
                         raise SessionFileError(path, i + 1, "no session header: not UTF-8")
-                    self.fail(i + 1, "not UTF-8 text")
+                    cut = self.cut.get(i)
+                    if cut is not None and is_torn(cut):
+                        self.torn(i + 1, i == last and not ends_clean)
+                    else:
+                        self.fail(i + 1, "not UTF-8 text")
                 continue
             lineno = i + 1
             try:
@@ -384,17 +397,10 @@ class _Reader:
                             path, lineno, f"no session header: {exc}"
                         ) from None
                     if i == last and not ends_clean:
-                        self.warn(lineno, "recovered a torn last line (a write that did "
-                                          "not finish): ignored it",
-                                  "a torn last line (a write that did not finish)")
+                        self.torn(lineno, True)
                         continue
                     if is_torn(text):
-                        # A crash cut this line short and a later write began afresh
-                        # on the next line: the same recovery, found later.
-                        self.warn(lineno, "skipped a torn line (a write that did not "
-                                          "finish, followed by later writes)",
-                                  "a torn line (a write that did not finish, followed by "
-                                  "later writes)")
+                        self.torn(lineno, False)
                         continue
                     self.fail(lineno, str(exc))
                     continue
@@ -412,6 +418,18 @@ class _Reader:
             raise SessionFileError(path, None, "empty file: no session header")
         tree, leaf_ids = self.build(header, records, rec_lines, record_lines(parsed))
         return FileState(tree, header.version, ends_clean, leaf_ids, len(data))
+
+    def torn(self, lineno: int, last: bool) -> None:
+        """Report a line that a crash cut short, skipped in both modes."""
+        if last:
+            self.warn(lineno, "recovered a torn last line (a write that did not finish): "
+                      "ignored it", "a torn last line (a write that did not finish)")
+        else:
+            # A crash cut this line short and a later write began afresh on the next
+            # line: the same recovery, found later.
+            self.warn(lineno, "skipped a torn line (a write that did not finish, "
+                      "followed by later writes)",
+                      "a torn line (a write that did not finish, followed by later writes)")
 
     def header(self, lineno: int, value: Any) -> SessionHeader:
         if type(value) is not FrozenDict or value.get("type") != "session":

@@ -391,6 +391,35 @@ class TestTornTail:
             tree = load(p, strict=strict)
         assert tree.ids() == ("a", "b")
 
+    @pytest.mark.parametrize("strict", [True, False])
+    @pytest.mark.parametrize("cut", [1, 2, 3])
+    def test_a_line_torn_inside_a_character_is_recovered(
+        self, tmp_path: Path, strict: bool, cut: int
+    ) -> None:
+        """A crash can cut a line in the middle of a multi-byte UTF-8 character (an
+        emoji here): the bytes are not UTF-8, yet it is a torn line like any other,
+        at the end and inside the file (a writer's recovery after it)."""
+        line = json.dumps(msg("b", "a", "h\u00e9 \U0001F600!"), ensure_ascii=False).encode()
+        torn = line[: line.index(b"\xf0") + cut]
+        p = tmp_path / "s.jsonl"
+        p.write_bytes(json.dumps(HEADER).encode() + b"\n" + json.dumps(msg("a", None)).encode()
+                      + b"\n" + torn)
+        with pytest.warns(SessionFileWarning, match=":3: recovered a torn last line"):
+            assert load(p, strict=strict).ids() == ("a",)
+        p.write_bytes(p.read_bytes() + b"\n" + line + b"\n")
+        with pytest.warns(SessionFileWarning, match=":3: skipped a torn line"):
+            assert load(p, strict=strict).ids() == ("a", "b")
+
+    def test_a_complete_line_with_a_cut_character_after_it_is_an_error(
+        self, tmp_path: Path
+    ) -> None:
+        """Half a character after a whole JSON object is no torn line: an error."""
+        p = tmp_path / "s.jsonl"
+        p.write_bytes(json.dumps(HEADER).encode() + b"\n" + json.dumps(msg("a", None)).encode()
+                      + b"\xf0\x9f\n")
+        with pytest.raises(SessionFileError, match=":2: not UTF-8"):
+            load(p)
+
     def test_other_bad_line_inside_the_file_is_an_error(self, tmp_path: Path) -> None:
         """A bad line that is no cut-short JSON is an ordinary error in strict mode."""
         p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), '{"type": mess', msg("b", "a"))

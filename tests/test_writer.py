@@ -325,6 +325,19 @@ class TestTornTail:
             again = load(p, strict=True)
         assert again == t
 
+    def test_a_tail_torn_inside_a_character_reopens(self, tmp_path: Path) -> None:
+        """A crash in the middle of a multi-byte character leaves bytes that are not
+        UTF-8; the writer still reopens the file and goes on on a fresh line."""
+        p = tmp_path / "s.jsonl"
+        with SessionWriter(p) as w:
+            w.commit(w.value.append(user("a")))
+        with p.open("ab") as f:
+            f.write('{"type":"message","id":"to","content":"\u00e9'.encode()[:-1])
+        with pytest.warns(SessionFileWarning, match="torn"), SessionWriter(p) as w:
+            t = w.commit(w.value.append(user("b")))
+        with pytest.warns(SessionFileWarning, match="torn"):
+            assert load(p) == t
+
     def test_unterminated_complete_line_is_kept(self, tmp_path: Path) -> None:
         """A last entry without its newline stays an entry; the next commit adds one."""
         p = tmp_path / "s.jsonl"
