@@ -40,7 +40,9 @@ t = w.value
 while True:
     n = len(t)
     size = 200_000 if rng.random() < 0.1 else rng.randint(1, 300)
-    t = t.append({"role": "user", "content": "x" * size}, id=f"s{seed}-{n}")
+    # Multi-byte characters, so that a kill may cut a line inside one.
+    t = t.append({"role": "user", "content": ("x\u00e9\U0001F600" * size)[:size]},
+                 id=f"s{seed}-{n}")
     if rng.random() < 0.3:
         t = t.append_label(t.leaf_id, f"L{n}")
     if rng.random() < 0.3:
@@ -93,9 +95,11 @@ def test_sigkill_never_loses_a_commit(tmp_path: Path) -> None:
             # starting a fresh line, so gluing a second torn start onto it would make
             # a line no crash can make.
             line = json.dumps({"type": "message", "id": f"torn{seed}", "parentId": None,
-                               "timestamp": "t", "message": {"role": "user", "content": "z"}})
+                               "timestamp": "t", "message": {"role": "user",
+                                                             "content": "z\u00e9\U0001F600"}},
+                              ensure_ascii=False).encode()
             with path.open("ab") as f:
-                f.write(line[: rng.randint(1, len(line) - 1)].encode())
+                f.write(line[: rng.randint(1, len(line) - 1)])  # maybe inside a character
             torn_rounds += 1
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
