@@ -93,7 +93,7 @@ class SessionWriter:
 
     Raises:
         SessionLockedError: another writer holds the file.
-        SessionFileError: the file cannot be loaded, or is older than version 3.
+        SessionFileError: the file cannot be loaded, or is not version 3.
 
     >>> import tempfile, os
     >>> from ptree import load
@@ -147,7 +147,9 @@ class SessionWriter:
             self._file_leaf: str | None = None
             return
         state = read_state(self._path, data, strict=strict)
-        if state.version < CURRENT_VERSION:
+        if state.version != CURRENT_VERSION:
+            # Older files need migrating; a newer version may mean lines this writer
+            # does not know how to write: either way, never append to it.
             raise SessionFileError(
                 self._path, 1, f"a version {state.version} file: appending version "
                 f"{CURRENT_VERSION} entries to it would mix formats; convert it first, "

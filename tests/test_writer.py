@@ -73,6 +73,17 @@ class TestOpen:
             SessionWriter(p)
         assert p.read_bytes() == before
 
+    def test_newer_version_is_refused(self, tmp_path: Path) -> None:
+        """A file of a later version than 3 is read, but not appended to: its format
+        may differ, and v3 lines in it would mix formats.  The file stays as it was."""
+        p = tmp_path / "v4.jsonl"
+        p.write_text('{"type":"session","version":4,"id":"x","timestamp":"t","cwd":"/"}\n')
+        before = p.read_bytes()
+        assert load(p).header.version == 4  # type: ignore[union-attr]
+        with pytest.raises(SessionFileError, match=r"version 4 file.*convert"):
+            SessionWriter(p)
+        assert p.read_bytes() == before
+
     def test_bad_file_is_refused_and_untouched(self, tmp_path: Path) -> None:
         """A file that does not load strictly is not opened, and not changed."""
         p = tmp_path / "bad.jsonl"
