@@ -297,8 +297,10 @@ def fork(
     target = tree[entry_id]
     if position == "before":
         if type(target) is not MessageEntry or target.message.get("role") != "user":
+            what = (f"a message with role {target.message.get('role')!r}"
+                    if type(target) is MessageEntry else f"a {target.type} entry")
             raise InvalidEntryError(
-                f"fork before an entry needs a user message, not a {target.type} entry",
+                f"fork before an entry needs a user message, not {what}",
                 entry_id=entry_id, field="type",
             )
         end = target._parent

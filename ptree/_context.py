@@ -197,8 +197,9 @@ def _custom_message(entry: CustomMessage) -> FrozenDict:
         "role": "custom",
         "customType": entry.custom_type,
         "content": entry.content,
-        "display": entry.display,
     }
+    if entry.display is not None:  # Pi copies an undefined display, which JSON drops
+        out["display"] = entry.display
     # Pi copies `details` even when undefined, and JSON drops an undefined field: so it
     # is present exactly when the entry has it (an explicit null stays null).
     if entry.details is not None:

@@ -347,18 +347,20 @@ class CustomMessage(Entry):
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("custom_type", "customType", True),
         ("content", "content", True),
-        ("display", "display", True),
+        ("display", "display", False),
         ("details", "details", False),
     )
 
     custom_type: str = attrs.field(validator=_str("customType"))
     content: str | FrozenList = attrs.field(converter=_content)
-    display: bool = attrs.field(default=True)
+    # None: the file had no display field (Pi's readers then show the message); kept
+    # absent so that the entry is written back, and enters the context, as it was.
+    display: bool | None = attrs.field(default=True)
     details: JSONValue = attrs.field(default=None, converter=_freeze_json)
 
     @display.validator
     def _check_display(self, attr: attrs.Attribute[Any], value: Any) -> None:
-        if type(value) is not bool:
+        if value is not None and type(value) is not bool:
             raise InvalidEntryError(
                 f"must be true or false, not {value!r}", entry_id=self.id, field="display"
             )
@@ -465,13 +467,17 @@ def entry_from_json(obj: Mapping[str, Any]) -> Entry:
     else:
         taken = set(_BASE_KEYS)
         for attr, key, required in cls._FIELDS:
-            if key in obj:
-                value = obj[key]
-                if value is None and not required:
-                    continue  # stays in extra, written back as null
+            if not required:
+                # Absent and null both read as None (not the constructor's default);
+                # a null stays in extra, so it is written back as null.
+                value = obj.get(key)
                 kwargs[attr] = value
+                if value is not None:
+                    taken.add(key)
+            elif key in obj:
+                kwargs[attr] = obj[key]
                 taken.add(key)
-            elif required and not (cls is CustomMessage and key == "display"):
+            else:
                 raise InvalidEntryError(f"a {kind} entry needs {key!r}", entry_id=entry_id,
                                         field=key)
     extra = {k: v for k, v in obj.items() if k not in taken}

@@ -243,6 +243,7 @@ class TestFork:
         with pytest.raises(ptree.InvalidEntryError) as info:
             fork(two_branches(), "2", position="before")
         assert info.value.entry_id == "2"
+        assert "not a message with role 'assistant'" in str(info.value)
 
     def test_bad_position(self) -> None:
         """An unknown position raises ValueError; an unknown id UnknownEntryError."""

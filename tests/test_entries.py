@@ -74,12 +74,20 @@ class TestJSON:
         assert entry.details is None
         assert entry.to_json() == obj
 
-    def test_custom_message_display_defaults_to_true(self) -> None:
-        """A custom_message without display is shown (Pi's default)."""
+    def test_custom_message_without_display_stays_without(self) -> None:
+        """A custom_message without display reads as None and is written back without it."""
         obj = {k: v for k, v in EXAMPLES[7].items() if k != "display"}
         entry = entry_from_json(obj)
         assert isinstance(entry, ptree.CustomMessage)
-        assert entry.display is True
+        assert entry.display is None
+        assert entry.to_json() == obj
+        assert "display" not in ptree.build_context(
+            ptree.SessionTree().append_entry(entry)).messages[0]
+
+    def test_custom_message_display_null_stays_null(self) -> None:
+        """display: null is written back as null, not turned into true."""
+        obj = {**EXAMPLES[7], "display": None}
+        assert entry_from_json(obj).to_json() == obj
 
     @pytest.mark.parametrize(
         ("obj", "field"),
