@@ -30,7 +30,7 @@ from ._entries import (
     ModelChange,
     ThinkingLevelChange,
 )
-from ._frozen import FrozenDict, FrozenList
+from ._frozen import FrozenDict, FrozenList, _frozen_dict
 from ._tree import SessionTree
 
 __all__ = [
@@ -207,11 +207,11 @@ def _custom_message(entry: CustomMessage) -> FrozenDict:
     elif "details" in entry.extra:
         out["details"] = None
     out["timestamp"] = iso_to_ms(entry.timestamp)
-    return FrozenDict(out)
+    return _frozen_dict(out)
 
 
 def _branch_summary(entry: BranchSummary) -> FrozenDict:
-    return FrozenDict(
+    return _frozen_dict(
         {
             "role": "branchSummary",
             "summary": entry.summary,
@@ -222,7 +222,7 @@ def _branch_summary(entry: BranchSummary) -> FrozenDict:
 
 
 def _compaction_summary(entry: Compaction) -> FrozenDict:
-    return FrozenDict(
+    return _frozen_dict(
         {
             "role": "compactionSummary",
             "summary": entry.summary,

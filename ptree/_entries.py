@@ -15,6 +15,7 @@ Entries are values: equal when their fields are equal, hashable, picklable.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import attrs
@@ -406,7 +407,7 @@ class UnknownEntry(Entry):
         return self.entry_type
 
 
-ENTRY_TYPES: Mapping[str, type[Entry]] = FrozenDict(
+ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
     {
         cls.TYPE: cls
         for cls in (

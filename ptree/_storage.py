@@ -59,7 +59,7 @@ from ._errors import (
     SessionFileWarning,
     UnknownEntryError,
 )
-from ._frozen import FrozenDict, FrozenList
+from ._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
 from ._header import CURRENT_VERSION, SessionHeader
 from ._migrate import migrate_record, record_lines
 from ._store import Store
@@ -108,18 +108,18 @@ def _freeze_lists(value: list[Any]) -> FrozenList:
     # Dicts inside are frozen already (the hook runs bottom-up); lists in lists are not.
     for item in value:
         if type(item) is list:
-            return FrozenList([_freeze_lists(x) if type(x) is list else x for x in value])
-    return FrozenList(value)
+            return _frozen_list([_freeze_lists(x) if type(x) is list else x for x in value])
+    return _frozen_list(value)
 
 
 def _hook(obj: dict[str, Any]) -> FrozenDict:
     # Freezing while parsing, bottom-up, costs far less than a second walk afterwards.
     for value in obj.values():
         if type(value) is list:
-            return FrozenDict(
+            return _frozen_dict(
                 {k: _freeze_lists(v) if type(v) is list else v for k, v in obj.items()}
             )
-    return FrozenDict(obj)
+    return _frozen_dict(obj)
 
 
 def _no_constant(name: str) -> Any:

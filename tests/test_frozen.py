@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 
 import ptree
-from ptree import FrozenDict, FrozenList, freeze, thaw
+from ptree import FrozenDict, FrozenList, SessionTree, freeze, thaw
 
 from .strategies import json_values
 
@@ -110,6 +110,28 @@ class TestFrozenDict:
             mutate(d)
         assert d == {"a": 1}
 
+    def test_constructor_freezes_what_it_is_given(self) -> None:
+        """FrozenDict(...) freezes its values: no list inside it can be changed later."""
+        inner = [1, {"a": [2]}]
+        d = FrozenDict({"x": inner}, y=[3])
+        inner.append(4)
+        inner[1]["a"].append(5)  # type: ignore[index]
+        assert d == {"x": [1, {"a": [2]}], "y": [3]}
+        assert type(d["x"]) is FrozenList
+        assert type(d["x"][1]) is FrozenDict
+        FrozenDict.__init__(d, {"z": 1})  # calling __init__ again changes nothing
+        assert "z" not in d
+        t = SessionTree().append(FrozenDict({"role": "user", "content": inner}))
+        inner.clear()
+        assert t.current_path()[0]["content"] == [1, {"a": [2, 5]}, 4]
+
+    def test_constructor_refuses_non_json(self) -> None:
+        """FrozenDict and FrozenList refuse what freeze refuses, naming where."""
+        with pytest.raises(ptree.InvalidMessageError, match="FrozenDict\\['x'\\]"):
+            FrozenDict(x=float("nan"))
+        with pytest.raises(ptree.InvalidMessageError, match="FrozenList\\[0\\]"):
+            FrozenList([{1, 2}])
+
     def test_copies_are_plain_and_separate(self) -> None:
         """dict(d), d.copy() and d | x give new plain dicts; copy.copy gives d itself."""
         d = freeze({"a": [1]})
@@ -134,6 +156,14 @@ class TestFrozenList:
         assert f != [1, [3]]
         assert f != [1]
         assert repr(f) == "[1, [2]]"
+
+    def test_constructor_freezes_what_it_is_given(self) -> None:
+        """FrozenList(...) freezes its items: a dict inside it cannot be changed later."""
+        item = {"a": [1]}
+        f = FrozenList([item])
+        item["a"].append(2)
+        assert f == [{"a": [1]}]
+        assert type(f[0]) is FrozenDict
 
     def test_no_mutation(self) -> None:
         """A FrozenList has no append, and item assignment fails."""

@@ -631,12 +631,14 @@ class TestDump:
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
 
     def test_a_tree_that_cannot_be_written_leaves_the_old_file(self, tmp_path: Path) -> None:
-        """A value JSON has no form for (an infinity smuggled in through a FrozenDict)
-        fails before the file is touched: the old file stays, no temp file is left."""
+        """A value JSON has no form for (an infinity forced into a FrozenDict behind
+        its back) fails before the file is touched: the old file stays, no temp file."""
         p = tmp_path / "s.jsonl"
         dump(SessionTree().append({"role": "user", "content": "keep"}), p)
         before = p.read_bytes()
-        bad = SessionTree().append(ptree.FrozenDict({"role": "user", "content": float("inf")}))
+        smuggled = ptree.FrozenDict({"role": "user"})
+        dict.__setitem__(smuggled, "content", float("inf"))
+        bad = SessionTree().append(smuggled)
         with pytest.raises(ValueError, match="JSON"):
             dump(bad, p)
         assert p.read_bytes() == before
