@@ -149,6 +149,10 @@ class SessionRef(Generic[T]):
         >>> ref.swap(lambda n, k: n + k, 10)
         11
         """
+        return self._change(lambda old: fn(old, *args, **kwargs))
+
+    def _change(self, compute: Callable[[T], T]) -> T:
+        """Under the lock, as its owner: value = compute(value); watchers told."""
         me = threading.get_ident()
         if self._owner == me:
             raise ReentrantSwapError()
@@ -156,7 +160,7 @@ class SessionRef(Generic[T]):
             self._owner = me
             try:
                 old = self._value
-                new = fn(old, *args, **kwargs)
+                new = compute(old)
                 if new is not old:
                     self._value = new
                     self._notify(old, new)
@@ -171,19 +175,7 @@ class SessionRef(Generic[T]):
             ReentrantSwapError: called from an update function or watcher of this ref.
             WatchError: a watcher failed (the change was made).
         """
-        me = threading.get_ident()
-        if self._owner == me:
-            raise ReentrantSwapError()
-        with self._lock:
-            self._owner = me
-            try:
-                old = self._value
-                if new is not old:
-                    self._value = new
-                    self._notify(old, new)
-                return new
-            finally:
-                self._owner = None
+        return self._change(lambda old: new)
 
     def compare_and_set(self, expected: T, new: T) -> bool:
         """Make ``new`` the value only if the value is still ``expected`` (by identity).
@@ -200,21 +192,14 @@ class SessionRef(Generic[T]):
         >>> ref.compare_and_set(seen, "b"), ref.compare_and_set(seen, "c"), ref.value
         (True, False, 'b')
         """
-        me = threading.get_ident()
-        if self._owner == me:
-            raise ReentrantSwapError()
-        with self._lock:
-            self._owner = me
-            try:
-                old = self._value
-                if old is not expected:
-                    return False
-                if new is not old:
-                    self._value = new
-                    self._notify(old, new)
-                return True
-            finally:
-                self._owner = None
+        seen: list[T] = []
+
+        def decide(old: T) -> T:
+            seen.append(old)
+            return new if old is expected else old
+
+        self._change(decide)
+        return seen[0] is expected
 
     # ------------------------------------------------------------------ watchers
 

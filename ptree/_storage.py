@@ -826,32 +826,50 @@ def _lock_existing(path: Path) -> int | None:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    directory = path.parent
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        mode: int | None = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    tmp = write_temp(path, data, mode)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if mode is not None:
-                os.fchmod(fd, mode)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.fchmod(fd, 0o666 & ~umask)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    sync_directory(directory)
+    sync_directory(path.parent)
+
+
+def write_temp(path: Path, data: bytes, mode: int | None = None) -> str:
+    """A temporary file beside ``path`` holding ``data``, on the disk; return its name.
+
+    It gets ``mode``, or what a new file gets under the umask.  If writing fails it
+    is removed again and the error raised: the caller renames or links it into place.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        try:
+            write_all(fd, data)
+            if mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def sync_directory(directory: Path) -> None:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -45,6 +44,8 @@ from ._storage import (
     new_leaf_id,
     read_state,
     sync_directory,
+    write_all,
+    write_temp,
 )
 from ._tree import SessionTree
 
@@ -138,7 +139,7 @@ class SessionWriter:
                     self._path, None, f"a new file is written as version {CURRENT_VERSION}, "
                     f"not {header.version}"
                 )
-            _write_all(fd, encode_line(header.to_json()))
+            write_all(fd, encode_line(header.to_json()))
             os.fsync(fd)
             sync_directory(Path(self._path).resolve().parent)
             self._committed = SessionTree(header=header)
@@ -174,16 +175,8 @@ class SessionWriter:
         header = header_of(tree)
         tree = tree if header is tree.header else tree.with_header(header)
         data = file_bytes(tree, header)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = write_temp(target, data)
         try:
-            try:
-                _write_all(fd, data)
-                umask = os.umask(0)
-                os.umask(umask)
-                os.fchmod(fd, 0o666 & ~umask)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             os.link(tmp, target)  # fails if target exists: never replaces a file
         finally:
             os.unlink(tmp)
@@ -289,7 +282,7 @@ class SessionWriter:
 
     def _write(self, data: bytes) -> None:
         try:
-            _write_all(self._fd, data)
+            write_all(self._fd, data)
             if self._fsync:
                 os.fsync(self._fd)
             else:
@@ -364,10 +357,3 @@ def _read_all(fd: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
