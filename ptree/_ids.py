@@ -36,6 +36,8 @@ def counter_ids(tree: SessionTree) -> str:
     The next id is ``e<k+1>`` where ``k`` is the largest number among this tree's ids
     of the form ``e<k>``, so the count belongs to the value itself: two independent
     trees both start at ``e1``, and an explicit id such as ``"e7"`` is skipped over.
+    Only ``e`` and 1 to 30 ASCII digits without a leading zero count: ``"e07"``,
+    ``"e٣"`` and a 40-digit run are ids like any other (no counter gets that far).
 
     Cost: O(1).
 

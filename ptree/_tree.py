@@ -43,9 +43,14 @@ _set_message = MessageEntry.__dict__["message"].__set__
 _EMPTY_EXTRA = FrozenDict()
 
 
+# Longer digit runs are ids like any other: int() refuses past 4,300 digits (a
+# ValueError from append), and no counter ever reaches 10**30, so they never collide.
+_COUNTER_DIGITS = 30
+
+
 def _counter_of(entry_id: str) -> int:
-    """``k`` for an id ``"e<k>"`` (the default ids), else 0."""
-    if entry_id[:1] == "e" and entry_id[1:2] != "0":
+    """``k`` for an id ``"e<k>"`` (the default ids, up to 30 digits), else 0."""
+    if entry_id[:1] == "e" and entry_id[1:2] != "0" and len(entry_id) <= _COUNTER_DIGITS + 1:
         digits = entry_id[1:]
         if digits.isascii() and digits.isdigit():
             return int(digits)

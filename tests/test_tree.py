@@ -99,6 +99,30 @@ class TestAppend:
         t = SessionTree().append(user("a"), id="e7").append(user("b"))
         assert t.ids() == ("e7", "e8")
 
+    @pytest.mark.parametrize("odd", ["e01", "e0", "e\u0661", "e1x", "E5", "e-3", "e+3"])
+    def test_ids_not_of_the_counter_form_do_not_move_the_counter(self, odd: str) -> None:
+        """Only 'e' and ASCII digits without a leading zero count ('e01', 'e٣' do not)."""
+        t = SessionTree().append(user("a"), id=odd).append(user("b"))
+        assert t.ids() == (odd, "e1")
+        t._check()
+
+    def test_very_large_counter_id(self) -> None:
+        """After 'e99999999999999999999' the next default id is one more, exactly."""
+        t = SessionTree().append(user("a"), id="e99999999999999999999").append(user("b"))
+        assert t.leaf_id == "e100000000000000000000"
+        t._check()
+
+    def test_counter_id_longer_than_python_converts_is_just_an_id(self) -> None:
+        """A digit run past Python's int-conversion limit (4,300 digits) is a plain id,
+        not a ValueError from int(): no counter gets that far, so it cannot collide."""
+        huge = "e" + "9" * 5000
+        t = SessionTree().append(user("a"), id=huge).append(user("b"))
+        assert t.ids() == (huge, "e1")
+        t._check()
+        rebuilt = SessionTree.from_entries(t.entries())
+        assert rebuilt == t
+        assert rebuilt.append(user("c")).leaf_id == "e2"
+
     def test_duplicate_id_is_an_error(self) -> None:
         """An id already in the tree raises DuplicateEntryError (a ValueError) with the id."""
         t = SessionTree().append(user("a"))
