@@ -29,6 +29,11 @@ __all__ = ["ReentrantSwapError", "SessionRef", "WatchError", "Watcher"]
 T = TypeVar("T")
 P = ParamSpec("P")
 
+_ANY: Any = object()  # _change's ``expected`` when any value will do
+_REFUSED: Any = object()  # _change's result when the value was not the expected one
+_NO_KWARGS: dict[str, Any] = {}  # never changed: reset and compare_and_set have none
+
+
 Watcher = Callable[[Any, Any], object]
 """A function called as ``watcher(old, new)`` after each change of a :class:`SessionRef`."""
 
@@ -149,18 +154,29 @@ class SessionRef(Generic[T]):
         >>> ref.swap(lambda n, k: n + k, 10)
         11
         """
-        return self._change(lambda old: fn(old, *args, **kwargs))
+        result: T = self._change(_ANY, fn, args, kwargs)
+        return result
 
-    def _change(self, compute: Callable[[T], T]) -> T:
-        """Under the lock, as its owner: value = compute(value); watchers told."""
+    def _change(self, expected: object, fn: Callable[..., T] | None, args: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+        """Under the lock, as its owner: value = fn(value, *args, **kwargs); watchers told.
+
+        With ``fn`` None the new value is ``args[0]``.  Returns the new value, or
+        ``_REFUSED`` (and ``fn`` is not called) when ``expected`` is not ``_ANY`` and
+        not the value.  The function and its arguments are passed as they are, not
+        wrapped in a closure: a closure per call made ``swap`` 30% slower (550 ->
+        730 ns) and ``compare_and_set`` twice as slow (260 -> 500 ns; now 350).
+        """
         me = threading.get_ident()
         if self._owner == me:
             raise ReentrantSwapError()
         with self._lock:
-            self._owner = me
             try:
+                self._owner = me  # inside the try: whatever happens, it is cleared
                 old = self._value
-                new = compute(old)
+                if expected is not _ANY and old is not expected:
+                    return _REFUSED
+                new = args[0] if fn is None else fn(old, *args, **kwargs)
                 if new is not old:
                     self._value = new
                     self._notify(old, new)
@@ -175,7 +191,8 @@ class SessionRef(Generic[T]):
             ReentrantSwapError: called from an update function or watcher of this ref.
             WatchError: a watcher failed (the change was made).
         """
-        return self._change(lambda old: new)
+        result: T = self._change(_ANY, None, (new,), _NO_KWARGS)
+        return result
 
     def compare_and_set(self, expected: T, new: T) -> bool:
         """Make ``new`` the value only if the value is still ``expected`` (by identity).
@@ -192,14 +209,7 @@ class SessionRef(Generic[T]):
         >>> ref.compare_and_set(seen, "b"), ref.compare_and_set(seen, "c"), ref.value
         (True, False, 'b')
         """
-        seen: list[T] = []
-
-        def decide(old: T) -> T:
-            seen.append(old)
-            return new if old is expected else old
-
-        self._change(decide)
-        return seen[0] is expected
+        return self._change(expected, None, (new,), _NO_KWARGS) is not _REFUSED
 
     # ------------------------------------------------------------------ watchers
 
