@@ -96,6 +96,7 @@ class FrozenDict(dict[str, Any]):
 _dict_new = dict.__new__
 _dict_init = dict.__init__
 _tuple_new = tuple.__new__
+_tuple_hash = tuple.__hash__
 
 
 def _frozen_dict(d: Mapping[str, Any]) -> FrozenDict:
@@ -137,7 +138,12 @@ class FrozenList(tuple[Any, ...]):
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    __hash__ = tuple.__hash__
+    def __hash__(self) -> int:
+        # Through a Python frame, not ``__hash__ = tuple.__hash__``: tuple's C hash
+        # recurses with no depth check, and a FrozenList nested 200,000 deep (freeze a
+        # frozen value again and again) crashed CPython; each frame here counts
+        # towards the recursion limit, so that is a RecursionError instead.
+        return _tuple_hash(self)
 
     def __repr__(self) -> str:
         return repr(list(self))
@@ -349,8 +355,41 @@ def thaw(value: Any) -> Any:
     >>> type(plain), m["content"]
     (<class 'dict'>, ['hi'])
     """
+    try:
+        return _thaw(value)
+    except RecursionError:
+        # Two frames a level: a value freeze took (one frame a level, or frozen values
+        # nested again) can be too deep for this.  The loop below has no limit.
+        return _thaw_deep(value)
+
+
+def _thaw(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+        return {k: _thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [thaw(v) for v in value]
+        return [_thaw(v) for v in value]
     return value
+
+
+def _thaw_deep(value: Any) -> Any:
+    """:func:`thaw` with a stack of its own instead of recursion.  O(size)."""
+    def fresh(v: Any) -> Any:
+        if isinstance(v, Mapping):
+            out: Any = {}
+        elif isinstance(v, (list, tuple)):
+            out = []
+        else:
+            return v
+        todo.append((v, out))
+        return out
+
+    todo: list[tuple[Any, Any]] = []
+    root = fresh(value)
+    while todo:
+        src, dst = todo.pop()
+        if type(dst) is dict:
+            for k, v in src.items():
+                dst[k] = fresh(v)  # the container first, filled when popped
+        else:
+            dst.extend([fresh(v) for v in src])
+    return root

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+import subprocess
+import sys
 from collections import OrderedDict
 from enum import IntEnum
 from typing import Any
@@ -172,6 +174,28 @@ class TestFrozenList:
         with pytest.raises(TypeError):
             f[0] = 2
 
+    def test_hash_of_a_very_deep_value_is_an_error_not_a_crash(self) -> None:
+        """Frozen values nest without limit by freezing a frozen one again; hashing
+        one 200,000 deep raises RecursionError where tuple's own hash crashed CPython."""
+        code = (
+            "import ptree\n"
+            "x = ptree.freeze(['leaf'])\n"
+            "for _ in range(200_000):\n"
+            "    x = ptree.freeze([x])\n"
+            "try:\n"
+            "    hash(x)\n"
+            "except RecursionError:\n"
+            "    print('refused')\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert (done.returncode, done.stdout) == (0, "refused\n"), done.stderr[-500:]
+
+    def test_hash_agrees_with_tuples(self) -> None:
+        """A FrozenList hashes as the equal tuple does (it is one)."""
+        assert hash(freeze([1, [2, "x"]])) == hash((1, (2, "x")))
+        assert hash(FrozenList((1,))) == hash(FrozenList([1])) == hash(FrozenList([1.0]))
+
     def test_concatenation_gives_plain_tuples(self) -> None:
         """+ and * give plain tuples, not frozen lists."""
         f = freeze([1])
@@ -180,6 +204,24 @@ class TestFrozenList:
 
 
 class TestThaw:
+    @pytest.mark.parametrize("kind", ["list", "dict"])
+    def test_thaw_takes_whatever_freeze_took(self, kind: str) -> None:
+        """A value nested as deep as freeze allows (and deeper, by freezing frozen values
+        again) thaws, and so does its entry's to_json; thaw used two frames a level."""
+        x: Any = freeze("leaf")
+        for _ in range(5_000):
+            x = freeze([x] if kind == "list" else {"k": x, "n": 1})
+        entry = ptree.Custom(id="c", parent_id=None, timestamp="t", custom_type="deep", data=x)
+        step: Any = 0 if kind == "list" else "k"
+        plain: Any
+        for plain in (thaw(x), entry.to_json()["data"]):
+            levels = 0
+            while plain != "leaf":
+                assert type(plain).__name__ == kind  # plain list or dict
+                plain = plain[step]
+                levels += 1
+            assert levels == 5_000
+
     def test_thaw_gives_independent_mutable_values(self) -> None:
         """thaw gives new dicts and lists; changing them changes nothing frozen."""
         f = freeze({"a": [{"b": 1}]})
