@@ -38,6 +38,17 @@ Watcher = Callable[[Any, Any], object]
 """A function called as ``watcher(old, new)`` after each change of a :class:`SessionRef`."""
 
 
+def _edited(
+    watches: dict[Hashable, Watcher], key: Hashable, watcher: Watcher | None
+) -> dict[Hashable, Watcher]:
+    """A copy of ``watches`` with ``key`` set to ``watcher``, or removed (None)."""
+    if watcher is not None:
+        return {**watches, key: watcher}
+    out = dict(watches)
+    del out[key]
+    return out
+
+
 class ReentrantSwapError(SessionError, RuntimeError):
     """A change of a :class:`SessionRef` from inside one of its own changes.
 
@@ -112,23 +123,20 @@ class SessionRef(Generic[T]):
     'e1'
     """
 
-    __slots__ = ("__weakref__", "_lock", "_owner", "_value", "_watch_lock", "_watches")
+    __slots__ = ("__weakref__", "_lock", "_owner", "_value", "_watches")
 
     _value: T
     _lock: threading.Lock
     _owner: int | None
     _watches: dict[Hashable, Watcher]
-    _watch_lock: threading.Lock
 
     def __init__(self, value: T) -> None:
         self._value = value
         self._lock = threading.Lock()
         self._owner = None
-        # Replaced whole on each change, never changed in place: a change being
-        # notified iterates a dict nobody else touches, and watchers may add or
-        # remove watches without waiting for the ref's lock.
+        # Replaced whole on each edit, never changed in place: a change being
+        # notified iterates a dict nobody else touches, even if a watcher edits them.
         self._watches = {}
-        self._watch_lock = threading.Lock()
 
     @property
     def value(self) -> T:
@@ -227,19 +235,32 @@ class SessionRef(Generic[T]):
         """
         if not callable(watcher):
             raise TypeError(f"a watcher must be callable, not {type(watcher).__name__}")
-        with self._watch_lock:
-            self._watches = {**self._watches, key: watcher}
+        self._edit_watches(key, watcher)
 
     def remove_watch(self, key: Hashable) -> None:
         """Stop calling the watcher added under ``key``.  O(number of watchers).
 
+        It waits for a change being made by another thread, so once it returns the
+        watcher is never called again: what it writes to can be closed.
+
         Raises:
             KeyError: no watcher has that key.
         """
-        with self._watch_lock:
-            watches = dict(self._watches)
-            del watches[key]
-            self._watches = watches
+        self._edit_watches(key, None)
+
+    def _edit_watches(self, key: Hashable, watcher: Watcher | None) -> None:
+        """Add, replace (``watcher``) or remove (None) a watch, under the ref's lock.
+
+        Under the lock, so a removal is final: taking the lock waits for any change
+        being notified.  From inside a change (a watcher, an update function) this
+        thread holds the lock already.  The dict is replaced, never changed in
+        place, so a notification under way goes on with the watches it started with.
+        """
+        if self._owner == threading.get_ident():
+            self._watches = _edited(self._watches, key, watcher)
+            return
+        with self._lock:
+            self._watches = _edited(self._watches, key, watcher)
 
     @property
     def watches(self) -> tuple[Hashable, ...]:

@@ -342,6 +342,62 @@ class TestWatches:
         ref.reset(1)
         assert ref.watches == ()
 
+    def test_a_watcher_is_never_called_after_remove_watch_returns(self) -> None:
+        """remove_watch waits for a change being notified in another thread.
+
+        So after it returns the watcher is done with: a writer hooked there can be
+        closed.  (Had it returned at once, the change under way would still call it.)
+        """
+        ref = SessionRef(0)
+        log: list[str] = []
+        entered, release = threading.Event(), threading.Event()
+
+        def slow(old: int, new: int) -> None:
+            entered.set()
+            release.wait(5)
+            log.append("slow")
+
+        ref.add_watch("slow", slow)
+        ref.add_watch("disk", lambda old, new: log.append("disk"))
+        changer = threading.Thread(target=ref.reset, args=(1,))
+        changer.start()
+        entered.wait(5)
+
+        def remove() -> None:
+            ref.remove_watch("disk")
+            log.append("removed")
+
+        remover = threading.Thread(target=remove)
+        remover.start()
+        remover.join(0.2)  # had remove_watch not waited, it would be done by now
+        release.set()
+        for th in (changer, remover):
+            th.join()
+        assert log == ["slow", "disk", "removed"]
+        ref.reset(2)
+        assert log == ["slow", "disk", "removed", "slow"]
+
+    def test_a_watcher_or_update_function_may_change_the_watches(self) -> None:
+        """Changing the watches from inside a change does not wait for the ref's lock.
+
+        A watch added during a change is called from the next change on.
+        """
+        ref = SessionRef(0)
+        seen: list[tuple[str, int]] = []
+
+        def add_more(old: int, new: int) -> None:
+            ref.add_watch("more", lambda o, n: seen.append(("more", n)))
+
+        ref.add_watch("adder", add_more)
+        ref.reset(1)
+        assert seen == []
+        def remove_and_bump(n: int) -> int:
+            ref.remove_watch("adder")
+            return n + 1
+
+        ref.swap(remove_and_bump)
+        assert (seen, ref.watches) == ([("more", 2)], ("more",))
+
     def test_a_history_in_a_ref_with_a_writer_watch(self) -> None:
         """The intended use: a History in a ref, a watcher that persists each present."""
         ref = SessionRef(History(SessionTree()))
