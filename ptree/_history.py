@@ -159,6 +159,7 @@ class History(Generic[T]):
         "_past_cells",
         "_present",
         "_redo_count",
+        "_trimmed",
         "_undo_count",
     )
 
@@ -170,6 +171,7 @@ class History(Generic[T]):
     _redo_count: int
     _limit: int | None
     _hash: int
+    _trimmed: _Cell | None  # set by the first commit that trims: the kept past, copied
 
     def __init__(self, present: T, *, limit: int | None = None) -> None:
         self._present = present
@@ -276,8 +278,11 @@ class History(Generic[T]):
 
         Cost: O(1) without a limit.  With one, amortised O(1): dropped values stay in
         memory until ``limit // 4 + 32`` of them have piled up, then one commit copies
-        the ``limit`` kept cells, O(limit), and frees the rest.  (Committing again and
-        again to the same old history just before such a copy pays it each time.)
+        the ``limit`` kept cells, O(limit), and frees the rest.  The copy is kept by
+        the history it was made from, so further commits to that same history are
+        O(1).  (What an old history cannot share: a commit to each of many different
+        histories that were all made just before a copy, e.g. two commits in a row
+        from one old point for each of many values, pays O(limit) each time.)
 
         >>> h = History("a").commit("b").undo().commit("c")
         >>> h.past(), h.present, h.can_redo
@@ -295,9 +300,17 @@ class History(Generic[T]):
             if count > limit:
                 count = limit
             if cells > limit + _slack(limit):
-                kept = list(_values(past, count))
-                kept.reverse()
-                past = _build(kept)
+                # The kept cells depend on this history only, not on ``value``: they
+                # are copied once and kept here, so branching again and again from
+                # a history that needs the copy (trying several values from one
+                # point) pays O(limit) once, not at each commit.
+                try:
+                    past = self._trimmed
+                except AttributeError:
+                    kept = list(_values(past, count))
+                    kept.reverse()
+                    past = _build(kept)
+                    self._trimmed = past
                 cells = count
         return History._new(value, past, count, cells, None, 0, limit)
 

@@ -224,6 +224,24 @@ class TestLimit:
         assert most <= limit + _history._slack(limit)
         assert h.past() == tuple(range(989, 999))
 
+    def test_commits_to_one_history_about_to_trim_copy_once(self) -> None:
+        """Branching many times from a history due for a trim copies its cells once.
+
+        The kept cells do not depend on the committed value, so the first such
+        commit keeps its copy: the others are O(1), not O(limit) each.
+        """
+        limit = 50
+        base = committed(list(range(limit + _history._slack(limit) + 1)), limit=limit)
+        assert base._past_cells == limit + _history._slack(limit)  # one short of a trim
+        with mock.patch.object(_history, "_build", wraps=_history._build) as build:
+            branches = [base.commit(f"try {k}") for k in range(100)]
+        assert build.call_count == 1
+        for k, h in enumerate(branches):
+            h._check()
+            assert (h.present, h.undo_count, h._past_cells) == (f"try {k}", limit, limit)
+            assert h.past() == (*range(base.present - limit + 1, base.present), base.present)
+        assert branches[0]._past is branches[1]._past
+
     def test_trimming_keeps_old_histories_intact(self) -> None:
         """A trim copies cells: histories made before it still see all they kept."""
         h = committed(list(range(50)), limit=40)
