@@ -185,6 +185,12 @@ class TestThreads:
             order[msg["writer"]].append(msg["i"])
         assert order == {w: list(range(per_writer)) for w in range(writers)}
         assert reads[0] >= len(readers)
+        # The writers really took turns (else the test proves nothing about races).
+        switches = sum(
+            1 for a, b in itertools.pairwise(path)
+            if a.message["writer"] != b.message["writer"]  # type: ignore[attr-defined]
+        )
+        assert switches >= 10 * writers
 
     def test_compare_and_set_retry_loops_lose_nothing(self, fast_switching: None) -> None:
         """Callers that read, compute and compare_and_set, retrying, lose no update."""
