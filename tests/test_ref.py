@@ -186,10 +186,8 @@ class TestThreads:
         assert order == {w: list(range(per_writer)) for w in range(writers)}
         assert reads[0] >= len(readers)
         # The writers really took turns (else the test proves nothing about races).
-        switches = sum(
-            1 for a, b in itertools.pairwise(path)
-            if a.message["writer"] != b.message["writer"]  # type: ignore[attr-defined]
-        )
+        by: list[int] = [e.message["writer"] for e in path]  # type: ignore[attr-defined]
+        switches = sum(x != y for x, y in itertools.pairwise(by))
         assert switches >= 10 * writers
 
     def test_compare_and_set_retry_loops_lose_nothing(self, fast_switching: None) -> None:
