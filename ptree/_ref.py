@@ -110,7 +110,11 @@ class SessionRef(Generic[T]):
     (:class:`ReentrantSwapError`).
 
     A ref is an identity, not a value: ``==`` is ``is``, and it cannot be pickled or
-    copied (pickle its ``.value``).
+    copied (pickle its ``.value``).  It is shared between threads, not processes:
+    after ``os.fork()`` the child has its own copy, whose changes the parent never
+    sees; and a fork while another thread is in the middle of a change leaves the
+    child's copy locked for good, as with any lock (fork only from a thread that is
+    not changing refs, or use the ``spawn`` start method).
 
     Args:
         value: the first value.
