@@ -901,7 +901,17 @@ class SessionTree:
             kids.setdefault(e.parent_id, []).append(e.id)
         for pid, ids in kids.items():
             assert [c.id for c in self.children(pid)] == ids, f"children of {pid} are wrong"
+        assert self.children(None) == tuple(e for e in entries if e.parent_id is None), "roots"
+        for e in entries:
+            if e.id not in kids:
+                assert self.children(e.id) == (), f"{e.id}: children it does not have"
+        assert [e.id for e in self.leaves()] == [e.id for e in entries if e.id not in kids]
         assert self._leaf is None or seen.get(self._leaf.id) is self._leaf, "leaf is not here"
+        links = list(_store.chain(self._store, self._size))
+        assert len(links) == self._store.chain, "the store's chain count is wrong"
+        for s, limit in links:
+            assert s.base <= limit <= s.end, "a store seen past its end"
+            assert s.parent is None or s.parent.base < s.base, "an empty store in the chain"
         expected: dict[str, str] = {}
         name: str | None = None
         for e in entries:
@@ -913,6 +923,8 @@ class SessionTree:
             elif isinstance(e, SessionInfo):
                 name = (e.name or "").strip() or None
         assert self.labels() == expected, "labels disagree with the entries"
+        for e in entries:
+            assert self.label_of(e.id) == expected.get(e.id), f"label_of({e.id}) is wrong"
         assert self.session_name == name, "session name disagrees with the entries"
         assert self._store.chain <= _store.MAX_CHAIN, "store chain too long"
 

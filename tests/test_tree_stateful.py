@@ -9,6 +9,7 @@ unknown ids, and mutation of the caller's dicts never change any earlier tree.
 from __future__ import annotations
 
 import copy
+import pickle
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +19,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 import ptree
-from ptree import SessionTree
+from ptree import SessionTree, _store
 
-from .strategies import keys, messages
+from .strategies import appends, keys, messages
 
 _COUNTER = re.compile(r"e([1-9][0-9]*)\Z")
 
@@ -54,6 +55,15 @@ class Model:
 class Version:
     tree: SessionTree
     model: Model
+    # The ends of the stores the tree sees, when it was last _check()ed: stores change
+    # only by growing, so while these stay the same the check cannot find anything new.
+    checked: tuple[int, ...] = ()
+
+    def check(self) -> None:
+        ends = tuple(s.end for s, _limit in _store.chain(self.tree._store, len(self.tree)))
+        if ends != self.checked:
+            self.tree._check()
+            self.checked = ends
 
 
 class TreeMachine(RuleBasedStateMachine):
@@ -69,7 +79,7 @@ class TreeMachine(RuleBasedStateMachine):
         return data.draw(st.sampled_from(self.versions), label="version")
 
     def _keep(self, tree: SessionTree, model: Model) -> None:
-        tree._check()
+        # (The invariant runs tree._check() on every retained version after each step.)
         self.versions.append(Version(tree, model))
         if len(self.versions) > 40:  # keep the per-step check affordable
             del self.versions[1:2]
@@ -113,6 +123,76 @@ class TreeMachine(RuleBasedStateMachine):
         model.parent[entry_id] = model.leaf
         model.leaf = entry_id
         self._keep(tree, model)
+
+    @rule(data=st.data())
+    def append_any_kind(self, data: st.DataObject) -> None:
+        """Every entry kind (unknown ones too) is a node under the leaf with the next id."""
+        v = self._pick(data)
+        tree = data.draw(appends(v.tree))
+        model = v.model.copy()
+        entry_id = model.next_id()
+        assert tree.leaf_id == entry_id
+        model.order.append(entry_id)
+        model.parent[entry_id] = model.leaf
+        if isinstance(tree.leaf, ptree.MessageEntry):
+            model.message[entry_id] = ptree.thaw(tree.leaf.message)
+        model.leaf = entry_id
+        self._keep(tree, model)
+
+    @rule(data=st.data(), forks=st.integers(1, _store.MAX_CHAIN + 4))
+    def fork_deeply(self, data: st.DataObject, forks: int) -> None:
+        """Edit an old version again and again: each edit branches the storage, and
+        chains longer than MAX_CHAIN are collapsed.  Every fork is checked."""
+        v = self._pick(data)
+        tree, model = v.tree, v.model.copy()
+        for _ in range(forks):
+            tree.append({"role": "user", "content": "taken"})  # claims the store's end
+            tree = tree.append({"role": "assistant", "content": "fork"})  # so this branches
+            entry_id = model.next_id()
+            assert tree.leaf_id == entry_id
+            model.order.append(entry_id)
+            model.parent[entry_id] = model.leaf
+            model.message[entry_id] = {"role": "assistant", "content": "fork"}
+            model.leaf = entry_id
+        self._keep(tree, model)
+
+    @rule(data=st.data())
+    def pickle_round_trip(self, data: st.DataObject) -> None:
+        """A version pickles to an equal value (same hash) that grows like the original."""
+        v = self._pick(data)
+        copy_ = pickle.loads(pickle.dumps(v.tree))
+        assert copy_ == v.tree
+        assert hash(copy_) == hash(v.tree)
+        self._keep(copy_, v.model.copy())
+
+    @rule(data=st.data())
+    def rebuild_from_entries(self, data: st.DataObject) -> None:
+        """from_entries of a version's (already linked) entries gives an equal value and
+        leaves the version's own entries as they were."""
+        v = self._pick(data)
+        rebuilt = SessionTree.from_entries(v.tree.entries(), leaf_id=v.tree.leaf_id)
+        assert rebuilt == v.tree
+        assert hash(rebuilt) == hash(v.tree)
+        v.tree._check()
+        self._keep(rebuilt, v.model.copy())
+
+    @rule(data=st.data())
+    def added_since(self, data: st.DataObject) -> None:
+        """added_since agrees with its definition: the older version's entries, the very
+        same objects, are the start of the newer's."""
+        older = self._pick(data).tree
+        newer = self._pick(data).tree
+        old_entries, new_entries = older.entries(), newer.entries()
+        grew = len(old_entries) <= len(new_entries) and all(
+            a is b for a, b in zip(old_entries, new_entries, strict=False)
+        )
+        got = newer.added_since(older)
+        if grew:
+            assert got == new_entries[len(old_entries):]
+            assert got is not None
+            assert all(a is b for a, b in zip(got, new_entries[len(old_entries):], strict=True))
+        else:
+            assert got is None
 
     @rule(data=st.data())
     def move_to_existing(self, data: st.DataObject) -> None:
@@ -164,6 +244,8 @@ class TreeMachine(RuleBasedStateMachine):
     def every_version_is_unchanged(self) -> None:
         for v in self.versions:
             tree, model = v.tree, v.model
+            # Children, labels and the name of old versions, after their stores grew.
+            v.check()
             assert len(tree) == len(model.order)
             assert tree.ids() == tuple(model.order)
             assert tree.leaf_id == model.leaf
