@@ -706,10 +706,14 @@ class SessionTree:
         Raises:
             DuplicateEntryError: its id is already used.
         """
-        return self.insert(entry.evolve(parent_id=self.leaf_id))
+        _check_kind(entry, "append_entry")
+        return self._insert_own(entry.evolve(parent_id=self.leaf_id))
 
     def insert(self, entry: Entry) -> SessionTree:
         """Add a copy of ``entry`` under the parent it names; it becomes the leaf.  O(1).
+
+        Always a copy: the caller's object may be going into other trees, from other
+        threads, at the same time, and each tree links its own entries.
 
         Raises:
             TypeError: ``entry`` is not an :class:`~ptree.Entry`.
@@ -717,10 +721,12 @@ class SessionTree:
             UnknownEntryError: its ``parent_id`` names no entry.
         """
         _check_kind(entry, "insert")
+        return self._insert_own(entry.evolve())
+
+    def _insert_own(self, entry: Entry) -> SessionTree:
+        """insert() of an entry nobody else holds (a fresh copy)."""
         _entry_id, max_seq = self._claim_id(entry.id)
         parent = None if entry.parent_id is None else self._entry(entry.parent_id)
-        if _is_linked(entry):
-            entry = entry.evolve()
         return self._insert(entry, parent, max_seq)
 
     def with_header(self, header: SessionHeader | None) -> SessionTree:

@@ -487,6 +487,18 @@ class TestInsert:
         assert len(a.path()) == 3
         b._check()
 
+    def test_insert_never_takes_the_callers_object(self) -> None:
+        """Each tree links its own copy: one fresh entry can go into many trees."""
+        e = ptree.SessionInfo(id="x", parent_id=None, timestamp=T0, name="n")
+        a, b = SessionTree().insert(e), chain(2).move_to(None).insert(e)
+        assert a["x"] == e
+        assert b["x"] == e
+        assert a["x"] is not e
+        assert b["x"] is not e
+        assert a["x"] is not b["x"]
+        a._check()
+        b._check()
+
     def test_append_entry_keeps_unknown_kinds(self) -> None:
         """append_entry takes any entry, unknown kinds included, under the leaf."""
         u = ptree.UnknownEntry(id="u1", parent_id=None, timestamp=T0, entry_type="future",
