@@ -17,9 +17,9 @@ from messages import Pool
 
 import ptree
 from ptree import SessionTree, freeze
-from ptree import _ids as ids_mod
-from ptree import _store as store_mod
-from ptree import _tree as tree_mod
+from ptree import arrays as store_mod
+from ptree import ids as ids_mod
+from ptree import tree as tree_mod
 
 __all__ = ["Plan", "append_cases", "structure_cases"]
 

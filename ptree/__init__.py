@@ -3,9 +3,25 @@
 Every message is an entry with a parent; the leaf marks where the conversation is;
 what goes to a language model is the path from the root to the leaf.  Every
 operation returns a new :class:`SessionTree` and never changes the old one.
+
+The layers, innermost first (each imports only the ones before it):
+
+- the core, modules directly in this package: :mod:`~ptree.frozen` (JSON values that
+  refuse mutation), :mod:`~ptree.entries` (the entry kinds), :mod:`~ptree.arrays` (the
+  append-only arrays tree versions share), :mod:`~ptree.tree` (:class:`SessionTree`),
+  :mod:`~ptree.context` (what a model sees), :mod:`~ptree.branching`,
+  :mod:`~ptree.history` (undo/redo), :mod:`~ptree.ref` (a value shared by threads),
+  :mod:`~ptree.ids`, :mod:`~ptree.header`, :mod:`~ptree.errors`;
+- :mod:`ptree.pi`: Pi's session files;
+- :mod:`ptree.providers`: LLM request bodies (core only);
+- :mod:`ptree.formats`: other tools' files; :mod:`ptree.stores`: databases;
+- :mod:`ptree.integrations`: agent frameworks (optional extras);
+- :mod:`ptree.cli`: the ``ptree`` command.
+
+This module is the front door: every name most users need, from every layer.
 """
 
-from ._branching import (
+from .branching import (
     BranchDiff,
     BranchOrigin,
     MoveResult,
@@ -21,7 +37,7 @@ from ._branching import (
     set_label,
     summary_entries,
 )
-from ._context import (
+from .context import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX,
@@ -33,7 +49,7 @@ from ._context import (
     iso_to_ms,
     to_provider_messages,
 )
-from ._entries import (
+from .entries import (
     ENTRY_TYPES,
     ActiveToolsChange,
     BranchSummary,
@@ -49,22 +65,16 @@ from ._entries import (
     UnknownEntry,
     entry_from_json,
 )
-from ._errors import (
+from .errors import (
     CycleError,
     DuplicateEntryError,
     HistoryError,
     InvalidEntryError,
     InvalidMessageError,
     SessionError,
-    SessionFileError,
-    SessionFileWarning,
     UnknownEntryError,
 )
-from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._header import CURRENT_VERSION, SessionHeader
-from ._history import History, NothingToRedo, NothingToUndo
-from ._ids import Clock, IdFactory, counter_ids, random_ids, utc_now
-from ._importers import (
+from .formats import (
     ExportFormatError,
     ImportedSession,
     chatgpt_sessions,
@@ -72,12 +82,34 @@ from ._importers import (
     import_openwebui,
     openwebui_sessions,
 )
-from ._ref import ReentrantSwapError, SessionRef, Watcher, WatchError
-from ._storage import SessionLockedError, dump, load
-from ._tree import SessionTree
-from ._writer import CommitError, SessionWriter
+from .frozen import FrozenDict, FrozenList, freeze, thaw
+from .header import CURRENT_VERSION, SessionHeader
+from .history import History, NothingToRedo, NothingToUndo
+from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
+from .pi import (
+    CommitError,
+    SessionFileError,
+    SessionFileWarning,
+    SessionLockedError,
+    SessionWriter,
+    dump,
+    load,
+)
+from .ref import ReentrantSwapError, SessionRef, Watcher, WatchError
+from .tree import SessionTree
 
 __version__ = "0.1.0"
+
+
+def _public_errors() -> None:
+    # Tracebacks and reprs read ``ptree.UnknownEntryError``, wherever the class lives;
+    # pickle finds them here too, since every one is exported below.
+    for value in list(globals().values()):
+        if isinstance(value, type) and issubclass(value, (SessionError, Warning)):
+            value.__module__ = "ptree"
+
+
+_public_errors()
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",

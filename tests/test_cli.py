@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 import pytest
 
 import ptree
-from ptree._cli import context_json
+from ptree.cli.main import context_json
 from tests.test_importers import gpt_conversation, webui_chat
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -96,7 +96,7 @@ class TestShow:
         """--json prints tree_to_json of the loaded tree."""
         done = run("show", PLANS, "--json")
         assert done.returncode == 0, done.stderr
-        from ptree._render import tree_to_json
+        from ptree.cli.render import tree_to_json
         assert json.loads(done.stdout) == json.loads(json.dumps(tree_to_json(ptree.load(PLANS))))
 
     def test_no_colour_when_piped_colour_when_asked(self) -> None:

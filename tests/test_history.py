@@ -20,7 +20,8 @@ from hypothesis.stateful import (
 )
 
 import ptree
-from ptree import History, HistoryError, NothingToRedo, NothingToUndo, SessionTree, _history
+from ptree import History, HistoryError, NothingToRedo, NothingToUndo, SessionTree
+from ptree import history as _history
 
 
 def grown(n: int) -> list[SessionTree]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from ptree._progress import Progress
+from ptree.cli.progress import Progress
 
 
 class FakeTerminal(io.StringIO):

@@ -487,7 +487,7 @@ class TestReadersDuringWrites:
         not gain that child afterwards: the store hands out copies, never its live
         lists.
         """
-        from ptree import _store
+        from ptree import arrays as _store
 
         t = SessionTree().append(user("root")).append(user("a"))
         t = t.move_to("e1").append(user("b"))  # e1 now has a list of two children

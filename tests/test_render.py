@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 
 from ptree import SessionTree
-from ptree._entries import MessageEntry
-from ptree._render import render_dot, render_mermaid, render_text, tree_to_json
+from ptree.cli.render import render_dot, render_mermaid, render_text, tree_to_json
+from ptree.entries import MessageEntry
 from tests.strategies import trees
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 
 import ptree
 from ptree import SessionFileError, SessionFileWarning, SessionHeader, SessionTree, dump, load
-from ptree._migrate import v1_id
+from ptree.pi.migrate import v1_id
 
 from .strategies import trees
 
@@ -432,16 +432,16 @@ class TestIsTorn:
         """Each proper prefix of a JSON object line counts as torn; the whole line not."""
         line = json.dumps({"id": 'a"b', "m": {"t": [1, -2.5e3, True, None, "\u00e9\n"]},
                            "z": [], "y": {}}, ensure_ascii=False)
-        assert all(ptree._storage.is_torn(line[:k]) for k in range(1, len(line)))
-        assert all(ptree._storage.is_torn(json.dumps(line)[:k]) is False
+        assert all(ptree.pi.is_torn(line[:k]) for k in range(1, len(line)))
+        assert all(ptree.pi.is_torn(json.dumps(line)[:k]) is False
                    for k in range(1, 3))  # a string at top level is no object
-        assert not ptree._storage.is_torn(line)
+        assert not ptree.pi.is_torn(line)
 
     @pytest.mark.parametrize("text", ["", "[1,", '{"a":1}{', '{"a":tx', '{"a":1,}', '{"a" 1',
                                       r'{"a":"\q', r'{"a":"\u00zz', "nope", '{"a":"\x01'])
     def test_other_text_is_not_torn(self, text: str) -> None:
         """Text that no continuation could make a JSON object is not torn."""
-        assert not ptree._storage.is_torn(text)
+        assert not ptree.pi.is_torn(text)
 
 
 class TestMigration:

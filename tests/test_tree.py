@@ -14,7 +14,7 @@ import pytest
 
 import ptree
 from ptree import SessionTree
-from ptree import _store as store_mod
+from ptree import arrays as store_mod
 
 T0 = "2026-01-01T00:00:00.000Z"
 

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 import ptree
-from ptree import SessionTree, _store
+from ptree import SessionTree
+from ptree import arrays as _store
 
 from .strategies import appends, keys, messages
 

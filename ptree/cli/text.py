@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._entries import (
+from ..entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,

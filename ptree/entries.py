@@ -20,8 +20,8 @@ from typing import Any, ClassVar, TypeVar
 
 import attrs
 
-from ._errors import InvalidEntryError, InvalidMessageError
-from ._frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
+from .errors import InvalidEntryError, InvalidMessageError
+from .frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
 
 __all__ = [
     "ENTRY_TYPES",

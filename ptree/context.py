@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import attrs
 
-from ._entries import (
+from .entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,
@@ -30,8 +30,8 @@ from ._entries import (
     ModelChange,
     ThinkingLevelChange,
 )
-from ._frozen import FrozenDict, FrozenList, _frozen_dict
-from ._tree import SessionTree
+from .frozen import FrozenDict, FrozenList, _frozen_dict
+from .tree import SessionTree
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",

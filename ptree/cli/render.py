@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._entries import BranchSummary, Compaction, Entry, MessageEntry
-from ._text import entry_preview, one_line
-from ._tree import SessionTree
+from ..entries import BranchSummary, Compaction, Entry, MessageEntry
+from ..tree import SessionTree
+from .text import entry_preview, one_line
 
 __all__ = ["render_dot", "render_mermaid", "render_text", "tree_to_json"]
 

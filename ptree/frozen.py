@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn, SupportsIndex, TypeAlias
 
-from ._errors import InvalidMessageError
+from .errors import InvalidMessageError
 
 __all__ = ["FrozenDict", "FrozenList", "JSONValue", "freeze", "thaw"]
 
@@ -324,7 +324,7 @@ def freeze(value: Any, *, where: str = "value") -> Any:
     >>> freeze({"a": {1, 2}})
     Traceback (most recent call last):
     ...
-    ptree._errors.InvalidMessageError: value['a']: set is not a JSON value ({1, 2})
+    ptree.InvalidMessageError: value['a']: set is not a JSON value ({1, 2})
     """
     t = type(value)
     if t is FrozenDict or t is FrozenList or t is str or t is int or t is bool or value is None:

@@ -3,7 +3,7 @@
 A session file is JSON Lines, UTF-8, one object per line: the header
 (``"type": "session"``), then one entry per line (see ``docs/pi-session-format.md``
 in the shared folder).  ptree reads versions 1, 2 and 3 (old versions are migrated in
-memory, :mod:`ptree._migrate`) and writes version 3.  **Reading never modifies,
+memory, :mod:`ptree.pi.migrate`) and writes version 3.  **Reading never modifies,
 truncates or rewrites a file.**
 
 Where the leaf is.  Pi's CLI takes the last entry of the file as the leaf; Pi's agent
@@ -36,243 +36,25 @@ them) is skipped with a warning.
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import fcntl
 import gc
-import json
 import os
-import tempfile
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import attrs
 
-from ._entries import Entry, MessageEntry, entry_from_json
-from ._errors import (
-    CycleError,
-    InvalidEntryError,
-    InvalidMessageError,
-    SessionFileError,
-    SessionFileWarning,
-    UnknownEntryError,
-)
-from ._frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
-from ._header import CURRENT_VERSION, SessionHeader
-from ._migrate import migrate_record, record_lines
-from ._store import Store
-from ._tree import (
-    _DEFAULT_CONFIG,
-    SessionTree,
-    _counter_of,
-    _set_depth,
-    _set_parent,
-    _set_seq,
-)
+from ..arrays import Store
+from ..entries import Entry, MessageEntry, entry_from_json
+from ..errors import CycleError, InvalidEntryError, InvalidMessageError, UnknownEntryError
+from ..frozen import FrozenDict
+from ..header import SessionHeader
+from ..tree import _DEFAULT_CONFIG, SessionTree, _counter_of, _set_depth, _set_parent, _set_seq
+from .errors import SessionFileError, SessionFileWarning
+from .lines import LEAF_TYPE, StrPath, is_torn, parse_line, scan_once
+from .migrate import migrate_record, record_lines
 
-__all__ = ["SessionLockedError", "dump", "is_torn", "load"]
-
-StrPath = str | os.PathLike[str]
-
-LEAF_TYPE = "leaf"
-"""The ``type`` of a leaf record."""
-
-
-class SessionLockedError(SessionFileError, BlockingIOError):
-    """Another writer holds the file: two writers on one file would interleave lines.
-
-    Both a :class:`~ptree.SessionFileError` (so a ``ValueError``) and a
-    ``BlockingIOError``, whichever a caller prefers to catch.
-
-    Attributes:
-        path: the file.
-    """
-
-    def __init__(self, path: object, reason: str | None = None) -> None:
-        SessionFileError.__init__(
-            self, path, None,
-            reason or "another SessionWriter holds this file (it is locked); "
-            "close that writer first, or write to another file",
-        )
-        self.errno = errno.EWOULDBLOCK
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (SessionLockedError, (self.path, self.reason))
-
-
-# ---------------------------------------------------------------------------- parsing
-
-def _freeze_lists(value: list[Any]) -> FrozenList:
-    # Dicts inside are frozen already (the hook runs bottom-up); lists in lists are not.
-    for item in value:
-        if type(item) is list:
-            return _frozen_list([_freeze_lists(x) if type(x) is list else x for x in value])
-    return _frozen_list(value)
-
-
-def _hook(obj: dict[str, Any]) -> FrozenDict:
-    # Freezing while parsing, bottom-up, costs far less than a second walk afterwards.
-    for value in obj.values():
-        if type(value) is list:
-            return _frozen_dict(
-                {k: _freeze_lists(v) if type(v) is list else v for k, v in obj.items()}
-            )
-    return _frozen_dict(obj)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite(text: str, _float: Callable[[str], float] = float) -> float:
-    # Python reads 1e400 as infinity, which is no JSON value: the frozen layer and
-    # dump refuse it, so a file holding one must fail here, on its line.  Called
-    # only for numbers with a fraction or exponent (ints never come here): a few
-    # percent of a load's time on real sessions.
-    value = _float(text)
-    if value - value != 0.0:
-        raise ValueError(f"{text} is out of range for a JSON number (it reads as infinity)")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_hook=_hook, parse_constant=_no_constant,
-                            parse_float=_finite)
-_scan: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
-
-
-def _parse(text: str) -> Any:
-    """One line's JSON value, frozen.  Raises ``ValueError`` with a reason."""
-    try:
-        try:
-            value, end = _scan(text, 0)
-        except StopIteration:
-            value = _DECODER.decode(text)  # leading blanks, or a proper error message
-            end = len(text)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"malformed JSON ({exc.msg} at column {exc.colno})") from None
-    if end != len(text) and not text[end:].isspace():
-        raise ValueError(f"malformed JSON (extra data at column {end + 1})")
-    return value
-
-
-_WS = " \t\r\n"
-_ESCAPES = '"\\/bfnrt'
-_HEX = "0123456789abcdefABCDEF"
-_NUMBER = "0123456789+-.eE"
-
-
-def is_torn(text: str) -> bool:
-    """Whether ``text`` is a proper prefix of a JSON object: a line cut short.
-
-    A crash in the middle of a write leaves the start of a line and nothing more; that
-    is what this recognises (any other bad line is not a prefix of valid JSON).
-    Iterative and O(len(text)).
-
-    >>> is_torn('{"type":"message","id":"a'), is_torn('{"a": 1}'), is_torn('{"a" 1')
-    (True, False, False)
-    """
-    n = len(text)
-    i = 0
-    while i < n and text[i] in _WS:
-        i += 1
-    if i == n or text[i] != "{":
-        return False
-    stack: list[str] = []
-    state = "value"  # what comes next: value, key, key_or_close, colon, value_or_close, after
-    while True:
-        while i < n and text[i] in _WS:
-            i += 1
-        if i == n:
-            return bool(stack)  # cut short inside an object or array
-        c = text[i]
-        if state in ("value", "value_or_close"):
-            if c == "]" and state == "value_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c in "{[":
-                stack.append(c)
-                state = "key_or_close" if c == "{" else "value_or_close"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "after"
-            elif c in "-0123456789":
-                while i < n and text[i] in _NUMBER:
-                    i += 1
-                state = "after"
-            elif c in "tfn":
-                word = "true" if c == "t" else "false" if c == "f" else "null"
-                part = text[i:i + len(word)]
-                if not word.startswith(part):
-                    return False
-                i += len(part)
-                state = "after"
-            else:
-                return False
-        elif state in ("key", "key_or_close"):
-            if c == "}" and state == "key_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "colon"
-            else:
-                return False
-        elif state == "colon":
-            if c != ":":
-                return False
-            state = "value"
-            i += 1
-        else:  # after a value
-            if not stack:
-                return False  # a whole value and then more: not a cut-short line
-            if c == ",":
-                state = "key" if stack[-1] == "{" else "value"
-            elif c == ("}" if stack[-1] == "{" else "]"):
-                stack.pop()
-            else:
-                return False
-            i += 1
-
-
-def _skip_string(text: str, i: int) -> int:
-    """The index after the string's closing quote; -1 if cut short, -2 if invalid."""
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            return i + 1
-        if c == "\\":
-            if i + 1 == n:
-                return -1
-            e = text[i + 1]
-            if e == "u":
-                digits = text[i + 2:i + 6]
-                if any(d not in _HEX for d in digits):
-                    return -2
-                if len(digits) < 4:
-                    return -1
-                i += 6
-                continue
-            if e not in _ESCAPES:
-                return -2
-            i += 2
-            continue
-        if c < " ":
-            return -2
-        i += 1
-    return -1
-
+__all__ = ["FileState", "load", "read_state"]
 
 # Slot setters: a fast path makes message entries without attrs' validators, after
 # checking exactly what entry_from_json would check.
@@ -369,7 +151,7 @@ class _Reader:
         rec_lines: list[int] = []
         parsed: list[int] = []
         header: SessionHeader | None = None
-        scan = _scan
+        scan = scan_once
         for i, text in enumerate(lines):
             if not text:
                 if text is None:
@@ -388,7 +170,7 @@ class _Reader:
                 end = -1
             if end != len(text):
                 try:
-                    value = _parse(text)
+                    value = parse_line(text)
                 except ValueError as exc:
                     if text.isspace():
                         continue
@@ -676,6 +458,7 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
             mode, once per line skipped or entry repaired.
 
     >>> import tempfile, os
+    >>> from ptree.pi import dump
     >>> tree = SessionTree().append({"role": "user", "content": "hi"})
     >>> with tempfile.TemporaryDirectory() as d:
     ...     saved = dump(tree, os.path.join(d, "s.jsonl"))
@@ -687,200 +470,3 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
         data = f.read()
     return read_state(path, data, strict=strict).tree
 
-
-# ---------------------------------------------------------------------------- writing
-
-_ENCODE = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
-).encode
-_ENCODE_ASCII = json.JSONEncoder(
-    ensure_ascii=True, separators=(",", ":"), allow_nan=False, check_circular=False
-).encode
-
-
-def encode_line(obj: Any) -> bytes:
-    """One JSON line, compact like Pi's ``JSON.stringify``, UTF-8, ending in ``\\n``."""
-    text = _ENCODE(obj)
-    try:
-        return (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (from a \\ud800 escape) has no UTF-8 form: escape it again.
-        return (_ENCODE_ASCII(obj) + "\n").encode("ascii")
-
-
-def leaf_record(record_id: str, target: str | None, timestamp: str) -> dict[str, Any]:
-    """A ``leaf`` record that moves the leaf to ``target`` (see the module doc)."""
-    return {
-        "type": LEAF_TYPE,
-        "id": record_id,
-        "parentId": target,
-        "timestamp": timestamp,
-        "targetId": target,
-    }
-
-
-def new_leaf_id(taken: Callable[[str], bool], first: int = 1) -> str:
-    """An id for a leaf record: ``leaf-<n>``, the first ``n >= first`` not ``taken``.
-
-    Deterministic, so that two dumps of one tree (with one clock) give the same bytes.
-    ``taken`` must cover every id of the file (entries and leaf records).  Such an id
-    cannot be one Pi makes (8 hex digits or a UUID) nor one of ptree's default ids
-    (``e<n>``); an entry given one later on by hand is refused by the writer
-    (:class:`~ptree.CommitError`).  O(number of taken ``leaf-<n>`` ids from ``first``).
-
-    >>> new_leaf_id({"leaf-1", "e1"}.__contains__)
-    'leaf-2'
-    """
-    n = first
-    while taken(f"leaf-{n}"):
-        n += 1
-    return f"leaf-{n}"
-
-
-def header_of(tree: SessionTree) -> SessionHeader:
-    """The header a file of ``tree`` gets: the tree's own, as version 3, or a new one."""
-    header = tree.header
-    if header is None:
-        return SessionHeader.new()
-    if header.version != CURRENT_VERSION:
-        return attrs.evolve(header, version=CURRENT_VERSION)
-    return header
-
-
-def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
-    """The whole file for ``tree``: header, entries in order, and a leaf record if the
-    leaf is not the last entry.  O(size of the tree)."""
-    encode = _ENCODE
-    parts = [_ENCODE(header.to_json())]
-    entries = tree.entries()
-    for entry in entries:
-        parts.append(encode(entry._json()))
-    last = entries[-1].id if entries else None
-    if tree.leaf_id != last:
-        parts.append(encode(leaf_record(new_leaf_id(tree.__contains__), tree.leaf_id,
-                                        tree.clock())))
-    parts.append("")
-    text = "\n".join(parts)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return b"".join(encode_line(json.loads(p)) for p in parts[:-1])
-
-
-def dump(tree: SessionTree, path: StrPath) -> SessionTree:
-    """Write ``tree`` to ``path`` as a complete version 3 session file, atomically.
-
-    The file is written beside ``path`` under a temporary name, flushed to disk
-    (``fsync``) and renamed over ``path``: a crash leaves the old file or the new one,
-    never half of either.  A tree without a header gets a new one (a fresh session id,
-    this directory); a header read from an older version is written as version 3.
-    The leaf survives: when it is not the last entry, a ``leaf`` record follows (see
-    the module doc for how Pi's CLI reads it).
-
-    Cost: O(size of the tree).
-
-    Returns:
-        the tree as written (with the header the file has): ``load(path)`` equals it.
-
-    Raises:
-        SessionLockedError: a :class:`~ptree.SessionWriter` holds ``path``; replacing
-            the file under it would lose its later commits.
-        OSError: the file cannot be written; an existing file is then left as it was.
-
-    >>> import tempfile, os
-    >>> t = SessionTree().append({"role": "user", "content": "a"}).move_to(None)
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     saved = dump(t, os.path.join(d, "s.jsonl"))
-    ...     load(os.path.join(d, "s.jsonl")).leaf_id is None
-    True
-    """
-    target = Path(path)
-    header = header_of(tree)
-    data = file_bytes(tree, header)
-    guard = _lock_existing(target)
-    try:
-        _replace(target, data)
-    finally:
-        if guard is not None:
-            os.close(guard)
-    return tree if header is tree.header else tree.with_header(header)
-
-
-def _lock_existing(path: Path) -> int | None:
-    """Lock the file now at ``path`` (if any) for the replace, or raise if a writer has it."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise SessionLockedError(
-            os.fspath(path), "a SessionWriter holds this file: replacing it would lose "
-            "that writer's commits; close the writer first"
-        ) from None
-    except OSError:  # pragma: no cover - a file system without locks
-        pass
-    return fd
-
-
-def _replace(path: Path, data: bytes) -> None:
-    try:
-        mode: int | None = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    tmp = write_temp(path, data, mode)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    sync_directory(path.parent)
-
-
-def write_temp(path: Path, data: bytes, mode: int | None = None) -> str:
-    """A temporary file beside ``path`` holding ``data``, on the disk; return its name.
-
-    It gets ``mode``, or what a new file gets under the umask.  If writing fails it
-    is removed again and the error raised: the caller renames or links it into place.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        try:
-            write_all(fd, data)
-            if mode is None:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def sync_directory(directory: Path) -> None:
-    """Flush a directory's entries (a new or renamed file) to disk, where possible."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:  # pragma: no cover - platforms that cannot open a directory
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - file systems that refuse
-        pass
-    finally:
-        os.close(fd)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from ._text import message_text
-from ._tree import SessionTree
+from ..tree import SessionTree
+from .text import message_text
 
 __all__ = ["run_demo"]
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import attrs
 
-from ._entries import EMPTY, _freeze_extra
-from ._errors import InvalidEntryError
-from ._frozen import FrozenDict, thaw
-from ._ids import utc_now
+from .entries import EMPTY, _freeze_extra
+from .errors import InvalidEntryError
+from .frozen import FrozenDict, thaw
+from .ids import utc_now
 
 __all__ = ["CURRENT_VERSION", "SessionHeader"]
 

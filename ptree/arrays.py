@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from ._entries import Entry, Label, SessionInfo
+from .entries import Entry, Label, SessionInfo
 
 if TYPE_CHECKING:
     ChildSlot = Entry | list[Entry]

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, Concatenate, Generic, NoReturn, ParamSpec, TypeVar
 
-from ._errors import SessionError
+from .errors import SessionError
 
 __all__ = ["ReentrantSwapError", "SessionRef", "WatchError", "Watcher"]
 

@@ -20,10 +20,10 @@ import reprlib
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
-from ._entries import Entry
-from ._errors import HistoryError
-from ._header import SessionHeader
-from ._tree import SessionTree
+from .entries import Entry
+from .errors import HistoryError
+from .header import SessionHeader
+from .tree import SessionTree
 
 __all__ = ["History", "NothingToRedo", "NothingToUndo"]
 
@@ -324,7 +324,7 @@ class History(Generic[T]):
         >>> History("a").undo()
         Traceback (most recent call last):
         ...
-        ptree._history.NothingToUndo: nothing to undo: this is the oldest value
+        ptree.NothingToUndo: nothing to undo: this is the oldest value
         """
         past = self._past
         if not self._undo_count or past is None:

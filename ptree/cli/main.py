@@ -23,15 +23,15 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._branching import fork
-from ._context import Context, build_context, to_provider_messages
-from ._demo import run_demo
-from ._entries import MessageEntry
-from ._errors import SessionError, SessionFileError, SessionFileWarning, UnknownEntryError
-from ._progress import Progress
-from ._render import render_dot, render_mermaid, render_text, tree_to_json
-from ._storage import dump, load
-from ._tree import SessionTree
+from ..branching import fork
+from ..context import Context, build_context, to_provider_messages
+from ..entries import MessageEntry
+from ..errors import SessionError, UnknownEntryError
+from ..pi import SessionFileError, SessionFileWarning, dump, load
+from ..tree import SessionTree
+from .demo import run_demo
+from .progress import Progress
+from .render import render_dot, render_mermaid, render_text, tree_to_json
 
 __all__ = ["COMMANDS", "main"]
 
@@ -394,7 +394,7 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 @_register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._importers import import_chatgpt, import_openwebui
+    from ..formats import import_chatgpt, import_openwebui
 
     with Progress(f"importing {Path(args.export).name}", None, stream=err,
                   unit="conversations") as bar:

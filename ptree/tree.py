@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import EllipsisType
 from typing import Any, TypeVar, cast
 
-from . import _store
-from ._entries import (
+from . import arrays
+from .arrays import Store
+from .entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,
@@ -21,11 +22,10 @@ from ._entries import (
     ThinkingLevelChange,
     _Links,
 )
-from ._errors import CycleError, DuplicateEntryError, InvalidMessageError, UnknownEntryError
-from ._frozen import FrozenDict, JSONValue, freeze
-from ._header import SessionHeader
-from ._ids import Clock, IdFactory, counter_ids, utc_now
-from ._store import Store
+from .errors import CycleError, DuplicateEntryError, InvalidMessageError, UnknownEntryError
+from .frozen import FrozenDict, JSONValue, freeze
+from .header import SessionHeader
+from .ids import Clock, IdFactory, counter_ids, utc_now
 
 __all__ = ["SessionTree"]
 
@@ -189,7 +189,7 @@ class SessionTree:
         """Whether an entry has this id.  O(1)."""
         if type(entry_id) is not str:
             return False
-        return _store.lookup(self._store, self._size, entry_id) is not None
+        return arrays.lookup(self._store, self._size, entry_id) is not None
 
     def __getitem__(self, entry_id: str) -> Entry:
         """The entry with this id.  O(1).
@@ -197,7 +197,7 @@ class SessionTree:
         Raises:
             UnknownEntryError: (a ``KeyError``) no such entry.
         """
-        entry = _store.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
+        entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
         if entry is None:
             raise UnknownEntryError(entry_id)
         return entry
@@ -208,12 +208,12 @@ class SessionTree:
         >>> SessionTree().get("e1") is None
         True
         """
-        entry = _store.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
+        entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
         return default if entry is None else entry
 
     def __iter__(self) -> Iterator[str]:
         """The ids of all entries, in insertion order."""
-        return (e.id for e in _store.view(self._store, self._size))
+        return (e.id for e in arrays.view(self._store, self._size))
 
     def entries(self) -> tuple[Entry, ...]:
         """All entries, in the order they were added.  O(n).
@@ -222,11 +222,11 @@ class SessionTree:
         >>> [e.id for e in t.entries()]
         ['e1']
         """
-        return tuple(_store.view(self._store, self._size))
+        return tuple(arrays.view(self._store, self._size))
 
     def ids(self) -> tuple[str, ...]:
         """All ids, in the order their entries were added.  O(n)."""
-        return tuple(e.id for e in _store.view(self._store, self._size))
+        return tuple(e.id for e in arrays.view(self._store, self._size))
 
     def added_since(self, older: SessionTree) -> tuple[Entry, ...] | None:
         """The entries this tree has beyond ``older``, if it grew from ``older``.
@@ -246,14 +246,14 @@ class SessionTree:
         n = older._size
         if n > self._size:
             return None
-        if n and _store.at(self._store, self._size, n - 1) is not _store.at(
+        if n and arrays.at(self._store, self._size, n - 1) is not arrays.at(
             older._store, n, n - 1
         ):
             return None
-        return tuple(_store.view_from(self._store, self._size, n))
+        return tuple(arrays.view_from(self._store, self._size, n))
 
     def _entry(self, entry_id: str) -> Entry:
-        entry = _store.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
+        entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
         if entry is None:
             raise UnknownEntryError(entry_id)
         return entry
@@ -336,13 +336,13 @@ class SessionTree:
         """
         if entry_id is not None:
             self._entry(entry_id)
-        links = list(_store.chain(self._store, self._size))
+        links = list(arrays.chain(self._store, self._size))
         if len(links) == 1:
             s, limit = links[0]
-            return tuple(_store.visible(s.children.get(entry_id), limit))
+            return tuple(arrays.visible(s.children.get(entry_id), limit))
         out: list[Entry] = []
         for s, limit in reversed(links):
-            out.extend(_store.visible(s.children.get(entry_id), limit))
+            out.extend(arrays.visible(s.children.get(entry_id), limit))
         return tuple(out)
 
     def roots(self) -> tuple[Entry, ...]:
@@ -362,7 +362,7 @@ class SessionTree:
 
         Cost: O(n).
         """
-        entries = _store.view(self._store, self._size)
+        entries = arrays.view(self._store, self._size)
         parents = {e.parent_id for e in entries}
         return tuple(e for e in entries if e.id not in parents)
 
@@ -410,8 +410,8 @@ class SessionTree:
             UnknownEntryError: no such entry.
         """
         self._entry(entry_id)
-        for s, limit in _store.chain(self._store, self._size):
-            latest = _store.last_visible(s.labels.get(entry_id), limit)
+        for s, limit in arrays.chain(self._store, self._size):
+            latest = arrays.last_visible(s.labels.get(entry_id), limit)
             if latest is not None:
                 return cast(Label, latest).label or None
         return None
@@ -422,11 +422,11 @@ class SessionTree:
         Cost: O(number of label entries).
         """
         found: list[Label] = []
-        for s, limit in _store.chain(self._store, self._size):
+        for s, limit in arrays.chain(self._store, self._size):
             # A copy of the index first: another thread may add a key to it meanwhile.
             for slot in list(s.labels.values()):
-                found.extend(cast(list[Label], _store.visible(slot, limit)))
-        found.sort(key=_store._seq_of)
+                found.extend(cast(list[Label], arrays.visible(slot, limit)))
+        found.sort(key=arrays._seq_of)
         out: dict[str, str] = {}
         for entry in found:
             if entry.label:
@@ -441,8 +441,8 @@ class SessionTree:
 
         Cost: O(log names).
         """
-        for s, limit in _store.chain(self._store, self._size):
-            latest = _store.last_visible(s.names, limit) if s.names else None
+        for s, limit in arrays.chain(self._store, self._size):
+            latest = arrays.last_visible(s.names, limit) if s.names else None
             if latest is not None:
                 name = cast(SessionInfo, latest).name
                 return (name or "").strip() or None
@@ -466,7 +466,7 @@ class SessionTree:
         >>> t.move_to("nope")
         Traceback (most recent call last):
         ...
-        ptree._errors.UnknownEntryError: no entry with id 'nope' in this tree
+        ptree.UnknownEntryError: no entry with id 'nope' in this tree
         """
         target = None if entry_id is None else self._entry(entry_id)
         if target is self._leaf:
@@ -551,7 +551,7 @@ class SessionTree:
                 raise InvalidMessageError("id", f"the id factory returned {entry_id!r}")
         elif type(entry_id) is not str or not entry_id:
             raise InvalidMessageError("id", f"an id must be a non-empty string, not {entry_id!r}")
-        if _store.lookup(self._store, self._size, entry_id) is not None:
+        if arrays.lookup(self._store, self._size, entry_id) is not None:
             raise DuplicateEntryError(entry_id)
         k = _counter_of(entry_id)
         return entry_id, self._max_seq if k <= self._max_seq else k
@@ -574,8 +574,8 @@ class SessionTree:
         """
         size = self._size
         store = Store(self._store, size)
-        if store.chain > _store.MAX_CHAIN:
-            store = _store.collapsed(self._store, size)
+        if store.chain > arrays.MAX_CHAIN:
+            store = arrays.collapsed(self._store, size)
         store.add(entry)
         return store
 
@@ -839,7 +839,7 @@ class SessionTree:
             return False
         if self._store is other._store:
             return True
-        return _store.view(self._store, self._size) == _store.view(other._store, other._size)
+        return arrays.view(self._store, self._size) == arrays.view(other._store, other._size)
 
     def __ne__(self, other: object) -> bool:
         eq = self.__eq__(other)
@@ -851,7 +851,7 @@ class SessionTree:
             return self._hash
         except AttributeError:
             h = hash((self._size, self.leaf_id, self._header,
-                      tuple(_store.view(self._store, self._size))))
+                      tuple(arrays.view(self._store, self._size))))
             self._hash = h
             return h
 
@@ -881,7 +881,7 @@ class SessionTree:
 
     def _check(self) -> None:
         """Assert every internal invariant; tests call this after each operation.  O(n)."""
-        entries = _store.view(self._store, self._size)
+        entries = arrays.view(self._store, self._size)
         assert len(entries) == self._size, "size disagrees with the entries seen"
         seen: dict[str, Entry] = {}
         max_seq = 0
@@ -913,7 +913,7 @@ class SessionTree:
                 assert self.children(e.id) == (), f"{e.id}: children it does not have"
         assert [e.id for e in self.leaves()] == [e.id for e in entries if e.id not in kids]
         assert self._leaf is None or seen.get(self._leaf.id) is self._leaf, "leaf is not here"
-        links = list(_store.chain(self._store, self._size))
+        links = list(arrays.chain(self._store, self._size))
         assert len(links) == self._store.chain, "the store's chain count is wrong"
         for s, limit in links:
             assert s.base <= limit <= s.end, "a store seen past its end"
@@ -932,7 +932,7 @@ class SessionTree:
         for e in entries:
             assert self.label_of(e.id) == expected.get(e.id), f"label_of({e.id}) is wrong"
         assert self.session_name == name, "session name disagrees with the entries"
-        assert self._store.chain <= _store.MAX_CHAIN, "store chain too long"
+        assert self._store.chain <= arrays.MAX_CHAIN, "store chain too long"
 
 
 def _check_kind(entry: object, where: str) -> None:

@@ -32,22 +32,14 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from ._errors import SessionError, SessionFileError
-from ._header import CURRENT_VERSION, SessionHeader
-from ._storage import (
-    SessionLockedError,
-    StrPath,
-    encode_line,
-    file_bytes,
-    header_of,
-    leaf_record,
-    new_leaf_id,
-    read_state,
-    sync_directory,
-    write_all,
-    write_temp,
-)
-from ._tree import SessionTree
+from ..errors import SessionError
+from ..header import CURRENT_VERSION, SessionHeader
+from ..tree import SessionTree
+from .whole_file import file_bytes, header_of
+from .errors import SessionFileError, SessionLockedError
+from .files import sync_directory, write_all, write_temp
+from .lines import StrPath, encode_line, leaf_record, new_leaf_id
+from .reader import read_state
 
 __all__ = ["CommitError", "SessionWriter"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._frozen import FrozenDict, freeze
+from ..frozen import FrozenDict, freeze
 
 __all__ = ["migrate_record", "record_lines", "v1_id"]
 

@@ -15,11 +15,11 @@ from typing import Any, Literal
 
 import attrs
 
-from ._entries import BranchSummary, Compaction, CustomMessage, Entry, Label, MessageEntry
-from ._errors import InvalidEntryError
-from ._frozen import JSONValue
-from ._header import SessionHeader
-from ._tree import SessionTree
+from .entries import BranchSummary, Compaction, CustomMessage, Entry, Label, MessageEntry
+from .errors import InvalidEntryError
+from .frozen import JSONValue
+from .header import SessionHeader
+from .tree import SessionTree
 
 __all__ = [
     "BranchDiff",

@@ -13,7 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ._tree import SessionTree
+    from .tree import SessionTree
 
 __all__ = ["Clock", "IdFactory", "counter_ids", "random_ids", "utc_now"]
 

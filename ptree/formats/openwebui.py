@@ -1,0 +1,155 @@
+"""Open WebUI exports (``chat-export-*.json``): every branch kept; what becomes what is
+described in :mod:`ptree.formats.chatgpt`, which reads the same kind of tree.
+"""
+
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..tree import SessionTree
+from ._chat_export import (
+    ImportedSession,
+    Node,
+    assistant,
+    build,
+    custom_message,
+    filename,
+    halves,
+    list_of,
+    load_json,
+    need_mapping,
+    node_id,
+    text_block,
+    to_seconds,
+    user,
+    write,
+)
+
+__all__ = ["import_openwebui", "openwebui_sessions"]
+
+
+# ------------------------------------------------------------------ Open WebUI
+
+
+def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[str, Any] | None:
+    role = message.get("role")
+    content = message.get("content")
+    text = content if isinstance(content, str) else ""
+    if isinstance(content, list):  # some versions keep OpenAI-style content parts
+        text = "\n".join(p["text"] for p in content
+                         if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+    seconds = to_seconds(message.get("timestamp"))
+    seconds = default_time if seconds is None else seconds
+    if role == "user":
+        return user(text, seconds)
+    if role == "assistant":
+        model = message.get("model")
+        return assistant([text_block(text)], seconds, api="openwebui-export",
+                          provider="openwebui",
+                          model=model if isinstance(model, str) and model else "unknown")
+    if not text.strip():
+        return None
+    return custom_message(f"openwebui.{role if isinstance(role, str) else 'system'}", text,
+                           seconds, display=False)
+
+
+def _openwebui_conversation(item: Mapping[str, Any], path: object, where: str,
+                            number: int, cwd: str) -> tuple[str, str | None, SessionTree]:
+    chat = need_mapping(item.get("chat", item), path, f"{where}.chat")
+    history = need_mapping(chat.get("history"), path, f"{where}.chat.history")
+    messages = need_mapping(history.get("messages"), path, f"{where}.chat.history.messages")
+    conv_id = item.get("id") or chat.get("id")
+    conv_id = conv_id if isinstance(conv_id, str) and conv_id else str(number)
+    title = item.get("title") or chat.get("title")
+    title = title if isinstance(title, str) and title else None
+    created = to_seconds(item.get("created_at"))
+    if created is None:
+        created = to_seconds(chat.get("timestamp"))
+    if created is None:
+        times = [to_seconds(m.get("timestamp")) for m in messages.values()
+                 if isinstance(m, Mapping)]
+        created = min((t for t in times if t is not None), default=0.0)
+    nodes: dict[str, Node] = {}
+    for key, raw in messages.items():
+        message = need_mapping(raw, path, f"{where}.chat.history.messages[{key!r}]")
+        nid = node_id(message.get("id"), key, nodes)
+        parent = message.get("parentId")
+        children = message.get("childrenIds")
+        nodes[nid] = Node(
+            nid,
+            parent if isinstance(parent, str) else None,
+            [c for c in children if isinstance(c, str)] if isinstance(children, list) else [],
+            _openwebui_fields(message, created),
+        )
+    current = history.get("currentId")
+    source = {"format": "openwebui", "conversationId": conv_id, "title": title}
+    tree = build(nodes, current if isinstance(current, str) else None, title=title,
+                  created=created, source=source, cwd=cwd)
+    return conv_id, title, tree
+
+
+def openwebui_sessions(
+    export: str | os.PathLike[str] | Any,
+    *,
+    cwd: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[ImportedSession]:
+    """Read an Open WebUI chat export: one session per chat.
+
+    The export is a list of chats (``{"id", "title", "chat": {"history":
+    {"messages": {id: {"parentId", "childrenIds", "role", "content",
+    "timestamp", "model"?}}, "currentId"}}, "created_at"}``), or one chat.
+    Every branch is kept; the leaf is ``currentId``.
+
+    Cost: O(total number of messages).
+
+    Raises:
+        ExportFormatError: (a ``ValueError``) not JSON, or not an Open WebUI export.
+        OSError: the file cannot be read.
+
+    >>> chat = {"id": "c1", "title": "Hi", "created_at": 0, "chat": {"history": {
+    ...     "currentId": "m2", "messages": {
+    ...         "m1": {"id": "m1", "parentId": None, "childrenIds": ["m2"],
+    ...                "role": "user", "content": "hello", "timestamp": 1},
+    ...         "m2": {"id": "m2", "parentId": "m1", "childrenIds": [],
+    ...                "role": "assistant", "content": "hi!", "timestamp": 2,
+    ...                "model": "llama3"}}}}}
+    >>> [s] = openwebui_sessions([chat], cwd="/")
+    >>> s.filename, s.tree.leaf.message["model"], len(s.tree)
+    ('hi-c1.jsonl', 'llama3', 3)
+    """
+    data, path = load_json(export)
+    chats = list_of(data, path, "chats", lambda d: "chat" in d or "history" in d)
+    cwd = os.getcwd() if cwd is None else cwd
+    taken: set[str] = set()
+    out: list[ImportedSession] = []
+    for i, raw in enumerate(chats):
+        item = need_mapping(raw, path, f"chats[{i}]")
+        conv_id, title, tree = _openwebui_conversation(item, path, f"chats[{i}]", i + 1, cwd)
+        out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
+        if on_progress is not None:
+            on_progress(i + 1, len(chats))
+    return out
+
+
+def import_openwebui(
+    export: str | os.PathLike[str] | Any,
+    out_dir: str | os.PathLike[str],
+    *,
+    cwd: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[Path]:
+    """Write one Pi session file per chat of an Open WebUI export into ``out_dir``.
+
+    The same conversion as :func:`openwebui_sessions`, and the same writing as
+    :func:`import_chatgpt` (nothing written for a bad export; progress counts
+    conversions, then writes).  Returns the paths written.
+    Cost: O(total number of messages).
+    """
+    sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
+    return write(sessions, out_dir, on_progress)
+

@@ -1,0 +1,29 @@
+"""Pi's JSON Lines session files: read, write, append.
+
+Holds the line codec (:mod:`~ptree.pi.lines`), the reader with its strict and lenient
+modes, migrations of versions 1 and 2 and torn-tail recovery
+(:mod:`~ptree.pi.reader`, :mod:`~ptree.pi.migrate`), whole-file :func:`dump`
+(:mod:`~ptree.pi.whole_file`), the append-only :class:`SessionWriter` with its lock
+(:mod:`~ptree.pi.writer`) and the durable-file primitives they share
+(:mod:`~ptree.pi.files`).  The format itself is described in
+``docs/pi-session-format.md`` of the shared folder.
+
+Imports: the core (modules directly in :mod:`ptree`) only.
+"""
+
+from .whole_file import dump
+from .errors import SessionFileError, SessionFileWarning, SessionLockedError
+from .lines import is_torn
+from .reader import load
+from .writer import CommitError, SessionWriter
+
+__all__ = [
+    "CommitError",
+    "SessionFileError",
+    "SessionFileWarning",
+    "SessionLockedError",
+    "SessionWriter",
+    "dump",
+    "is_torn",
+    "load",
+]
