@@ -114,8 +114,9 @@ class PmapTree:
 
     __slots__ = ("counter", "entries", "leaf")
 
-    def __init__(self, entries: PMap[str, PmapEntry] | None = None,
-                 leaf: str | None = None, counter: int = 0) -> None:
+    def __init__(
+        self, entries: PMap[str, PmapEntry] | None = None, leaf: str | None = None, counter: int = 0
+    ) -> None:
         self.entries: PMap[str, PmapEntry] = pmap() if entries is None else entries
         self.leaf = leaf
         self.counter = counter
@@ -149,8 +150,7 @@ class ValueLike:
     f: object
 
     @classmethod
-    def make(cls, a: object, b: object, c: object, d: object, e: object,
-             f: object) -> ValueLike:
+    def make(cls, a: object, b: object, c: object, d: object, e: object, f: object) -> ValueLike:
         v = object.__new__(cls)
         v.a = a
         v.b = b

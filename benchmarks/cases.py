@@ -48,6 +48,7 @@ class Plan:
 
 # ---------------------------------------------------------------------- builders
 
+
 def _ptree_chain(messages: list[Any]) -> SessionTree:
     t = SessionTree()
     for m in messages:
@@ -71,6 +72,7 @@ def _frozen(pool: Pool, n: int) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- append
+
 
 def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
     """append; append keeping every version; memory per kept version; append's parts."""
@@ -103,7 +105,10 @@ def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
             return len(messages), p
 
         runs: dict[str, Run] = {
-            "ptree": run_ptree, FLOOR: run_floor, COPY: run_copy, PMAP: run_pmap,
+            "ptree": run_ptree,
+            FLOOR: run_floor,
+            COPY: run_copy,
+            PMAP: run_pmap,
         }
         if big:  # minutes per run for the copying and the pmap designs: left out
             del runs[COPY], runs[PMAP]
@@ -147,8 +152,12 @@ def append_cases(r: Results, pool: Pool, plan: Plan) -> None:
     r.facts["append_parts"] = {}
     for n in plan.parts:
         _append_parts(r, pool, n)
-    _gc_share(r, pool, sorted({plan.append[0], plan.parts[-1]}),
-              sorted({plan.keep[0], plan.keep[-2] if len(plan.keep) > 1 else plan.keep[0]}))
+    _gc_share(
+        r,
+        pool,
+        sorted({plan.append[0], plan.parts[-1]}),
+        sorted({plan.keep[0], plan.keep[-2] if len(plan.keep) > 1 else plan.keep[0]}),
+    )
 
 
 def _keep_all(messages: list[Any]) -> list[SessionTree]:
@@ -176,7 +185,8 @@ def _gc_share(r: Results, pool: Pool, sizes: list[int], keep_sizes: list[int]) -
     gc.callbacks.append(watch)
     try:
         builders: list[tuple[int, str, Callable[[list[Any]], object]]] = [
-            (n, who, build) for n in sizes
+            (n, who, build)
+            for n in sizes
             for who, build in (("ptree", _ptree_chain), (FLOOR, _floor_chain))
         ] + [(n, "ptree, every version kept", _keep_all) for n in keep_sizes]
         for n, who, build in builders:
@@ -188,8 +198,11 @@ def _gc_share(r: Results, pool: Pool, sizes: list[int], keep_sizes: list[int]) -
             total = time.process_time() - t0
             del kept
             out.setdefault(who, {})[str(n)] = [total / n, spent[0] / n]
-            print(f"  gc share           {who:<28} N={n:<9,} {total / n * 1e6:8.3f} µs, "
-                  f"of which the collector {spent[0] / n * 1e6:8.3f} µs", flush=True)
+            print(
+                f"  gc share           {who:<28} N={n:<9,} {total / n * 1e6:8.3f} µs, "
+                f"of which the collector {spent[0] / n * 1e6:8.3f} µs",
+                flush=True,
+            )
     finally:
         gc.callbacks.remove(watch)
     r.facts["gc_share"] = out
@@ -243,8 +256,7 @@ def _memory(r: Results, pool: Pool, n: int) -> None:
         FLOOR + " (one mutable value)": _traced(floor_one) / n,
     }
     message_bytes = _traced(frozen_copies) / n
-    r.facts["memory"] = {"n": n, "bytes_per_version": mem,
-                         "frozen_message_bytes": message_bytes}
+    r.facts["memory"] = {"n": n, "bytes_per_version": mem, "frozen_message_bytes": message_bytes}
     for who, b in mem.items():
         print(f"  memory             {who:<28} N={n:<9,} {b:12.0f} B per version", flush=True)
     print(f"  memory             a frozen message itself       {message_bytes:12.0f} B")
@@ -343,33 +355,38 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
 
     parts: dict[str, float] = {}
     for name, run in [
-        ("id (f-string)", p_id), ("timestamp (utc_now)", p_time),
-        ("protect the message (freeze)", p_freeze), ("check the message", p_check),
-        ("entry construction", p_entry), ("links (parent, depth, seq)", p_link),
-        ("store indexing (claim)", p_index), ("the new value (_new)", p_value),
+        ("id (f-string)", p_id),
+        ("timestamp (utc_now)", p_time),
+        ("protect the message (freeze)", p_freeze),
+        ("check the message", p_check),
+        ("entry construction", p_entry),
+        ("links (parent, depth, seq)", p_link),
+        ("store indexing (claim)", p_index),
+        ("the new value (_new)", p_value),
         ("whole append, message already frozen", p_whole_frozen),
-        ("whole append, plain dict", p_whole), ("the floor's append, for scale", p_floor),
+        ("whole append, plain dict", p_whole),
+        ("the floor's append, for scale", p_floor),
     ]:
         parts[name] = per_op(run, 3)
-        print(f"  append part        {name:<40} N={n:<9,} {parts[name] * 1e6:8.3f} µs",
-              flush=True)
+        print(f"  append part        {name:<40} N={n:<9,} {parts[name] * 1e6:8.3f} µs", flush=True)
     r.facts["append_parts"][str(n)] = parts
 
 
 # ---------------------------------------------------------------------- structure
 
+
 def structure_cases(r: Results, pool: Pool, plan: Plan) -> None:
     """move_to, current_path, children and common_ancestor on trees of each size."""
     rng = random.Random(6)
     move = r.case("move_to", "move_to (a random entry)")
-    move.note = ("'dict lookup + new value' is one dict lookup and one six-field value "
-                 "built as ptree builds its trees: the least a persistent move_to costs.")
-    path = r.case("current_path", "current_path (a chain)", x_label="depth",
-                  unit="per call")
+    move.note = (
+        "'dict lookup + new value' is one dict lookup and one six-field value "
+        "built as ptree builds its trees: the least a persistent move_to costs."
+    )
+    path = r.case("current_path", "current_path (a chain)", x_label="depth", unit="per call")
     kids = r.case("children", "children (10 children)", unit="per call")
     kids.note = "(a) keeps no index of children (the chapter's design): it scans."
-    anc = r.case("common_ancestor", "common_ancestor (distance N/4 each)",
-                 unit="per call")
+    anc = r.case("common_ancestor", "common_ancestor (distance N/4 each)", unit="per call")
     for n in plan.structure:
         frozen = _frozen(pool, n)
         t = _ptree_chain(frozen)
@@ -389,29 +406,46 @@ def structure_cases(r: Results, pool: Pool, plan: Plan) -> None:
         by_id = dict(f.entries)
         store = t._store
 
-        def ref_moves(by_id: dict[str, Any] = by_id, sample: list[str] = sample,
-                      store: object = store, n: int = n) -> tuple[int, object]:
+        def ref_moves(
+            by_id: dict[str, Any] = by_id,
+            sample: list[str] = sample,
+            store: object = store,
+            n: int = n,
+        ) -> tuple[int, object]:
             make = ValueLike.make
             for i in sample:
                 make(store, n, by_id[i], n, None, None)
             return len(sample), None
 
-        move.add_all(n, side_by_side({"ptree": ptree_moves, FLOOR: floor_moves,
-                                      "dict lookup + new value": ref_moves}, plan.repeat))
+        move.add_all(
+            n,
+            side_by_side(
+                {"ptree": ptree_moves, FLOOR: floor_moves, "dict lookup + new value": ref_moves},
+                plan.repeat,
+            ),
+        )
         del t, f, by_id, store
 
         # children: a chain of n - 10 entries, then 10 children of its middle entry
         t = _ptree_chain(frozen[: n - 10])
         f = _floor_chain(frozen[: n - 10])
         mid = f"e{(n - 10) // 2}"
-        for m in frozen[n - 10:]:
+        for m in frozen[n - 10 :]:
             t = t.move_to(mid).append(m)
             f.move_to(mid)
             f.append(m)
         assert len(t.children(mid)) == len(f.children(mid)) == 11
-        kids.add_all(n, side_by_side({"ptree": looped(partial(t.children, mid)),
-                                      FLOOR: looped(partial(f.children, mid))},
-                                     plan.repeat, warmup=False))
+        kids.add_all(
+            n,
+            side_by_side(
+                {
+                    "ptree": looped(partial(t.children, mid)),
+                    FLOOR: looped(partial(f.children, mid)),
+                },
+                plan.repeat,
+                warmup=False,
+            ),
+        )
         del t, f
 
         # common_ancestor: a trunk of n/2, two branches of n/4 from its end
@@ -431,9 +465,17 @@ def structure_cases(r: Results, pool: Pool, plan: Plan) -> None:
             ends.append(t.leaf_id)
         a, b = ends
         assert t.common_ancestor(a, b) == f.common_ancestor(a, b) == fork
-        anc.add_all(n, side_by_side({"ptree": looped(partial(t.common_ancestor, a, b)),
-                                     FLOOR: looped(partial(f.common_ancestor, a, b))},
-                                    plan.repeat, warmup=False))
+        anc.add_all(
+            n,
+            side_by_side(
+                {
+                    "ptree": looped(partial(t.common_ancestor, a, b)),
+                    FLOOR: looped(partial(f.common_ancestor, a, b)),
+                },
+                plan.repeat,
+                warmup=False,
+            ),
+        )
         del t, f, frozen
 
     for depth in plan.depths:
@@ -441,9 +483,14 @@ def structure_cases(r: Results, pool: Pool, plan: Plan) -> None:
         t = _ptree_chain(frozen)
         f = _floor_chain(frozen)
         assert t.current_path() == tuple(f.current_path())
-        path.add_all(depth, side_by_side({"ptree": looped(t.current_path),
-                                          FLOOR: looped(f.current_path)},
-                                         plan.repeat, warmup=False))
+        path.add_all(
+            depth,
+            side_by_side(
+                {"ptree": looped(t.current_path), FLOOR: looped(f.current_path)},
+                plan.repeat,
+                warmup=False,
+            ),
+        )
         del t, f, frozen
 
 

@@ -21,8 +21,17 @@ from ptree import SessionTree
 __all__ = ["context_cases", "history_cases", "io_cases"]
 
 ROOT = Path(__file__).resolve().parent.parent
-PI_MODULE = (ROOT / ".cache" / "pi" / "node_modules" / "@mariozechner" / "pi-coding-agent"
-             / "dist" / "core" / "session-manager.js")
+PI_MODULE = (
+    ROOT
+    / ".cache"
+    / "pi"
+    / "node_modules"
+    / "@mariozechner"
+    / "pi-coding-agent"
+    / "dist"
+    / "core"
+    / "session-manager.js"
+)
 PI_SCRIPT = Path(__file__).resolve().parent / "pi_open.mjs"
 JSON_LOADS = "(d) json.loads"
 PI = "(e) Pi SessionManager.open"
@@ -42,24 +51,34 @@ def _walk(leaf: ptree.Entry | None) -> list[ptree.Entry]:
 def context_cases(r: Results, pool: Pool, plan: Plan) -> None:
     """build_context at each depth, without and with a compaction, beside a bare walk."""
     case = r.case("build_context", "build_context (a chain)", x_label="depth", unit="per call")
-    case.note = ("'with a compaction': one compaction halfway down the path, keeping the "
-                 "100 entries before it.")
+    case.note = (
+        "'with a compaction': one compaction halfway down the path, keeping the "
+        "100 entries before it."
+    )
     for depth in plan.context:
         frozen = _frozen(pool, depth)
         plain = _ptree_chain(frozen)
         half = depth // 2
         compacted = _ptree_chain(frozen[:half]).append_compaction(
-            "summary of the first half", f"e{max(1, half - 100)}", 120_000)
-        for m in frozen[half + 1:]:
+            "summary of the first half", f"e{max(1, half - 100)}", 120_000
+        )
+        for m in frozen[half + 1 :]:
             compacted = compacted.append(m)
         assert len(compacted) == depth
         ctx = ptree.build_context(compacted)
         assert ctx.messages[0]["role"] == "compactionSummary"
-        case.add_all(depth, side_by_side({
-            "ptree": looped(partial(ptree.build_context, plain)),
-            "ptree, with a compaction": looped(partial(ptree.build_context, compacted)),
-            "bare walk of the path": looped(partial(_walk, plain.leaf)),
-        }, plan.repeat, warmup=False))
+        case.add_all(
+            depth,
+            side_by_side(
+                {
+                    "ptree": looped(partial(ptree.build_context, plain)),
+                    "ptree, with a compaction": looped(partial(ptree.build_context, compacted)),
+                    "bare walk of the path": looped(partial(_walk, plain.leaf)),
+                },
+                plan.repeat,
+                warmup=False,
+            ),
+        )
 
 
 def history_cases(r: Results, pool: Pool, plan: Plan) -> None:
@@ -98,7 +117,10 @@ def _pi_open(path: Path, runs: int) -> float | None:
         return None
     out = subprocess.run(
         ["node", str(PI_SCRIPT), PI_MODULE.as_uri(), str(path), str(runs)],
-        capture_output=True, text=True, check=True, timeout=600,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
     )
     seconds: float = json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
     return seconds
@@ -107,15 +129,19 @@ def _pi_open(path: Path, runs: int) -> float | None:
 def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
     """load and dump of files of N entries; the writer's commit."""
     load = r.case("load", "load (a file of N entries)", unit="per entry")
-    load.note = ("(d) reads the same file and calls json.loads on each line; (e) runs "
-                 "Pi's SessionManager.open in Node.js on the same file, timed inside "
-                 "Node in CPU time, as the Python side is (median of the same number of "
-                 "runs, after a warm-up).")
+    load.note = (
+        "(d) reads the same file and calls json.loads on each line; (e) runs "
+        "Pi's SessionManager.open in Node.js on the same file, timed inside "
+        "Node in CPU time, as the Python side is (median of the same number of "
+        "runs, after a warm-up)."
+    )
     dump = r.case("dump", "dump (a file of N entries)", unit="per entry")
-    dump.note = ("Wall time: the disk's wait is part of the cost.  (d) json.dumps of "
-                 "each entry's dict (made beforehand), written and "
-                 "fsync'ed, as ptree.dump fsyncs; ptree.dump also writes atomically "
-                 "(a temporary file renamed over the target).")
+    dump.note = (
+        "Wall time: the disk's wait is part of the cost.  (d) json.dumps of "
+        "each entry's dict (made beforehand), written and "
+        "fsync'ed, as ptree.dump fsyncs; ptree.dump also writes atomically "
+        "(a temporary file renamed over the target)."
+    )
     with tempfile.TemporaryDirectory(prefix="ptree-bench-") as tmp:
         d = Path(tmp)
         sizes = sorted({n for n in (plan.load // 100, plan.load // 10, plan.load) if n})
@@ -133,8 +159,7 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
                 data = path.read_bytes()
                 return n, [json.loads(line) for line in data.splitlines()]
 
-            load.add_all(n, side_by_side({"ptree.load": run_load, JSON_LOADS: run_json},
-                                         repeat))
+            load.add_all(n, side_by_side({"ptree.load": run_load, JSON_LOADS: run_json}, repeat))
             pi = _pi_open(path, repeat)
             if pi is not None:
                 load.add(PI, n, pi / n)
@@ -144,12 +169,14 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
             out = d / f"out{n}.jsonl"
             bare = d / f"bare{n}.jsonl"
 
-            def run_dump(tree: SessionTree = tree, out: Path = out,
-                         n: int = n) -> tuple[int, object]:
+            def run_dump(
+                tree: SessionTree = tree, out: Path = out, n: int = n
+            ) -> tuple[int, object]:
                 return n, ptree.dump(tree, out)
 
-            def run_bare(dicts: list[Any] = dicts, bare: Path = bare,
-                         n: int = n) -> tuple[int, object]:
+            def run_bare(
+                dicts: list[Any] = dicts, bare: Path = bare, n: int = n
+            ) -> tuple[int, object]:
                 data = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in dicts)
                 with bare.open("w", encoding="utf-8") as f:
                     f.write(data)
@@ -157,9 +184,12 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
                     os.fsync(f.fileno())
                 return n, None
 
-            dump.add_all(n, side_by_side({"ptree.dump": run_dump,
-                                          "(d) json.dumps + write": run_bare}, repeat,
-                                         clock=WALL))
+            dump.add_all(
+                n,
+                side_by_side(
+                    {"ptree.dump": run_dump, "(d) json.dumps + write": run_bare}, repeat, clock=WALL
+                ),
+            )
             del tree, dicts
         _commits(r, pool, plan, d)
 
@@ -170,28 +200,38 @@ def _commits(r: Results, pool: Pool, plan: Plan, d: Path) -> None:
     frozen = _frozen(pool, k)
     for fsync in (False, True):
         label = "fsync" if fsync else "no fsync"
-        case = r.case(f"commit ({label})", f"SessionWriter.commit, {label} (one message)",
-                      x_label="commits", unit="per commit")
-        case.note = ("Wall time.  Each commit writes one new message to a live file.  "
-                     "The bare baseline writes the same line with one os.write"
-                     + (" and one os.fsync." if fsync else "."))
+        case = r.case(
+            f"commit ({label})",
+            f"SessionWriter.commit, {label} (one message)",
+            x_label="commits",
+            unit="per commit",
+        )
+        case.note = (
+            "Wall time.  Each commit writes one new message to a live file.  "
+            "The bare baseline writes the same line with one os.write"
+            + (" and one os.fsync." if fsync else ".")
+        )
         path = d / f"live-{label}.jsonl"
         w = ptree.SessionWriter.create(path, SessionTree(), fsync=fsync)
         versions = [w.value]
         for m in frozen:
             versions.append(versions[-1].append(m))
-        lines = [(json.dumps(e.to_json(), ensure_ascii=False) + "\n").encode()
-                 for e in versions[-1].entries()]
+        lines = [
+            (json.dumps(e.to_json(), ensure_ascii=False) + "\n").encode()
+            for e in versions[-1].entries()
+        ]
         fd = os.open(d / f"bare-{label}.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
-        def run_commit(w: ptree.SessionWriter = w,
-                       versions: list[SessionTree] = versions) -> tuple[int, object]:
+        def run_commit(
+            w: ptree.SessionWriter = w, versions: list[SessionTree] = versions
+        ) -> tuple[int, object]:
             for v in versions[1:]:
                 w.commit(v)
             return len(versions) - 1, None
 
-        def run_bare(fd: int = fd, lines: list[bytes] = lines,
-                     fsync: bool = fsync) -> tuple[int, object]:
+        def run_bare(
+            fd: int = fd, lines: list[bytes] = lines, fsync: bool = fsync
+        ) -> tuple[int, object]:
             for line in lines:
                 os.write(fd, line)
                 if fsync:

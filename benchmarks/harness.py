@@ -26,8 +26,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CPU", "MIN_TIME", "WALL", "Case", "Results", "Run", "looped", "machine",
-           "per_call", "per_op", "side_by_side"]
+__all__ = [
+    "CPU",
+    "MIN_TIME",
+    "WALL",
+    "Case",
+    "Results",
+    "Run",
+    "looped",
+    "machine",
+    "per_call",
+    "per_op",
+    "side_by_side",
+]
 
 CPU = time.process_time
 WALL = time.perf_counter
@@ -40,8 +51,7 @@ Run = Callable[[], tuple[int, object]]
 clock has stopped)."""
 
 
-def per_op(run: Run, repeat: int, warmup: bool = True,
-           clock: Callable[[], float] = CPU) -> float:
+def per_op(run: Run, repeat: int, warmup: bool = True, clock: Callable[[], float] = CPU) -> float:
     """Median seconds per operation of ``repeat`` runs of ``run``."""
     if warmup:
         _ops, keep = run()
@@ -57,8 +67,9 @@ def per_op(run: Run, repeat: int, warmup: bool = True,
     return statistics.median(times)
 
 
-def side_by_side(runs: dict[str, Run], repeat: int, warmup: bool = True,
-                 clock: Callable[[], float] = CPU) -> dict[str, float]:
+def side_by_side(
+    runs: dict[str, Run], repeat: int, warmup: bool = True, clock: Callable[[], float] = CPU
+) -> dict[str, float]:
     """Median seconds per operation of each run, the runs taking turns.
 
     Taking turns (ptree, then each baseline, then ptree again…) lets a machine whose
@@ -124,7 +135,9 @@ class Case:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "title": self.title, "x_label": self.x_label, "unit": self.unit,
+            "title": self.title,
+            "x_label": self.x_label,
+            "unit": self.unit,
             "note": self.note,
             "series": {k: {str(n): s for n, s in v.items()} for k, v in self.series.items()},
         }
@@ -146,15 +159,18 @@ class Results:
     facts: dict[str, Any] = field(default_factory=dict)
     targets: list[dict[str, Any]] = field(default_factory=list)
 
-    def case(self, name: str, title: str, x_label: str = "N (entries)",
-             unit: str = "per operation") -> Case:
+    def case(
+        self, name: str, title: str, x_label: str = "N (entries)", unit: str = "per operation"
+    ) -> Case:
         c = Case(name, title, x_label, unit)
         self.cases[name] = c
         return c
 
     def save(self, path: Path) -> None:
         data = {
-            "mode": self.mode, "machine": self.machine, "facts": self.facts,
+            "mode": self.mode,
+            "machine": self.machine,
+            "facts": self.facts,
             "targets": self.targets,
             "cases": {k: c.to_json() for k, c in self.cases.items()},
         }
@@ -228,7 +244,7 @@ class Results:
             ax.set_ylabel(f"µs {case.unit}")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
-        for ax in list(axes.flat)[len(cases):]:
+        for ax in list(axes.flat)[len(cases) :]:
             ax.set_visible(False)
         fig.suptitle("ptree against its baselines (log-log; flat = O(1) per operation)")
         fig.tight_layout()

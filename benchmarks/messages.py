@@ -57,8 +57,13 @@ def _usage(i: int) -> Message:
         "cacheRead": 18000 + 7 * i,
         "cacheWrite": 400,
         "totalTokens": 18523 + 8 * i,
-        "cost": {"input": 9e-06, "output": 0.0018, "cacheRead": 0.0054,
-                 "cacheWrite": 0.0015, "total": 0.0087},
+        "cost": {
+            "input": 9e-06,
+            "output": 0.0018,
+            "cacheRead": 0.0054,
+            "cacheWrite": 0.0015,
+            "total": 0.0087,
+        },
     }
 
 
@@ -68,25 +73,48 @@ def _fallback() -> list[Message]:
     on average, a little less than the real files' 1.7 KB)."""
     out: list[Message] = []
     for i in range(300):
-        out.append({"role": "user", "content": [
-            {"type": "text", "text": f"Please look at module {i} and fix the failing test. " * 3}
-        ], "timestamp": 1763681630791 + i})
-        out.append({
-            "role": "assistant",
-            "content": [
-                {"type": "text", "text": f"I'll read the file first ({i}). " * 4},
-                {"type": "toolCall", "id": f"toolu_{i:024d}", "name": "read",
-                 "arguments": {"path": f"/home/user/project/src/module_{i}.py"}},
-            ],
-            "api": "anthropic-messages", "provider": "anthropic",
-            "model": "claude-sonnet-4-5", "usage": _usage(i), "stopReason": "toolUse",
-            "timestamp": 1763681631000 + i,
-        })
-        out.append({
-            "role": "toolResult", "toolCallId": f"toolu_{i:024d}", "toolName": "read",
-            "content": [{"type": "text", "text": f"def f{i}(x):\n    return x + {i}\n" * 60}],
-            "isError": False, "timestamp": 1763681632000 + i,
-        })
+        out.append(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"Please look at module {i} and fix the failing test. " * 3,
+                    }
+                ],
+                "timestamp": 1763681630791 + i,
+            }
+        )
+        out.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"I'll read the file first ({i}). " * 4},
+                    {
+                        "type": "toolCall",
+                        "id": f"toolu_{i:024d}",
+                        "name": "read",
+                        "arguments": {"path": f"/home/user/project/src/module_{i}.py"},
+                    },
+                ],
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "usage": _usage(i),
+                "stopReason": "toolUse",
+                "timestamp": 1763681631000 + i,
+            }
+        )
+        out.append(
+            {
+                "role": "toolResult",
+                "toolCallId": f"toolu_{i:024d}",
+                "toolName": "read",
+                "content": [{"type": "text", "text": f"def f{i}(x):\n    return x + {i}\n" * 60}],
+                "isError": False,
+                "timestamp": 1763681632000 + i,
+            }
+        )
     return out
 
 

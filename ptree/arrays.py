@@ -112,8 +112,11 @@ class Store:
             return True
 
 
-def _push(index: dict[str | None, Entry | list[Entry]] | dict[str, Entry | list[Entry]],
-          key: str | None, entry: Entry) -> None:
+def _push(
+    index: dict[str | None, Entry | list[Entry]] | dict[str, Entry | list[Entry]],
+    key: str | None,
+    entry: Entry,
+) -> None:
     # One child is stored bare: most entries have exactly one, and a bare entry
     # costs no list (and no object for the garbage collector to walk).
     slot = index.get(key)  # type: ignore[arg-type]
@@ -197,7 +200,7 @@ def view_from(store: Store, size: int, start: int) -> list[Entry]:
     for s, limit in chain(store, size):
         if limit <= start:
             break
-        parts.append(s.entries[max(start, s.base) - s.base: limit - s.base])
+        parts.append(s.entries[max(start, s.base) - s.base : limit - s.base])
         if s.base <= start:
             break
     if len(parts) == 1:

@@ -185,7 +185,9 @@ def move_with_summary(
     if summary:
         recorded = old_leaf if from_id == "abandoned" else new_leaf
         moved = moved.append_branch_summary(
-            "root" if recorded is None else recorded, summary, details=details,
+            "root" if recorded is None else recorded,
+            summary,
+            details=details,
             from_hook=from_hook,
         )
         summary_id = moved.leaf_id
@@ -297,11 +299,15 @@ def fork(
     target = tree[entry_id]
     if position == "before":
         if type(target) is not MessageEntry or target.message.get("role") != "user":
-            what = (f"a message with role {target.message.get('role')!r}"
-                    if type(target) is MessageEntry else f"a {target.type} entry")
+            what = (
+                f"a message with role {target.message.get('role')!r}"
+                if type(target) is MessageEntry
+                else f"a {target.type} entry"
+            )
             raise InvalidEntryError(
                 f"fork before an entry needs a user message, not {what}",
-                entry_id=entry_id, field="type",
+                entry_id=entry_id,
+                field="type",
             )
         end = target._parent
     elif position == "at":
@@ -333,11 +339,13 @@ def fork(
     source = tree.header
     header = SessionHeader.new(
         cwd=None if source is None else source.cwd,
-        parent_session=parent_session if parent_session is not None
+        parent_session=parent_session
+        if parent_session is not None
         else (None if source is None else source.id),
     )
-    out = SessionTree.from_entries(kept, header=header, id_factory=tree.id_factory,
-                                   clock=tree.clock)
+    out = SessionTree.from_entries(
+        kept, header=header, id_factory=tree.id_factory, clock=tree.clock
+    )
     copied = {e.id for e in kept}
     for labelled_id, text in tree.labels().items():
         if labelled_id in copied:

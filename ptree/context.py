@@ -53,8 +53,7 @@ COMPACTION_SUMMARY_PREFIX = (
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 """What Pi puts after a compaction summary."""
 BRANCH_SUMMARY_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:"
-    "\n\n<summary>\n"
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 )
 """What Pi puts before a branch summary when it becomes a user message."""
 BRANCH_SUMMARY_SUFFIX = "</summary>"

@@ -454,11 +454,11 @@ def entry_from_json(obj: Mapping[str, Any]) -> Entry:
     if type(kind) is not str:
         raise InvalidEntryError("an entry needs a string type", entry_id=entry_id, field="type")
     if "parentId" not in obj:
-        raise InvalidEntryError("an entry needs a parentId (null for a root)",
-                                entry_id=entry_id, field="parentId")
+        raise InvalidEntryError(
+            "an entry needs a parentId (null for a root)", entry_id=entry_id, field="parentId"
+        )
     if "timestamp" not in obj:
-        raise InvalidEntryError("an entry needs a timestamp", entry_id=entry_id,
-                                field="timestamp")
+        raise InvalidEntryError("an entry needs a timestamp", entry_id=entry_id, field="timestamp")
     cls = ENTRY_TYPES.get(kind)
     kwargs: dict[str, Any] = {}
     if cls is None:
@@ -479,8 +479,9 @@ def entry_from_json(obj: Mapping[str, Any]) -> Entry:
                 kwargs[attr] = obj[key]
                 taken.add(key)
             else:
-                raise InvalidEntryError(f"a {kind} entry needs {key!r}", entry_id=entry_id,
-                                        field=key)
+                raise InvalidEntryError(
+                    f"a {kind} entry needs {key!r}", entry_id=entry_id, field=key
+                )
     extra = {k: v for k, v in obj.items() if k not in taken}
     try:
         return cls(

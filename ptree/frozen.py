@@ -270,8 +270,15 @@ def _freeze_list(seq: Iterable[Any]) -> FrozenList:
     try:
         for v in seq:
             t = type(v)
-            if (t is str or t is int or t is bool or v is None or t is FrozenDict
-                    or t is FrozenList or (t is float and v - v == 0.0)):
+            if (
+                t is str
+                or t is int
+                or t is bool
+                or v is None
+                or t is FrozenDict
+                or t is FrozenList
+                or (t is float and v - v == 0.0)
+            ):
                 append(v)
             elif t is dict:
                 append(_freeze_dict(v))
@@ -373,6 +380,7 @@ def _thaw(value: Any) -> Any:
 
 def _thaw_deep(value: Any) -> Any:
     """:func:`thaw` with a stack of its own instead of recursion.  O(size)."""
+
     def fresh(v: Any) -> Any:
         if isinstance(v, Mapping):
             out: Any = {}

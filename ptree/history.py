@@ -454,8 +454,9 @@ class _Grown:
 
     __slots__ = ("entries", "header", "leaf_id")
 
-    def __init__(self, entries: tuple[Entry, ...], leaf_id: str | None,
-                 header: SessionHeader | None) -> None:
+    def __init__(
+        self, entries: tuple[Entry, ...], leaf_id: str | None, header: SessionHeader | None
+    ) -> None:
         self.entries = entries
         self.leaf_id = leaf_id
         self.header = header
@@ -505,6 +506,11 @@ def _restore(values: list[Any], undo_count: int, limit: int | None) -> History[A
     future = values[undo_count + 1 :]
     future.reverse()
     return History._new(
-        values[undo_count], _build(past), undo_count, undo_count, _build(future),
-        len(future), limit,
+        values[undo_count],
+        _build(past),
+        undo_count,
+        undo_count,
+        _build(future),
+        len(future),
+        limit,
     )

@@ -147,8 +147,7 @@ class SessionRef(Generic[T]):
         """The current value.  O(1), takes no lock: readers never wait for writers."""
         return self._value
 
-    def swap(self, fn: Callable[Concatenate[T, P], T], /, *args: P.args,
-             **kwargs: P.kwargs) -> T:
+    def swap(self, fn: Callable[Concatenate[T, P], T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """Replace the value with ``fn(value, *args, **kwargs)``, atomically; return it.
 
         ``fn`` runs exactly once, with the ref locked: no other change can come
@@ -169,8 +168,13 @@ class SessionRef(Generic[T]):
         result: T = self._change(_ANY, fn, args, kwargs)
         return result
 
-    def _change(self, expected: object, fn: Callable[..., T] | None, args: tuple[Any, ...],
-                kwargs: dict[str, Any]) -> Any:
+    def _change(
+        self,
+        expected: object,
+        fn: Callable[..., T] | None,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
         """Under the lock, as its owner: value = fn(value, *args, **kwargs); watchers told.
 
         With ``fn`` None the new value is ``args[0]``.  Returns the new value, or

@@ -246,9 +246,7 @@ class SessionTree:
         n = older._size
         if n > self._size:
             return None
-        if n and arrays.at(self._store, self._size, n - 1) is not arrays.at(
-            older._store, n, n - 1
-        ):
+        if n and arrays.at(self._store, self._size, n - 1) is not arrays.at(older._store, n, n - 1):
             return None
         return tuple(arrays.view_from(self._store, self._size, n))
 
@@ -579,8 +577,9 @@ class SessionTree:
         store.add(entry)
         return store
 
-    def _append_kind(self, cls: type[Entry], entry_id: str | None, timestamp: str | None,
-                     **fields: Any) -> SessionTree:
+    def _append_kind(
+        self, cls: type[Entry], entry_id: str | None, timestamp: str | None, **fields: Any
+    ) -> SessionTree:
         entry_id, max_seq = self._claim_id(entry_id)
         leaf = self._leaf
         entry = cls(
@@ -592,13 +591,21 @@ class SessionTree:
         return self._insert(entry, leaf, max_seq)
 
     def append_thinking_level_change(
-        self, thinking_level: str, *, id: str | None = None, timestamp: str | None = None  # noqa: A002
+        self,
+        thinking_level: str,
+        *,
+        id: str | None = None,  # noqa: A002 - the entry field is called id
+        timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.ThinkingLevelChange` under the leaf.  O(1)."""
         return self._append_kind(ThinkingLevelChange, id, timestamp, thinking_level=thinking_level)
 
     def append_model_change(
-        self, provider: str, model_id: str, *, id: str | None = None,  # noqa: A002
+        self,
+        provider: str,
+        model_id: str,
+        *,
+        id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.ModelChange` under the leaf.  O(1).
@@ -609,7 +616,10 @@ class SessionTree:
         return self._append_kind(ModelChange, id, timestamp, provider=provider, model_id=model_id)
 
     def append_active_tools_change(
-        self, active_tool_names: Sequence[str], *, id: str | None = None,  # noqa: A002
+        self,
+        active_tool_names: Sequence[str],
+        *,
+        id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append an :class:`~ptree.ActiveToolsChange` under the leaf.  O(len(names))."""
@@ -635,8 +645,14 @@ class SessionTree:
         """
         self._entry(first_kept_entry_id)
         return self._append_kind(
-            Compaction, id, timestamp, summary=summary, first_kept_entry_id=first_kept_entry_id,
-            tokens_before=tokens_before, details=details, from_hook=from_hook,
+            Compaction,
+            id,
+            timestamp,
+            summary=summary,
+            first_kept_entry_id=first_kept_entry_id,
+            tokens_before=tokens_before,
+            details=details,
+            from_hook=from_hook,
         )
 
     def append_branch_summary(
@@ -651,12 +667,21 @@ class SessionTree:
     ) -> SessionTree:
         """Append a :class:`~ptree.BranchSummary` under the leaf.  O(size of details)."""
         return self._append_kind(
-            BranchSummary, id, timestamp, from_id=from_id, summary=summary, details=details,
+            BranchSummary,
+            id,
+            timestamp,
+            from_id=from_id,
+            summary=summary,
+            details=details,
             from_hook=from_hook,
         )
 
     def append_custom(
-        self, custom_type: str, data: JSONValue = None, *, id: str | None = None,  # noqa: A002
+        self,
+        custom_type: str,
+        data: JSONValue = None,
+        *,
+        id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.Custom` (extension state) under the leaf.  O(size of data)."""
@@ -674,12 +699,21 @@ class SessionTree:
     ) -> SessionTree:
         """Append a :class:`~ptree.CustomMessage` under the leaf.  O(size of content)."""
         return self._append_kind(
-            CustomMessage, id, timestamp, custom_type=custom_type, content=content,
-            display=display, details=details,
+            CustomMessage,
+            id,
+            timestamp,
+            custom_type=custom_type,
+            content=content,
+            display=display,
+            details=details,
         )
 
     def append_label(
-        self, target_id: str, label: str | None, *, id: str | None = None,  # noqa: A002
+        self,
+        target_id: str,
+        label: str | None,
+        *,
+        id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.Label` setting (or, with ``None``/``""``, clearing)
@@ -692,7 +726,10 @@ class SessionTree:
         return self._append_kind(Label, id, timestamp, target_id=target_id, label=label)
 
     def append_session_info(
-        self, name: str | None, *, id: str | None = None,  # noqa: A002
+        self,
+        name: str | None,
+        *,
+        id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.SessionInfo` naming the session (``None`` clears).  O(1)."""
@@ -850,8 +887,14 @@ class SessionTree:
         try:
             return self._hash
         except AttributeError:
-            h = hash((self._size, self.leaf_id, self._header,
-                      tuple(arrays.view(self._store, self._size))))
+            h = hash(
+                (
+                    self._size,
+                    self.leaf_id,
+                    self._header,
+                    tuple(arrays.view(self._store, self._size)),
+                )
+            )
             self._hash = h
             return h
 
@@ -860,8 +903,13 @@ class SessionTree:
         # pickle recurse 100,000 deep); they are linked again on the way in.
         return (
             _restore,
-            (self.entries(), self.leaf_id, self._header, self._config.id_factory,
-             self._config.clock),
+            (
+                self.entries(),
+                self.leaf_id,
+                self._header,
+                self._config.id_factory,
+                self._config.clock,
+            ),
         )
 
     def __copy__(self) -> SessionTree:
@@ -871,8 +919,7 @@ class SessionTree:
         return self
 
     def __repr__(self) -> str:
-        parts = [f"{self._size} entr{'y' if self._size == 1 else 'ies'}",
-                 f"leaf={self.leaf_id!r}"]
+        parts = [f"{self._size} entr{'y' if self._size == 1 else 'ies'}", f"leaf={self.leaf_id!r}"]
         if self._header is not None:
             parts.append(f"session={self._header.id!r}")
         return f"SessionTree({', '.join(parts)})"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import ptree
 
 # Small alphabets keep examples readable and still hit unicode and escaping.
-text = st.text(alphabet=st.sampled_from("ab xé方\n\"\\{}"), max_size=8)
+text = st.text(alphabet=st.sampled_from('ab xé方\n"\\{}'), max_size=8)
 keys = st.text(alphabet=st.sampled_from("abcxyz_"), min_size=1, max_size=5)
 
 json_scalars = (
@@ -25,8 +25,9 @@ def json_values(max_leaves: int = 8) -> st.SearchStrategy[Any]:
     """Any JSON-like value (dicts, lists, scalars), plain and mutable."""
     return st.recursive(
         json_scalars,
-        lambda children: st.lists(children, max_size=3)
-        | st.dictionaries(keys, children, max_size=3),
+        lambda children: (
+            st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3)
+        ),
         max_leaves=max_leaves,
     )
 
@@ -46,8 +47,10 @@ assistant_messages = st.fixed_dictionaries(
         "provider": st.sampled_from(["anthropic", "openai"]),
         "model": st.sampled_from(["claude-sonnet-4-5", "gpt-5.1-codex"]),
     },
-    optional={"usage": st.fixed_dictionaries({"input": st.integers(0, 99)}),
-              "extra": json_values(4)},
+    optional={
+        "usage": st.fixed_dictionaries({"input": st.integers(0, 99)}),
+        "extra": json_values(4),
+    },
 )
 tool_results = st.fixed_dictionaries(
     {
@@ -76,8 +79,17 @@ timestamps = st.sampled_from(
 def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
     """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids)."""
     ids = tree.ids()
-    choices = ["message", "thinking", "model", "tools", "branch", "custom", "custom_message",
-               "session_info", "unknown"]
+    choices = [
+        "message",
+        "thinking",
+        "model",
+        "tools",
+        "branch",
+        "custom",
+        "custom_message",
+        "session_info",
+        "unknown",
+    ]
     if ids:
         choices += ["compaction", "label"]
     kind = draw(st.sampled_from(choices))
@@ -106,11 +118,13 @@ def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
             draw(text), draw(st.sampled_from(ids)), draw(st.integers(0, 10**6)), timestamp=ts
         )
     if kind == "label":
-        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text),
-                                 timestamp=ts)
+        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text), timestamp=ts)
     leaf = tree.leaf_id
     entry = ptree.UnknownEntry(
-        id=ptree.counter_ids(tree), parent_id=leaf, timestamp=ts, entry_type="future_kind",
+        id=ptree.counter_ids(tree),
+        parent_id=leaf,
+        timestamp=ts,
+        entry_type="future_kind",
         extra={"payload": draw(json_values(4))},
     )
     return tree.insert(entry)

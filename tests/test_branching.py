@@ -35,8 +35,12 @@ def u(text: str) -> dict[str, Any]:
 
 
 def a(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}],
-            "provider": "anthropic", "model": "claude-opus-4-5"}
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "provider": "anthropic",
+        "model": "claude-opus-4-5",
+    }
 
 
 def ids(entries: tuple[ptree.Entry, ...]) -> list[str]:
@@ -94,7 +98,12 @@ class TestMoveWithSummary:
         s = r.tree.leaf
         assert isinstance(s, ptree.BranchSummary)
         assert (s.id, s.parent_id, s.from_id, s.summary, s.details) == (
-            r.summary_id, "4", "6", "tried 5 and 6", {"readFiles": []})
+            r.summary_id,
+            "4",
+            "6",
+            "tried 5 and 6",
+            {"readFiles": []},
+        )
         assert (r.edit, r.edit_text) == (None, None)
         assert t.leaf_id == "6"  # the old value is unchanged
 
@@ -109,9 +118,15 @@ class TestMoveWithSummary:
     def test_to_custom_message(self) -> None:
         """A custom message target behaves like a user message, text blocks joined."""
         t = SessionTree().append(u("1"), id="1")
-        t = t.append_custom_message("n", [{"type": "text", "text": "a"},
-                                          {"type": "image", "data": "x"},
-                                          {"type": "text", "text": "b"}], id="c")
+        t = t.append_custom_message(
+            "n",
+            [
+                {"type": "text", "text": "a"},
+                {"type": "image", "data": "x"},
+                {"type": "text", "text": "b"},
+            ],
+            id="c",
+        )
         t = t.append(a("2"), id="2")
         r = move_with_summary(t, "c", None)
         assert (r.tree.leaf_id, r.edit_text, r.summary_id) == ("1", "ab", None)
@@ -193,22 +208,33 @@ class TestBranchOrigin:
         """fromId naming the abandoned leaf is read as such."""
         r = move_with_summary(two_branches(), "4", "s")
         assert ptree.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
-            "4", "6", "ptree")
+            "4", "6", "ptree"
+        )
 
     def test_pi_convention(self) -> None:
         """fromId equal to the parent (or 'root' for a root) is Pi's: abandoned unknown."""
         r = move_with_summary(two_branches(), "4", "s", from_id="new_leaf")
         assert ptree.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
-            "4", None, "pi")
+            "4", None, "pi"
+        )
         t = SessionTree().append_branch_summary("root", "s", id="b")
         assert ptree.branch_origin(t, "b") == BranchOrigin(None, None, "pi")
 
     def test_written_by_pi(self) -> None:
         """An entry as Pi's writer makes it (read from JSON) is read as Pi's."""
         t = SessionTree().append(u("1"), id="1")
-        t = t.insert(ptree.entry_from_json({"type": "branch_summary", "id": "b",
-                                            "parentId": "1", "timestamp": TS,
-                                            "fromId": "1", "summary": "s"}))
+        t = t.insert(
+            ptree.entry_from_json(
+                {
+                    "type": "branch_summary",
+                    "id": "b",
+                    "parentId": "1",
+                    "timestamp": TS,
+                    "fromId": "1",
+                    "summary": "s",
+                }
+            )
+        )
         assert ptree.branch_origin(t, "b") == BranchOrigin("1", None, "pi")
 
     def test_not_a_branch_summary(self) -> None:
@@ -236,7 +262,10 @@ class TestFork:
         """Forking before the first message gives an empty session with a header."""
         f = fork(two_branches(), "1", position="before", parent_session="/s.jsonl")
         assert (len(f), f.leaf_id, f.header.parent_session) == (  # type: ignore[union-attr]
-            0, None, "/s.jsonl")
+            0,
+            None,
+            "/s.jsonl",
+        )
 
     def test_before_needs_user_message(self) -> None:
         """'before' on anything but a user message raises InvalidEntryError."""
@@ -263,7 +292,10 @@ class TestFork:
         f = fork(t, "3")
         f._check()
         assert [(e.id, e.type, e.parent_id) for e in f.entries()][:3] == [
-            ("1", "message", None), ("2", "message", "1"), ("3", "message", "2")]
+            ("1", "message", None),
+            ("2", "message", "1"),
+            ("3", "message", "2"),
+        ]
         assert f.labels() == {"1": "first", "3": "third"}
         labels = [e for e in f.entries() if isinstance(e, ptree.Label)]
         assert [e.parent_id for e in labels] == ["3", labels[0].id]
@@ -378,8 +410,7 @@ class TestDiff:
         v1 = two_branches()
         v2 = v1.append(u("7"), id="7")
         d = diff(v1, v2)
-        assert (d.only_a, ids(d.only_b), d.changed, d.leaf_a, d.leaf_b) == (
-            (), ["7"], (), "6", "7")
+        assert (d.only_a, ids(d.only_b), d.changed, d.leaf_a, d.leaf_b) == ((), ["7"], (), "6", "7")
         d = diff(v2, v1)
         assert (ids(d.only_a), d.only_b) == (["7"], ())
 

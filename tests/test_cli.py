@@ -24,16 +24,25 @@ from tests.test_importers import gpt_conversation, webui_chat
 
 GOLDEN = Path(__file__).parent / "golden"
 PLANS = GOLDEN / "plans.jsonl"
-HEADER = ('{"type":"session","version":3,"id":"s1","timestamp":"2026-01-05T09:00:00.000Z",'
-          '"cwd":"/w"}')
+HEADER = (
+    '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-05T09:00:00.000Z","cwd":"/w"}'
+)
 
 
-def run(*argv: str | Path, env: dict[str, str] | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *argv: str | Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m ptree ARGV`` with captured output (not a terminal)."""
-    return subprocess.run([sys.executable, "-m", "ptree", *map(str, argv)], capture_output=True,
-                          text=True, encoding="utf-8", timeout=120, check=False,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "ptree", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 def golden(name: str, actual: str) -> None:
@@ -46,9 +55,15 @@ def golden(name: str, actual: str) -> None:
 
 def message(eid: str, parent: str | None, text: str = "hi") -> str:
     """One message line of a session file."""
-    return json.dumps({"type": "message", "id": eid, "parentId": parent,
-                       "timestamp": "2026-01-05T09:00:01.000Z",
-                       "message": {"role": "user", "content": text}})
+    return json.dumps(
+        {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": "2026-01-05T09:00:01.000Z",
+            "message": {"role": "user", "content": text},
+        }
+    )
 
 
 def session_file(tmp_path: Path, *lines: str, name: str = "s.jsonl", end: str = "\n") -> Path:
@@ -84,10 +99,17 @@ class TestShow:
 
     def test_golden_several_roots(self, tmp_path: Path) -> None:
         """Several roots, a branch inside a branch, and no session name."""
-        path = session_file(tmp_path, HEADER, message("r1", None, "first root"),
-                            message("r2", None, "second root"), message("x", "r2", "left"),
-                            message("y", "r2", "right"), message("y1", "y", "deeper"),
-                            message("y2", "y", "other"), message("z", "r2", "third"))
+        path = session_file(
+            tmp_path,
+            HEADER,
+            message("r1", None, "first root"),
+            message("r2", None, "second root"),
+            message("x", "r2", "left"),
+            message("y", "r2", "right"),
+            message("y1", "y", "deeper"),
+            message("y2", "y", "other"),
+            message("z", "r2", "third"),
+        )
         done = run("show", path)
         assert done.returncode == 0, done.stderr
         golden("show_roots.txt", done.stdout)
@@ -97,6 +119,7 @@ class TestShow:
         done = run("show", PLANS, "--json")
         assert done.returncode == 0, done.stderr
         from ptree.cli.render import tree_to_json
+
         assert json.loads(done.stdout) == json.loads(json.dumps(tree_to_json(ptree.load(PLANS))))
 
     def test_no_colour_when_piped_colour_when_asked(self) -> None:
@@ -112,8 +135,9 @@ class TestShow:
 
     def test_large_session_shows_every_entry(self, tmp_path: Path) -> None:
         """A 100,000-entry linear session draws one line per entry (plus the summary)."""
-        lines = [HEADER] + [message(f"m{i}", f"m{i - 1}" if i else None, f"n{i}")
-                            for i in range(100_000)]
+        lines = [HEADER] + [
+            message(f"m{i}", f"m{i - 1}" if i else None, f"n{i}") for i in range(100_000)
+        ]
         path = session_file(tmp_path, *lines)
         done = run("show", path)
         assert done.returncode == 0, done.stderr
@@ -125,8 +149,7 @@ class TestShow:
 
     def test_lenient_shows_a_damaged_file_with_warnings(self, tmp_path: Path) -> None:
         """--lenient draws what it can and warns, one line per problem, on stderr."""
-        path = session_file(tmp_path, HEADER, message("a", None), "{broken",
-                            message("b", "a"))
+        path = session_file(tmp_path, HEADER, message("a", None), "{broken", message("b", "a"))
         assert_one_line_error(run("show", path), "s.jsonl:3")
         done = run("show", path, "--lenient")
         assert done.returncode == 0
@@ -139,8 +162,12 @@ def on_terminal(*argv: str, env: dict[str, str] | None = None) -> str:
     """Run ptree with stdout and stderr on a pseudo-terminal; what the terminal got."""
     master, slave = pty.openpty()
     environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    proc = subprocess.Popen([sys.executable, "-m", "ptree", *argv], stdout=slave, stderr=slave,
-                            env={**environ, **(env or {})})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ptree", *argv],
+        stdout=slave,
+        stderr=slave,
+        env={**environ, **(env or {})},
+    )
     os.close(slave)
     chunks: list[bytes] = []
     while True:
@@ -172,7 +199,10 @@ class TestPath:
         expected = context_json(ptree.build_context(tree, "a3"))
         assert json.loads(done.stdout) == json.loads(json.dumps(expected))
         assert [m["content"][0]["text"][:6] for m in json.loads(done.stdout)["messages"]] == [
-            "Which ", "Plan A", "Too ri"]
+            "Which ",
+            "Plan A",
+            "Too ri",
+        ]
 
     def test_provider_messages(self) -> None:
         """--provider gives to_provider_messages of the context's messages."""
@@ -202,23 +232,45 @@ class TestCheck:
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(f"{PLANS}: ok, session 'Parser plans' · 10 entries")
 
-    @pytest.mark.parametrize(("lines", "line", "words"), [
-        ([message("a", None), "{not json"], 3, "malformed JSON"),
-        ([message("a", None), "[1, 2]"], 3, "not a JSON object"),
-        ([message("a", None), message("a", "a")], 3, "duplicate id 'a'"),
-        ([message("a", "ghost")], 2, "parent 'ghost' does not exist"),
-        ([message("a", "b"), message("b", "a")], 2, "cycle"),
-        (['{"type":"message","parentId":null,"timestamp":"t","message":{"role":"user"}}'],
-         2, "id"),
-        (['{"type":"model_change","id":"m","parentId":null,"timestamp":"t","provider":3,'
-          '"modelId":"x"}'], 2, "provider"),
-        (['{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{}}'],
-         2, "role"),
-        ([message("a", None), '{"type":"leaf","id":"L","parentId":"a","timestamp":"t",'
-                              '"targetId":"zz"}'], 3, "unknown entry 'zz'"),
-    ])
-    def test_each_kind_of_corruption(self, tmp_path: Path, lines: list[str], line: int,
-                                     words: str) -> None:
+    @pytest.mark.parametrize(
+        ("lines", "line", "words"),
+        [
+            ([message("a", None), "{not json"], 3, "malformed JSON"),
+            ([message("a", None), "[1, 2]"], 3, "not a JSON object"),
+            ([message("a", None), message("a", "a")], 3, "duplicate id 'a'"),
+            ([message("a", "ghost")], 2, "parent 'ghost' does not exist"),
+            ([message("a", "b"), message("b", "a")], 2, "cycle"),
+            (
+                ['{"type":"message","parentId":null,"timestamp":"t","message":{"role":"user"}}'],
+                2,
+                "id",
+            ),
+            (
+                [
+                    '{"type":"model_change","id":"m","parentId":null,"timestamp":"t","provider":3,'
+                    '"modelId":"x"}'
+                ],
+                2,
+                "provider",
+            ),
+            (
+                ['{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{}}'],
+                2,
+                "role",
+            ),
+            (
+                [
+                    message("a", None),
+                    '{"type":"leaf","id":"L","parentId":"a","timestamp":"t","targetId":"zz"}',
+                ],
+                3,
+                "unknown entry 'zz'",
+            ),
+        ],
+    )
+    def test_each_kind_of_corruption(
+        self, tmp_path: Path, lines: list[str], line: int, words: str
+    ) -> None:
         """Each corruption is reported with its line; exit status 1."""
         path = session_file(tmp_path, HEADER, *lines)
         done = run("check", path)
@@ -252,12 +304,23 @@ class TestCheck:
 
     def test_every_problem_in_line_order(self, tmp_path: Path) -> None:
         """Several problems: all reported, in line order, the count on stderr."""
-        path = session_file(tmp_path, HEADER, message("a", None), "{bad", message("b", "nope"),
-                            message("a", "a"), "[]")
+        path = session_file(
+            tmp_path,
+            HEADER,
+            message("a", None),
+            "{bad",
+            message("b", "nope"),
+            message("a", "a"),
+            "[]",
+        )
         done = run("check", path)
         assert done.returncode == 1
         assert [p.split(": ")[0] for p in done.stdout.splitlines()] == [
-            f"{path}:3", f"{path}:4", f"{path}:5", f"{path}:6"]
+            f"{path}:3",
+            f"{path}:4",
+            f"{path}:5",
+            f"{path}:6",
+        ]
         assert done.stderr == f"ptree check: {path}: 4 problems\n"
 
     def test_real_pi_files_are_valid(self, pi_fixtures: Path) -> None:
@@ -294,16 +357,20 @@ class TestFork:
         assert forked.labels() == {"a4": "chosen"}
         library = ptree.fork(ptree.load(PLANS), "a6", position="before")
         assert [(e.id, e.type, e.parent_id) for e in forked.entries()] == [
-            (e.id, e.type, e.parent_id) for e in library.entries()]
+            (e.id, e.type, e.parent_id) for e in library.entries()
+        ]
 
     def test_before_needs_a_user_message(self, tmp_path: Path) -> None:
         """--before on an assistant message or a label: one line saying what the entry is."""
         out = tmp_path / "fork.jsonl"
-        assert_one_line_error(run("fork", PLANS, "--at", "a2", "--before", "-o", out),
-                              f"ptree fork: error: {PLANS}: --before needs a user message, "
-                              "and 'a2' is an assistant message")
-        assert_one_line_error(run("fork", PLANS, "--at", "a5", "--before", "-o", out),
-                              "'a5' is a label entry")
+        assert_one_line_error(
+            run("fork", PLANS, "--at", "a2", "--before", "-o", out),
+            f"ptree fork: error: {PLANS}: --before needs a user message, "
+            "and 'a2' is an assistant message",
+        )
+        assert_one_line_error(
+            run("fork", PLANS, "--at", "a5", "--before", "-o", out), "'a5' is a label entry"
+        )
         assert not out.exists()
 
     def test_output_folder_missing_or_a_directory(self, tmp_path: Path) -> None:
@@ -312,10 +379,13 @@ class TestFork:
         done = run("fork", PLANS, "--at", "a3", "-o", out)
         assert_one_line_error(done, f"{out}: no folder")
         assert ".tmp" not in done.stderr  # not the writer's temporary file
-        assert_one_line_error(run("fork", PLANS, "--at", "a3", "-o", tmp_path, "--force"),
-                              f"{tmp_path}: is a directory")
-        assert_one_line_error(run("export", PLANS, "--format", "dot", "-o", tmp_path),
-                              f"{tmp_path}: is a directory")
+        assert_one_line_error(
+            run("fork", PLANS, "--at", "a3", "-o", tmp_path, "--force"),
+            f"{tmp_path}: is a directory",
+        )
+        assert_one_line_error(
+            run("export", PLANS, "--format", "dot", "-o", tmp_path), f"{tmp_path}: is a directory"
+        )
 
     def test_unknown_id_and_existing_output(self, tmp_path: Path) -> None:
         """An unknown id, or an OUT that exists (without --force), are errors."""
@@ -337,8 +407,9 @@ class TestExport:
             pytest.skip("graphviz's dot is not installed")
         out = tmp_path / "plans.dot"
         assert run("export", PLANS, "--format", "dot", "-o", out).returncode == 0
-        svg = subprocess.run([dot, "-Tsvg", str(out)], capture_output=True, text=True,
-                             check=True, timeout=60).stdout
+        svg = subprocess.run(
+            [dot, "-Tsvg", str(out)], capture_output=True, text=True, check=True, timeout=60
+        ).stdout
         assert svg.lstrip().startswith("<?xml")
         assert "<svg" in svg
         assert svg.count('class="node"') == 10
@@ -352,15 +423,21 @@ class TestExport:
             if os.environ.get("CI"):
                 pytest.fail("graphviz's dot is missing: .ci/run installs it")
             pytest.skip("graphviz's dot is not installed")
-        text = "a\x00b\x1b[2J &#1; &amp; \\N \\ \"q\" <x>\nnext \u202e \ud800"
+        text = 'a\x00b\x1b[2J &#1; &amp; \\N \\ "q" <x>\nnext \u202e \ud800'
         t = ptree.SessionTree().append({"role": "user", "content": text}, id="x\x00\\")
         t = t.append_label("x\x00\\", text).append({"role": "assistant", "content": text})
         path = tmp_path / "hostile.jsonl"
         ptree.dump(t, path)
         done = run("export", path, "--format", "dot")
         assert done.returncode == 0, done.stderr
-        svg = subprocess.run([dot, "-Tsvg"], input=done.stdout, capture_output=True,
-                             text=True, check=True, timeout=60).stdout
+        svg = subprocess.run(
+            [dot, "-Tsvg"],
+            input=done.stdout,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
         ElementTree.fromstring(svg)  # raises on a control character
         assert svg.count('class="node"') == 3
         assert svg.count('class="edge"') == 2
@@ -371,9 +448,11 @@ class TestExport:
         done = run("export", pi_fixtures / "large-session.jsonl", "--format", "mermaid")
         assert done.returncode == 0
         assert done.stdout.count(" --> ") == 1017
-        assert done.stderr == ("ptree export: warning: 1,017 edges; Mermaid draws at most 500 "
-                               "unless its maxEdges setting is raised (use --format dot for "
-                               "big trees)\n")
+        assert done.stderr == (
+            "ptree export: warning: 1,017 edges; Mermaid draws at most 500 "
+            "unless its maxEdges setting is raised (use --format dot for "
+            "big trees)\n"
+        )
         assert run("export", PLANS, "--format", "mermaid").stderr == ""
 
     def test_dot_golden(self) -> None:
@@ -421,8 +500,10 @@ class TestImport:
         done = run("import", "openwebui", export, "-o", tmp_path / "out")
         assert done.returncode == 0, done.stderr
         paths = done.stdout.splitlines()
-        assert [Path(p).name for p in paths] == ["colours-7f3c9e2a.jsonl",
-                                                 "colours-7f3c9e2a-2.jsonl"]
+        assert [Path(p).name for p in paths] == [
+            "colours-7f3c9e2a.jsonl",
+            "colours-7f3c9e2a-2.jsonl",
+        ]
         tree = ptree.load(paths[0])
         assert tree.leaf_id == "m4"
         assert [c.id for c in tree.children("m1")] == ["m3", "m2"]
@@ -440,10 +521,12 @@ class TestImport:
         bad.write_text("{oops", encoding="utf-8")
         assert_one_line_error(run("import", "chatgpt", bad, "-o", tmp_path / "o"), "not JSON")
         write_json(bad, [{"title": "no mapping"}])
-        assert_one_line_error(run("import", "chatgpt", bad, "-o", tmp_path / "o"),
-                              "conversations[0].mapping")
-        assert_one_line_error(run("import", "openwebui", bad, "-o", tmp_path / "o"),
-                              "chats[0].chat.history")
+        assert_one_line_error(
+            run("import", "chatgpt", bad, "-o", tmp_path / "o"), "conversations[0].mapping"
+        )
+        assert_one_line_error(
+            run("import", "openwebui", bad, "-o", tmp_path / "o"), "chats[0].chat.history"
+        )
         assert_one_line_error(run("import", "chatgpt", tmp_path / "none.json", "-o", tmp_path))
         assert not (tmp_path / "o").exists()
 
@@ -459,8 +542,9 @@ class TestImport:
 
 
 class TestErrors:
-    @pytest.mark.parametrize("command", [["show"], ["path"], ["check"], ["export", "--format",
-                                                                         "dot"]])
+    @pytest.mark.parametrize(
+        "command", [["show"], ["path"], ["check"], ["export", "--format", "dot"]]
+    )
     def test_missing_file(self, tmp_path: Path, command: list[str]) -> None:
         """Every command: a missing file is one line on stderr, exit 1."""
         missing = tmp_path / "missing.jsonl"
@@ -480,8 +564,9 @@ class TestErrors:
     def test_import_into_a_file(self, tmp_path: Path) -> None:
         """-o naming a file, not a folder: said so (not "File exists")."""
         export = write_json(tmp_path / "conversations.json", [gpt_conversation()])
-        assert_one_line_error(run("import", "chatgpt", export, "-o", PLANS),
-                              f"{PLANS}: not a folder")
+        assert_one_line_error(
+            run("import", "chatgpt", export, "-o", PLANS), f"{PLANS}: not a folder"
+        )
 
     def test_fold_must_be_positive(self) -> None:
         """--fold 0 is a usage error (exit 2), not a silent --fold 2."""
@@ -492,14 +577,14 @@ class TestErrors:
     def test_lone_surrogate_stays_valid_json(self, tmp_path: Path) -> None:
         """A lone surrogate (valid JSON, kept by Pi) prints as its JSON escape, not an error."""
         path = session_file(tmp_path, HEADER, message("a", None, "bad \ud800 x"))
-        argvs: list[list[str | Path]] = [["path", path], ["show", path, "--json"],
-                                         ["show", path]]
+        argvs: list[list[str | Path]] = [["path", path], ["show", path, "--json"], ["show", path]]
         for argv in argvs:
             done = run(*argv)
             assert done.returncode == 0, done.stderr
             assert done.stderr == ""
         assert json.loads(run("path", path).stdout)["messages"] == [
-            {"role": "user", "content": "bad \ud800 x"}]
+            {"role": "user", "content": "bad \ud800 x"}
+        ]
 
     def test_terminal_without_unicode(self) -> None:
         """A stdout that cannot encode the box drawing still gets the whole drawing."""
@@ -535,8 +620,8 @@ class TestReadme:
         a folder holding the files it names, prints what the README shows (stdout,
         then stderr; a line `  ...` elides lines)."""
         readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-        section = readme[readme.index("## The ptree command"):]
-        section = section[:section.index("\n## ", 1)]
+        section = readme[readme.index("## The ptree command") :]
+        section = section[: section.index("\n## ", 1)]
         (tmp_path / "tests" / "golden").mkdir(parents=True)
         shutil.copy(PLANS, tmp_path / "tests" / "golden" / "plans.jsonl")
         shutil.copy(GOLDEN / "many.jsonl", tmp_path / "many.jsonl")
@@ -544,14 +629,13 @@ class TestReadme:
         write_json(tmp_path / "webui-export.json", [webui_chat()])
         checked = 0
         for block in section.split("```text\n")[1:]:
-            body = block[:block.index("```")]
+            body = block[: block.index("```")]
             for command in body.split("$ ")[1:]:
                 line, _, shown = command.partition("\n")
                 argv = line.split()
                 assert argv[0] == "ptree", line
                 done = run(*argv[1:], cwd=tmp_path)
                 assert "Traceback" not in done.stderr
-                assert matches(shown, done.stdout + done.stderr), (line, done.stdout,
-                                                                   done.stderr)
+                assert matches(shown, done.stdout + done.stderr), (line, done.stdout, done.stderr)
                 checked += 1
         assert checked >= 12

@@ -40,8 +40,12 @@ def u(text: str) -> dict[str, Any]:
 
 
 def a(text: str, provider: str = "anthropic", model: str = "claude-opus-4-5") -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}],
-            "provider": provider, "model": model}
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "provider": provider,
+        "model": model,
+    }
 
 
 def chain(*steps: tuple[str, Any]) -> SessionTree:
@@ -81,8 +85,15 @@ class TestPiVectors:
 
     def test_compaction_keeps_from_first_kept(self) -> None:
         """1u 2a 3u 4a C5(first=3) 6u 7a → summary, 3, 4, 6, 7."""
-        t = chain(("u", "1"), ("a", "2"), ("u", "3"), ("a", "4"), ("C", ("5", "3")),
-                  ("u", "6"), ("a", "7"))
+        t = chain(
+            ("u", "1"),
+            ("a", "2"),
+            ("u", "3"),
+            ("a", "4"),
+            ("C", ("5", "3")),
+            ("u", "6"),
+            ("a", "7"),
+        )
         assert texts(build_context(t)) == ["summary 5", "3", "4", "6", "7"]
 
     def test_compaction_keeping_everything_before_it(self) -> None:
@@ -92,14 +103,22 @@ class TestPiVectors:
 
     def test_chained_compactions_only_latest_counts(self) -> None:
         """1 2 C3(first=1) 4 5 C6(first=4) 7 → summary of C6, then 4, 5, 7."""
-        t = chain(("u", "1"), ("a", "2"), ("C", ("3", "1")), ("u", "4"), ("a", "5"),
-                  ("C", ("6", "4")), ("u", "7"))
+        t = chain(
+            ("u", "1"),
+            ("a", "2"),
+            ("C", ("3", "1")),
+            ("u", "4"),
+            ("a", "5"),
+            ("C", ("6", "4")),
+            ("u", "7"),
+        )
         assert texts(build_context(t)) == ["summary 6", "4", "5", "7"]
 
     def test_older_compaction_inside_kept_range_gives_nothing(self) -> None:
         """1 2 C3(first=1) 4 C5(first=2) 6 → summary of C5, then 2, 4, 6 (C3 gives nothing)."""
-        t = chain(("u", "1"), ("a", "2"), ("C", ("3", "1")), ("u", "4"), ("C", ("5", "2")),
-                  ("u", "6"))
+        t = chain(
+            ("u", "1"), ("a", "2"), ("C", ("3", "1")), ("u", "4"), ("C", ("5", "2")), ("u", "6")
+        )
         assert texts(build_context(t)) == ["summary 5", "2", "4", "6"]
 
     def test_branches(self) -> None:
@@ -117,8 +136,12 @@ class TestPiVectors:
         t = t.append(u("5"), id="5")
         ctx = build_context(t)
         assert texts(ctx) == ["1", "2", "branchSummary", "5"]
-        assert ctx.messages[2] == {"role": "branchSummary", "summary": "tried 3",
-                                   "fromId": "3", "timestamp": TS_MS}
+        assert ctx.messages[2] == {
+            "role": "branchSummary",
+            "summary": "tried 3",
+            "fromId": "3",
+            "timestamp": TS_MS,
+        }
 
     def test_model_from_assistant_message_wins(self) -> None:
         """A model change followed by an assistant message: the message's model wins."""
@@ -195,9 +218,11 @@ class TestBuildContext:
         model of an earlier change."""
         t = SessionTree().append_model_change("openai", "gpt-5")
         message: dict[str, Any]
-        for message in ({"role": "assistant", "content": []},
-                        {"role": "assistant", "content": [], "provider": "x"},
-                        {"role": "assistant", "content": [], "provider": "x", "model": None}):
+        for message in (
+            {"role": "assistant", "content": []},
+            {"role": "assistant", "content": [], "provider": "x"},
+            {"role": "assistant", "content": [], "provider": "x", "model": None},
+        ):
             assert build_context(t.append(message)).model is None
             later = t.append(message).append_model_change("p", "m")
             assert build_context(later).model == ModelRef("p", "m")
@@ -237,25 +262,44 @@ class TestBuildContext:
         """compactionSummary: role, summary, tokensBefore, timestamp in ms, in that order."""
         t = chain(("u", "1"), ("C", ("2", "1")))
         first = build_context(t).messages[0]
-        assert list(first.items()) == [("role", "compactionSummary"), ("summary", "summary 2"),
-                                       ("tokensBefore", 1000), ("timestamp", TS_MS)]
+        assert list(first.items()) == [
+            ("role", "compactionSummary"),
+            ("summary", "summary 2"),
+            ("tokensBefore", 1000),
+            ("timestamp", TS_MS),
+        ]
 
     def test_custom_message_shape(self) -> None:
         """custom_message: role custom with customType, content, display, details, ms."""
-        t = SessionTree().append_custom_message("note", "hello", display=False,
-                                                details={"k": 1}, timestamp=TS)
+        t = SessionTree().append_custom_message(
+            "note", "hello", display=False, details={"k": 1}, timestamp=TS
+        )
         msg = build_context(t).messages[0]
-        assert list(msg.items()) == [("role", "custom"), ("customType", "note"),
-                                     ("content", "hello"), ("display", False),
-                                     ("details", {"k": 1}), ("timestamp", TS_MS)]
+        assert list(msg.items()) == [
+            ("role", "custom"),
+            ("customType", "note"),
+            ("content", "hello"),
+            ("display", False),
+            ("details", {"k": 1}),
+            ("timestamp", TS_MS),
+        ]
 
     def test_custom_message_without_details_omits_them(self) -> None:
         """Pi's undefined details vanish in JSON; an explicit null stays null."""
         t = SessionTree().append_custom_message("note", "hi", timestamp=TS)
         assert "details" not in build_context(t).messages[0]
-        e = ptree.entry_from_json({"type": "custom_message", "id": "x", "parentId": None,
-                                   "timestamp": TS, "customType": "n", "content": "c",
-                                   "display": True, "details": None})
+        e = ptree.entry_from_json(
+            {
+                "type": "custom_message",
+                "id": "x",
+                "parentId": None,
+                "timestamp": TS,
+                "customType": "n",
+                "content": "c",
+                "display": True,
+                "details": None,
+            }
+        )
         msg = build_context(SessionTree().insert(e)).messages[0]
         assert "details" in msg
         assert msg["details"] is None
@@ -268,15 +312,19 @@ class TestBuildContext:
     def test_blank_branch_summary_reaches_context(self) -> None:
         """Pi tests the summary's truthiness: whitespace is not empty, so it is sent."""
         t = SessionTree().append(u("1")).append_branch_summary("1", " \n", timestamp=TS)
-        assert build_context(t).messages[1] == {"role": "branchSummary", "summary": " \n",
-                                                "fromId": "1", "timestamp": TS_MS}
+        assert build_context(t).messages[1] == {
+            "role": "branchSummary",
+            "summary": " \n",
+            "fromId": "1",
+            "timestamp": TS_MS,
+        }
 
     def test_hidden_custom_message_reaches_context(self) -> None:
         """display=False only hides a custom message in Pi's UI: the model still gets it."""
         t = SessionTree().append_custom_message("n", "secret", display=False, timestamp=TS)
         assert to_provider_messages(build_context(t).messages) == [
-            {"role": "user", "content": [{"type": "text", "text": "secret"}],
-             "timestamp": TS_MS}]
+            {"role": "user", "content": [{"type": "text", "text": "secret"}], "timestamp": TS_MS}
+        ]
 
     def test_leaf_on_a_compaction_or_label(self) -> None:
         """Built at a compaction entry, or at a label entry, as at any other entry."""
@@ -288,9 +336,19 @@ class TestBuildContext:
     def test_compaction_keeping_from_itself_keeps_nothing(self) -> None:
         """firstKeptEntryId naming the compaction itself keeps nothing before it."""
         t = chain(("u", "1"))
-        t = t.insert(ptree.entry_from_json({
-            "type": "compaction", "id": "2", "parentId": "1", "timestamp": TS,
-            "summary": "summary 2", "firstKeptEntryId": "2", "tokensBefore": 1}))
+        t = t.insert(
+            ptree.entry_from_json(
+                {
+                    "type": "compaction",
+                    "id": "2",
+                    "parentId": "1",
+                    "timestamp": TS,
+                    "summary": "summary 2",
+                    "firstKeptEntryId": "2",
+                    "tokensBefore": 1,
+                }
+            )
+        )
         t = t.append(u("3"), id="3")
         assert texts(build_context(t)) == ["summary 2", "3"]
 
@@ -298,8 +356,11 @@ class TestBuildContext:
         """custom, label, session_info, unknown kinds and state changes give no message."""
         t = SessionTree().append(u("1"), id="1").append_custom("ext", {"a": 1})
         t = t.append_label("1", "x").append_session_info("n").append_model_change("p", "m")
-        t = t.insert(ptree.UnknownEntry(id="z", parent_id=t.leaf_id, timestamp=TS,
-                                        entry_type="future", extra={"x": 1}))
+        t = t.insert(
+            ptree.UnknownEntry(
+                id="z", parent_id=t.leaf_id, timestamp=TS, entry_type="future", extra={"x": 1}
+            )
+        )
         assert texts(build_context(t)) == ["1"]
 
     def test_messages_are_the_stored_ones(self) -> None:
@@ -311,8 +372,7 @@ class TestBuildContext:
 
     def test_messages_are_json_and_thaw_to_plain(self) -> None:
         """The messages json.dumps as they are; thaw gives plain mutable dicts and lists."""
-        t = SessionTree().append_custom_message("n", [{"type": "text", "text": "x"}],
-                                                timestamp=TS)
+        t = SessionTree().append_custom_message("n", [{"type": "text", "text": "x"}], timestamp=TS)
         t = t.append(a("2"))
         ctx = build_context(t)
         assert all(isinstance(m, dict) for m in ctx.messages)
@@ -413,34 +473,62 @@ class TestToProviderMessages:
 
     def test_pass_through_is_identity(self) -> None:
         """user, assistant and toolResult messages pass through as the same objects."""
-        msgs = [ptree.freeze(u("1")), ptree.freeze(a("2")),
-                ptree.freeze({"role": "toolResult", "content": [], "toolCallId": "x"})]
+        msgs = [
+            ptree.freeze(u("1")),
+            ptree.freeze(a("2")),
+            ptree.freeze({"role": "toolResult", "content": [], "toolCallId": "x"}),
+        ]
         out = to_provider_messages(msgs)
         assert [m is n for m, n in zip(out, msgs, strict=True)] == [True, True, True]
 
     def test_summaries_are_wrapped(self) -> None:
         """Both summaries become one user text block with Pi's exact wrapping."""
-        out = to_provider_messages([
-            {"role": "compactionSummary", "summary": "C", "tokensBefore": 1, "timestamp": 5},
-            {"role": "branchSummary", "summary": "B", "fromId": "x", "timestamp": 6},
-        ])
+        out = to_provider_messages(
+            [
+                {"role": "compactionSummary", "summary": "C", "tokensBefore": 1, "timestamp": 5},
+                {"role": "branchSummary", "summary": "B", "fromId": "x", "timestamp": 6},
+            ]
+        )
         assert out == [
-            {"role": "user", "content": [{"type": "text", "text":
-             "The conversation history before this point was compacted into the following "
-             "summary:\n\n<summary>\nC\n</summary>"}], "timestamp": 5},
-            {"role": "user", "content": [{"type": "text", "text":
-             "The following is a summary of a branch that this conversation came back "
-             "from:\n\n<summary>\nB</summary>"}], "timestamp": 6},
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "The conversation history before this point was compacted "
+                        "into the following summary:\n\n<summary>\nC\n</summary>",
+                    }
+                ],
+                "timestamp": 5,
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "The following is a summary of a branch that this conversation "
+                        "came back from:\n\n<summary>\nB</summary>",
+                    }
+                ],
+                "timestamp": 6,
+            },
         ]
 
     def test_custom_becomes_user(self) -> None:
         """A custom message becomes a user message; string content becomes one text block."""
         blocks = [{"type": "image", "data": "x", "mimeType": "image/png"}]
-        out = to_provider_messages([
-            {"role": "custom", "customType": "n", "content": "hi", "display": True,
-             "timestamp": 1},
-            {"role": "custom", "customType": "n", "content": blocks, "display": False},
-        ])
+        out = to_provider_messages(
+            [
+                {
+                    "role": "custom",
+                    "customType": "n",
+                    "content": "hi",
+                    "display": True,
+                    "timestamp": 1,
+                },
+                {"role": "custom", "customType": "n", "content": blocks, "display": False},
+            ]
+        )
         assert out == [
             {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1},
             {"role": "user", "content": blocks},
@@ -448,36 +536,66 @@ class TestToProviderMessages:
 
     def test_bash_execution_text(self) -> None:
         """bashExecution becomes user text in Pi's format."""
-        out = to_provider_messages([{"role": "bashExecution", "command": "ls", "output": "a\nb",
-                                     "exitCode": 0, "cancelled": False, "truncated": False,
-                                     "timestamp": 3}])
-        assert out == [{"role": "user", "content": [
-            {"type": "text", "text": "Ran `ls`\n```\na\nb\n```"}], "timestamp": 3}]
+        out = to_provider_messages(
+            [
+                {
+                    "role": "bashExecution",
+                    "command": "ls",
+                    "output": "a\nb",
+                    "exitCode": 0,
+                    "cancelled": False,
+                    "truncated": False,
+                    "timestamp": 3,
+                }
+            ]
+        )
+        assert out == [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Ran `ls`\n```\na\nb\n```"}],
+                "timestamp": 3,
+            }
+        ]
 
     @pytest.mark.parametrize(
         ("message", "text"),
         [
             ({"command": "x", "output": ""}, "Ran `x`\n(no output)"),
-            ({"command": "x", "output": "", "cancelled": True, "exitCode": 1},
-             "Ran `x`\n(no output)\n\n(command cancelled)"),
-            ({"command": "x", "output": "o", "exitCode": 2},
-             "Ran `x`\n```\no\n```\n\nCommand exited with code 2"),
+            (
+                {"command": "x", "output": "", "cancelled": True, "exitCode": 1},
+                "Ran `x`\n(no output)\n\n(command cancelled)",
+            ),
+            (
+                {"command": "x", "output": "o", "exitCode": 2},
+                "Ran `x`\n```\no\n```\n\nCommand exited with code 2",
+            ),
             ({"command": "x", "output": "o", "exitCode": None}, "Ran `x`\n```\no\n```"),
-            ({"command": "x", "output": "o", "truncated": True, "fullOutputPath": "/f"},
-             "Ran `x`\n```\no\n```\n\n[Output truncated. Full output: /f]"),
-            ({"command": "x", "output": "o", "truncated": True},
-             "Ran `x`\n```\no\n```"),
-            ({"output": "o", "exitCode": 1.0},
-             "Ran `undefined`\n```\no\n```\n\nCommand exited with code 1"),
+            (
+                {"command": "x", "output": "o", "truncated": True, "fullOutputPath": "/f"},
+                "Ran `x`\n```\no\n```\n\n[Output truncated. Full output: /f]",
+            ),
+            ({"command": "x", "output": "o", "truncated": True}, "Ran `x`\n```\no\n```"),
+            (
+                {"output": "o", "exitCode": 1.0},
+                "Ran `undefined`\n```\no\n```\n\nCommand exited with code 1",
+            ),
             # JavaScript's text of other JSON values (what Node prints for them).
-            ({"command": "x", "output": "o", "exitCode": False},
-             "Ran `x`\n```\no\n```\n\nCommand exited with code false"),
-            ({"command": ["a", None, ["b", 1.5]], "output": [{"k": 1}, 1e21]},
-             "Ran `a,,b,1.5`\n```\n[object Object],1e+21\n```"),
-            ({"command": 1e-7, "output": 0.000123, "exitCode": 2**60 + 1},
-             "Ran `1e-7`\n```\n0.000123\n```\n\nCommand exited with code 1152921504606847000"),
-            ({"command": -1.5e300, "output": 1.2345e16, "exitCode": -0.0},
-             "Ran `-1.5e+300`\n```\n12345000000000000\n```"),
+            (
+                {"command": "x", "output": "o", "exitCode": False},
+                "Ran `x`\n```\no\n```\n\nCommand exited with code false",
+            ),
+            (
+                {"command": ["a", None, ["b", 1.5]], "output": [{"k": 1}, 1e21]},
+                "Ran `a,,b,1.5`\n```\n[object Object],1e+21\n```",
+            ),
+            (
+                {"command": 1e-7, "output": 0.000123, "exitCode": 2**60 + 1},
+                "Ran `1e-7`\n```\n0.000123\n```\n\nCommand exited with code 1152921504606847000",
+            ),
+            (
+                {"command": -1.5e300, "output": 1.2345e16, "exitCode": -0.0},
+                "Ran `-1.5e+300`\n```\n12345000000000000\n```",
+            ),
         ],
     )
     def test_bash_text_cases(self, message: dict[str, Any], text: str) -> None:
@@ -487,13 +605,23 @@ class TestToProviderMessages:
     def test_custom_without_content(self) -> None:
         """A custom message without content gives a user message without content (Pi's
         undefined, left out of JSON), not a null content."""
-        assert to_provider_messages([{"role": "custom", "customType": "n"}]) == [
-            {"role": "user"}]
+        assert to_provider_messages([{"role": "custom", "customType": "n"}]) == [{"role": "user"}]
 
     def test_bash_excluded_from_context(self) -> None:
         """A bashExecution with excludeFromContext gives nothing."""
-        assert to_provider_messages([{"role": "bashExecution", "command": "x", "output": "",
-                                      "excludeFromContext": True}]) == []
+        assert (
+            to_provider_messages(
+                [
+                    {
+                        "role": "bashExecution",
+                        "command": "x",
+                        "output": "",
+                        "excludeFromContext": True,
+                    }
+                ]
+            )
+            == []
+        )
 
     def test_unknown_roles(self) -> None:
         """Unknown roles are dropped by default, kept or refused on request."""
@@ -526,15 +654,23 @@ def _message_of(e: Entry) -> dict[str, Any] | None:
     if isinstance(e, MessageEntry):
         return ptree.thaw(e.message)  # type: ignore[no-any-return]
     if isinstance(e, CustomMessage):
-        m = {"role": "custom", "customType": e.custom_type, "content": ptree.thaw(e.content),
-             "display": e.display}
+        m = {
+            "role": "custom",
+            "customType": e.custom_type,
+            "content": ptree.thaw(e.content),
+            "display": e.display,
+        }
         if e.details is not None:
             m["details"] = ptree.thaw(e.details)
         m["timestamp"] = _ms(e.timestamp)
         return m
     if isinstance(e, BranchSummary) and e.summary != "":
-        return {"role": "branchSummary", "summary": e.summary, "fromId": e.from_id,
-                "timestamp": _ms(e.timestamp)}
+        return {
+            "role": "branchSummary",
+            "summary": e.summary,
+            "fromId": e.from_id,
+            "timestamp": _ms(e.timestamp),
+        }
     return None
 
 
@@ -561,16 +697,21 @@ def reference(tree: SessionTree, leaf: str | None = None) -> Context:
     if compaction is None:
         chosen = path
     else:
-        messages.append({"role": "compactionSummary", "summary": compaction.summary,
-                         "tokensBefore": compaction.tokens_before,
-                         "timestamp": _ms(compaction.timestamp)})
+        messages.append(
+            {
+                "role": "compactionSummary",
+                "summary": compaction.summary,
+                "tokensBefore": compaction.tokens_before,
+                "timestamp": _ms(compaction.timestamp),
+            }
+        )
         at = path.index(compaction)
         found = False
         for e in path[:at]:
             found = found or e.id == compaction.first_kept_entry_id
             if found:
                 chosen.append(e)
-        chosen += path[at + 1:]
+        chosen += path[at + 1 :]
     for e in chosen:
         m = _message_of(e)
         if m is not None:

@@ -34,8 +34,12 @@ PI_PACKAGE = ROOT / ".cache" / "pi" / "node_modules" / "@mariozechner" / "pi-cod
 
 EXPECTED = {
     # file: (messages, first role, model, thinking level), from the fixtures' README
-    "before-compaction.jsonl": (446, "compactionSummary",
-                                ModelRef("anthropic", "claude-opus-4-5"), "off"),
+    "before-compaction.jsonl": (
+        446,
+        "compactionSummary",
+        ModelRef("anthropic", "claude-opus-4-5"),
+        "off",
+    ),
     "large-session.jsonl": (914, "user", ModelRef("anthropic", "claude-sonnet-4-5"), "off"),
 }
 
@@ -65,7 +69,11 @@ class TestRealPiFiles:
         count, first_role, model, thinking = EXPECTED[name]
         ctx = contexts[name]
         assert (len(ctx.messages), ctx.messages[0]["role"], ctx.model, ctx.thinking_level) == (
-            count, first_role, model, thinking)
+            count,
+            first_role,
+            model,
+            thinking,
+        )
 
     def test_before_compaction_keeps_the_latest_compaction(
         self, contexts: dict[str, Context], pi_fixtures_dir: Path
@@ -75,7 +83,9 @@ class TestRealPiFiles:
         compactions = [json.loads(x) for x in lines if '"type":"compaction"' in x]
         first = contexts["before-compaction.jsonl"].messages[0]
         assert (first["summary"], first["tokensBefore"]) == (
-            compactions[-1]["summary"], compactions[-1]["tokensBefore"])
+            compactions[-1]["summary"],
+            compactions[-1]["tokensBefore"],
+        )
         assert first["timestamp"] == ptree.iso_to_ms(compactions[-1]["timestamp"])
 
     def test_provider_messages(self, contexts: dict[str, Context]) -> None:
@@ -134,9 +144,17 @@ def run_pi(jobs: list[dict[str, Any]], tmp: Path) -> list[list[dict[str, Any]]]:
     script.write_text(_NODE_SCRIPT)
     dist = PI_PACKAGE / "dist" / "core"
     done = subprocess.run(
-        ["node", str(script), (dist / "session-manager.js").as_uri(),
-         (dist / "messages.js").as_uri()],
-        input=json.dumps(jobs), capture_output=True, text=True, check=True, timeout=120,
+        [
+            "node",
+            str(script),
+            (dist / "session-manager.js").as_uri(),
+            (dist / "messages.js").as_uri(),
+        ],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     return json.loads(done.stdout, parse_int=_js_int)  # type: ignore[no-any-return]
 
@@ -162,8 +180,19 @@ def assert_same_as_pi(ours: Context, pi: dict[str, Any], where: object = None) -
 _any = json_values(3) | st.floats(allow_nan=False, allow_infinity=False)
 _odd_messages = st.fixed_dictionaries(
     {"role": st.just("bashExecution")},
-    optional=dict.fromkeys(("command", "output", "exitCode", "cancelled", "truncated",
-                            "fullOutputPath", "excludeFromContext", "timestamp"), _any),
+    optional=dict.fromkeys(
+        (
+            "command",
+            "output",
+            "exitCode",
+            "cancelled",
+            "truncated",
+            "fullOutputPath",
+            "excludeFromContext",
+            "timestamp",
+        ),
+        _any,
+    ),
 ) | st.fixed_dictionaries(
     {"role": st.just("custom")},
     optional={"content": _any, "customType": _any, "display": _any, "timestamp": _any},
@@ -186,6 +215,7 @@ class TestAgainstPi:
         compaction keeping from itself or from an older compaction, a blank branch
         summary, assistant messages naming no model, hidden custom messages, bash
         messages of every kind, a state change just before a compaction."""
+
         def e(i: str, parent: str | None, kind: str = "message", **fields: Any) -> dict[str, Any]:
             return {"type": kind, "id": i, "parentId": parent, "timestamp": TS, **fields}
 
@@ -194,35 +224,80 @@ class TestAgainstPi:
 
         bash = {"command": "ls", "output": "x", "cancelled": False, "timestamp": 5}
         paths = [
-            [e("1", None, message=msg("user")),
-             e("L", "1", "label", targetId="1", label="x"),
-             e("C", "L", "compaction", summary="s", firstKeptEntryId="C", tokensBefore=1),
-             e("2", "C", message=msg("user"))],
-            [e("0", None, "model_change", provider="p", modelId="m"),
-             e("1", "0", message=msg("assistant")),
-             e("2", "1", message=msg("assistant", provider="x")),
-             e("3", "2", "model_change", provider="q", modelId="n"),
-             e("4", "3", message=msg("assistant", provider="a", model="b"))],
-            [e("1", None, message=msg("user")),
-             e("B", "1", "branch_summary", fromId="1", summary="  "),
-             e("B2", "B", "branch_summary", fromId="1", summary=""),
-             e("M", "B2", "custom_message", customType="t", content="hi", display=False),
-             e("t", "M", "thinking_level_change", thinkingLevel="high"),
-             e("C1", "t", "compaction", summary="s1", firstKeptEntryId="t", tokensBefore=1),
-             e("2", "C1", message=msg("user")),
-             e("C2", "2", "compaction", summary="s2", firstKeptEntryId="C1", tokensBefore=2),
-             e("C3", "C2", "compaction", summary="s3", firstKeptEntryId="9", tokensBefore=3)],
-            [e("1", None, message={"role": "bashExecution", **bash, "exitCode": 0,
-                                   "truncated": True, "fullOutputPath": "/p"}),
-             e("2", "1", message={"role": "bashExecution", **bash, "output": "",
-                                  "exitCode": None, "excludeFromContext": False}),
-             e("3", "2", message={"role": "bashExecution", **bash, "exitCode": -1,
-                                  "cancelled": True}),
-             e("4", "3", message={"role": "bashExecution", **bash, "exitCode": 3,
-                                  "excludeFromContext": True}),
-             e("5", "4", message={"role": "mystery", "content": "x"}),
-             e("6", "5", message={"role": "custom", "customType": "x", "display": False,
-                                  "content": [{"type": "text", "text": "t"}]})],
+            [
+                e("1", None, message=msg("user")),
+                e("L", "1", "label", targetId="1", label="x"),
+                e("C", "L", "compaction", summary="s", firstKeptEntryId="C", tokensBefore=1),
+                e("2", "C", message=msg("user")),
+            ],
+            [
+                e("0", None, "model_change", provider="p", modelId="m"),
+                e("1", "0", message=msg("assistant")),
+                e("2", "1", message=msg("assistant", provider="x")),
+                e("3", "2", "model_change", provider="q", modelId="n"),
+                e("4", "3", message=msg("assistant", provider="a", model="b")),
+            ],
+            [
+                e("1", None, message=msg("user")),
+                e("B", "1", "branch_summary", fromId="1", summary="  "),
+                e("B2", "B", "branch_summary", fromId="1", summary=""),
+                e("M", "B2", "custom_message", customType="t", content="hi", display=False),
+                e("t", "M", "thinking_level_change", thinkingLevel="high"),
+                e("C1", "t", "compaction", summary="s1", firstKeptEntryId="t", tokensBefore=1),
+                e("2", "C1", message=msg("user")),
+                e("C2", "2", "compaction", summary="s2", firstKeptEntryId="C1", tokensBefore=2),
+                e("C3", "C2", "compaction", summary="s3", firstKeptEntryId="9", tokensBefore=3),
+            ],
+            [
+                e(
+                    "1",
+                    None,
+                    message={
+                        "role": "bashExecution",
+                        **bash,
+                        "exitCode": 0,
+                        "truncated": True,
+                        "fullOutputPath": "/p",
+                    },
+                ),
+                e(
+                    "2",
+                    "1",
+                    message={
+                        "role": "bashExecution",
+                        **bash,
+                        "output": "",
+                        "exitCode": None,
+                        "excludeFromContext": False,
+                    },
+                ),
+                e(
+                    "3",
+                    "2",
+                    message={"role": "bashExecution", **bash, "exitCode": -1, "cancelled": True},
+                ),
+                e(
+                    "4",
+                    "3",
+                    message={
+                        "role": "bashExecution",
+                        **bash,
+                        "exitCode": 3,
+                        "excludeFromContext": True,
+                    },
+                ),
+                e("5", "4", message={"role": "mystery", "content": "x"}),
+                e(
+                    "6",
+                    "5",
+                    message={
+                        "role": "custom",
+                        "customType": "x",
+                        "display": False,
+                        "content": [{"type": "text", "text": "t"}],
+                    },
+                ),
+            ],
         ]
         jobs = [{"entries": p, "leaves": [x["id"] for x in p]} for p in paths]
         for entries, per_leaf in zip(paths, run_pi(jobs, tmp_path), strict=True):
@@ -232,25 +307,37 @@ class TestAgainstPi:
 
     @settings(max_examples=8, phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(st.lists(_odd_messages, min_size=40, max_size=40))
-    def test_odd_message_fields(self, tmp_path_factory: pytest.TempPathFactory,
-                                batch: list[dict[str, Any]]) -> None:
+    def test_odd_message_fields(
+        self, tmp_path_factory: pytest.TempPathFactory, batch: list[dict[str, Any]]
+    ) -> None:
         """bashExecution and custom messages whose fields hold any JSON value (numbers,
         lists, objects, null, nothing): the provider text is Pi's, character for character."""
-        entries = [{"type": "message", "id": str(i), "parentId": None if i == 0 else str(i - 1),
-                    "timestamp": TS, "message": m} for i, m in enumerate(batch)]
-        (pi,) = run_pi([{"entries": entries, "leaves": [entries[-1]["id"]]}],
-                       tmp_path_factory.mktemp("pi"))[0:1]
+        entries = [
+            {
+                "type": "message",
+                "id": str(i),
+                "parentId": None if i == 0 else str(i - 1),
+                "timestamp": TS,
+                "message": m,
+            }
+            for i, m in enumerate(batch)
+        ]
+        (pi,) = run_pi(
+            [{"entries": entries, "leaves": [entries[-1]["id"]]}], tmp_path_factory.mktemp("pi")
+        )[0:1]
         tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
         assert_same_as_pi(build_context(tree), pi[0])
 
     # No shrinking: each step would run Node again; a failure prints the path instead.
     @settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(st.lists(trees(max_steps=30), min_size=25, max_size=25))
-    def test_random_trees(self, tmp_path_factory: pytest.TempPathFactory,
-                          batch: list[SessionTree]) -> None:
+    def test_random_trees(
+        self, tmp_path_factory: pytest.TempPathFactory, batch: list[SessionTree]
+    ) -> None:
         """Random trees of every kind, at every entry: ptree's context equals Pi's."""
-        jobs = [{"entries": [e.to_json() for e in t.entries()], "leaves": list(t.ids())}
-                for t in batch]
+        jobs = [
+            {"entries": [e.to_json() for e in t.entries()], "leaves": list(t.ids())} for t in batch
+        ]
         results = run_pi(jobs, tmp_path_factory.mktemp("pi"))
         for tree, per_leaf in zip(batch, results, strict=True):
             for leaf, pi in zip(tree.ids(), per_leaf, strict=True):
@@ -261,14 +348,20 @@ class TestAgainstPi:
 # ISO-like times, some out of range, in the family iso_to_ms claims to read as V8 does.
 _two = st.integers(0, 99).map("{:02d}".format)
 _zones = st.sampled_from(["", "Z", "z"]) | st.builds(
-    "{}{:02d}{}{:02d}".format, st.sampled_from("+-"), st.integers(0, 25),
-    st.sampled_from([":", ""]), st.integers(0, 61))
+    "{}{:02d}{}{:02d}".format,
+    st.sampled_from("+-"),
+    st.integers(0, 25),
+    st.sampled_from([":", ""]),
+    st.integers(0, 61),
+)
 
 
 @st.composite
 def _iso_like(draw: st.DrawFn) -> str:
-    year = draw(st.integers(0, 9999).map("{:04d}".format)
-                | st.builds("{}{:06d}".format, st.sampled_from("+-"), st.integers(0, 280_000)))
+    year = draw(
+        st.integers(0, 9999).map("{:04d}".format)
+        | st.builds("{}{:06d}".format, st.sampled_from("+-"), st.integers(0, 280_000))
+    )
     if not draw(st.booleans()):
         # Date only: V8's fallback parser reads impossible dates its own way.
         parts = draw(st.lists(st.integers(1, 12).map("{:02d}".format), max_size=2))
@@ -296,12 +389,23 @@ class TestIsoToMsAgainstNode:
     @given(st.lists(_iso_like(), min_size=400, max_size=400))
     def test_random_times(self, texts: list[str]) -> None:
         """Node's answer (TZ=UTC, so local time is UTC as in ptree) for each text."""
-        script = ("const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-                  "process.stdout.write(JSON.stringify(xs.map((x) => new Date(x).getTime())));")
-        done = subprocess.run(["node", "-e", script], input=json.dumps(texts),
-                              capture_output=True, text=True, check=True, timeout=60,
-                              env={**os.environ, "TZ": "UTC"})
+        script = (
+            "const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+            "process.stdout.write(JSON.stringify(xs.map((x) => new Date(x).getTime())));"
+        )
+        done = subprocess.run(
+            ["node", "-e", script],
+            input=json.dumps(texts),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+            env={**os.environ, "TZ": "UTC"},
+        )
         node = json.loads(done.stdout)
-        wrong = [(t, n, ptree.iso_to_ms(t)) for t, n in zip(texts, node, strict=True)
-                 if ptree.iso_to_ms(t) != n]
+        wrong = [
+            (t, n, ptree.iso_to_ms(t))
+            for t, n in zip(texts, node, strict=True)
+            if ptree.iso_to_ms(t) != n
+        ]
         assert wrong == []

@@ -56,7 +56,8 @@ def run_round(path: Path, rng: random.Random, seed: int) -> tuple[int, str, str]
     """One child life: start, wait for a commit, live a random while, SIGKILL."""
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(path), str(seed % 2), str(seed)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert child.stdout is not None
     first = child.stdout.readline()
@@ -94,10 +95,16 @@ def test_sigkill_never_loses_a_commit(tmp_path: Path) -> None:
             # write cut short), and no writer ever appends to a torn tail without
             # starting a fresh line, so gluing a second torn start onto it would make
             # a line no crash can make.
-            line = json.dumps({"type": "message", "id": f"torn{seed}", "parentId": None,
-                               "timestamp": "t", "message": {"role": "user",
-                                                             "content": "z\u00e9\U0001F600"}},
-                              ensure_ascii=False).encode()
+            line = json.dumps(
+                {
+                    "type": "message",
+                    "id": f"torn{seed}",
+                    "parentId": None,
+                    "timestamp": "t",
+                    "message": {"role": "user", "content": "z\u00e9\U0001f600"},
+                },
+                ensure_ascii=False,
+            ).encode()
             with path.open("ab") as f:
                 f.write(line[: rng.randint(1, len(line) - 1)])  # maybe inside a character
             torn_rounds += 1

@@ -25,8 +25,9 @@ e3 parent=e1 assistant: 改走方案 B
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, encoding="utf-8", timeout=60,
-                          check=False)
+    return subprocess.run(
+        argv, capture_output=True, text=True, encoding="utf-8", timeout=60, check=False
+    )
 
 
 class TestDemo:

@@ -17,25 +17,79 @@ from .strategies import trees
 T0 = "2026-01-01T00:00:00.000Z"
 
 EXAMPLES: list[dict[str, Any]] = [
-    {"type": "message", "id": "a", "parentId": None, "timestamp": T0,
-     "message": {"role": "user", "content": "hi", "timestamp": 1}},
-    {"type": "thinking_level_change", "id": "b", "parentId": "a", "timestamp": T0,
-     "thinkingLevel": "high"},
-    {"type": "model_change", "id": "c", "parentId": "b", "timestamp": T0,
-     "provider": "anthropic", "modelId": "claude-opus-4-5"},
-    {"type": "active_tools_change", "id": "d", "parentId": "c", "timestamp": T0,
-     "activeToolNames": ["read", "bash"]},
-    {"type": "compaction", "id": "e", "parentId": "d", "timestamp": T0, "summary": "s",
-     "firstKeptEntryId": "a", "tokensBefore": 1000, "details": {"files": ["x"]},
-     "fromHook": False},
-    {"type": "branch_summary", "id": "f", "parentId": "e", "timestamp": T0, "fromId": "a",
-     "summary": "tried X"},
-    {"type": "custom", "id": "g", "parentId": "f", "timestamp": T0, "customType": "ext",
-     "data": {"k": [1, 2]}},
-    {"type": "custom_message", "id": "h", "parentId": "g", "timestamp": T0,
-     "customType": "ext", "content": [{"type": "text", "text": "x"}], "display": True},
-    {"type": "label", "id": "i", "parentId": "h", "timestamp": T0, "targetId": "a",
-     "label": "start"},
+    {
+        "type": "message",
+        "id": "a",
+        "parentId": None,
+        "timestamp": T0,
+        "message": {"role": "user", "content": "hi", "timestamp": 1},
+    },
+    {
+        "type": "thinking_level_change",
+        "id": "b",
+        "parentId": "a",
+        "timestamp": T0,
+        "thinkingLevel": "high",
+    },
+    {
+        "type": "model_change",
+        "id": "c",
+        "parentId": "b",
+        "timestamp": T0,
+        "provider": "anthropic",
+        "modelId": "claude-opus-4-5",
+    },
+    {
+        "type": "active_tools_change",
+        "id": "d",
+        "parentId": "c",
+        "timestamp": T0,
+        "activeToolNames": ["read", "bash"],
+    },
+    {
+        "type": "compaction",
+        "id": "e",
+        "parentId": "d",
+        "timestamp": T0,
+        "summary": "s",
+        "firstKeptEntryId": "a",
+        "tokensBefore": 1000,
+        "details": {"files": ["x"]},
+        "fromHook": False,
+    },
+    {
+        "type": "branch_summary",
+        "id": "f",
+        "parentId": "e",
+        "timestamp": T0,
+        "fromId": "a",
+        "summary": "tried X",
+    },
+    {
+        "type": "custom",
+        "id": "g",
+        "parentId": "f",
+        "timestamp": T0,
+        "customType": "ext",
+        "data": {"k": [1, 2]},
+    },
+    {
+        "type": "custom_message",
+        "id": "h",
+        "parentId": "g",
+        "timestamp": T0,
+        "customType": "ext",
+        "content": [{"type": "text", "text": "x"}],
+        "display": True,
+    },
+    {
+        "type": "label",
+        "id": "i",
+        "parentId": "h",
+        "timestamp": T0,
+        "targetId": "a",
+        "label": "start",
+    },
     {"type": "session_info", "id": "j", "parentId": "i", "timestamp": T0, "name": "demo"},
 ]
 
@@ -59,8 +113,13 @@ class TestJSON:
 
     def test_unknown_kind_survives(self) -> None:
         """An unknown type gives an UnknownEntry that writes back the same JSON."""
-        obj = {"type": "future_thing", "id": "z", "parentId": "a", "timestamp": T0,
-               "payload": {"x": [1, None]}}
+        obj = {
+            "type": "future_thing",
+            "id": "z",
+            "parentId": "a",
+            "timestamp": T0,
+            "payload": {"x": [1, None]},
+        }
         entry = entry_from_json(obj)
         assert isinstance(entry, ptree.UnknownEntry)
         assert entry.type == "future_thing"
@@ -81,8 +140,10 @@ class TestJSON:
         assert isinstance(entry, ptree.CustomMessage)
         assert entry.display is None
         assert entry.to_json() == obj
-        assert "display" not in ptree.build_context(
-            ptree.SessionTree().append_entry(entry)).messages[0]
+        assert (
+            "display"
+            not in ptree.build_context(ptree.SessionTree().append_entry(entry)).messages[0]
+        )
 
     def test_custom_message_display_null_stays_null(self) -> None:
         """display: null is written back as null, not turned into true."""
@@ -96,19 +157,49 @@ class TestJSON:
             ({"type": "message", "id": "", "parentId": None, "timestamp": T0}, "id"),
             ({"type": "message", "id": 5, "parentId": None, "timestamp": T0}, "id"),
             ({"id": "a", "parentId": None, "timestamp": T0}, "type"),
-            ({"type": "message", "id": "a", "timestamp": T0, "message": {"role": "u"}},
-             "parentId"),
-            ({"type": "message", "id": "a", "parentId": None, "message": {"role": "u"}},
-             "timestamp"),
+            ({"type": "message", "id": "a", "timestamp": T0, "message": {"role": "u"}}, "parentId"),
+            (
+                {"type": "message", "id": "a", "parentId": None, "message": {"role": "u"}},
+                "timestamp",
+            ),
             ({"type": "message", "id": "a", "parentId": None, "timestamp": T0}, "message"),
-            ({"type": "model_change", "id": "a", "parentId": None, "timestamp": T0,
-              "provider": "p"}, "modelId"),
-            ({"type": "model_change", "id": "a", "parentId": None, "timestamp": T0,
-              "provider": "p", "modelId": 3}, "modelId"),
-            ({"type": "compaction", "id": "a", "parentId": None, "timestamp": T0,
-              "summary": "s", "firstKeptEntryId": "x", "tokensBefore": "many"}, "tokensBefore"),
-            ({"type": "label", "id": "a", "parentId": 7, "timestamp": T0, "targetId": "x"},
-             "parentId"),
+            (
+                {
+                    "type": "model_change",
+                    "id": "a",
+                    "parentId": None,
+                    "timestamp": T0,
+                    "provider": "p",
+                },
+                "modelId",
+            ),
+            (
+                {
+                    "type": "model_change",
+                    "id": "a",
+                    "parentId": None,
+                    "timestamp": T0,
+                    "provider": "p",
+                    "modelId": 3,
+                },
+                "modelId",
+            ),
+            (
+                {
+                    "type": "compaction",
+                    "id": "a",
+                    "parentId": None,
+                    "timestamp": T0,
+                    "summary": "s",
+                    "firstKeptEntryId": "x",
+                    "tokensBefore": "many",
+                },
+                "tokensBefore",
+            ),
+            (
+                {"type": "label", "id": "a", "parentId": 7, "timestamp": T0, "targetId": "x"},
+                "parentId",
+            ),
         ],
     )
     def test_bad_entries_name_the_field(self, obj: dict[str, Any], field: str) -> None:
@@ -121,8 +212,15 @@ class TestJSON:
     def test_bad_message_names_the_entry(self) -> None:
         """A message without a role is an InvalidEntryError naming the entry."""
         with pytest.raises(ptree.InvalidEntryError) as info:
-            entry_from_json({"type": "message", "id": "m", "parentId": None, "timestamp": T0,
-                             "message": {"content": "no role"}})
+            entry_from_json(
+                {
+                    "type": "message",
+                    "id": "m",
+                    "parentId": None,
+                    "timestamp": T0,
+                    "message": {"content": "no role"},
+                }
+            )
         assert info.value.entry_id == "m"
 
     @settings(max_examples=200)
@@ -156,8 +254,15 @@ class TestValues:
 
     def test_header_round_trip(self) -> None:
         """A v1 header keeps its extra fields; the version defaults to 1 when absent."""
-        obj = {"type": "session", "id": "s", "timestamp": T0, "cwd": "/w",
-               "provider": "anthropic", "modelId": "m", "thinkingLevel": "off"}
+        obj = {
+            "type": "session",
+            "id": "s",
+            "timestamp": T0,
+            "cwd": "/w",
+            "provider": "anthropic",
+            "modelId": "m",
+            "thinkingLevel": "off",
+        }
         h = ptree.SessionHeader.from_json(obj)
         assert h.version == 1
         assert h.extra == {"provider": "anthropic", "modelId": "m", "thinkingLevel": "off"}

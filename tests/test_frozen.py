@@ -52,6 +52,7 @@ class TestFreeze:
 
     def test_subclasses_of_scalars_become_plain(self) -> None:
         """An IntEnum or a str subclass is stored as a plain int or str."""
+
         class S(str):
             pass
 
@@ -187,8 +188,9 @@ class TestFrozenList:
             "except RecursionError:\n"
             "    print('refused')\n"
         )
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=120, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+        )
         assert (done.returncode, done.stdout) == (0, "refused\n"), done.stderr[-500:]
 
     def test_hash_agrees_with_tuples(self) -> None:

@@ -432,8 +432,7 @@ class HistoryMachine(RuleBasedStateMachine):
             assert h.past() == values[:at]
             assert h.future() == values[at + 1 :]
             assert tuple(h) == values
-            assert (h.undo_count, h.redo_count, len(h)) == (at, len(values) - at - 1,
-                                                            len(values))
+            assert (h.undo_count, h.redo_count, len(h)) == (at, len(values) - at - 1, len(values))
             assert (h.can_undo, h.can_redo) == (at > 0, at < len(values) - 1)
             assert h.limit == self.limit
 
@@ -456,8 +455,9 @@ class TestHistoryMachine:
             # The same machine as above: a third of its examples covers the trims.
             run_state_machine_as_test(
                 HistoryMachine,
-                settings=settings(stateful_step_count=60, max_examples=min(
-                    settings().max_examples, 300)),
+                settings=settings(
+                    stateful_step_count=60, max_examples=min(settings().max_examples, 300)
+                ),
             )
 
 
@@ -481,8 +481,7 @@ class TestPickleSize:
         b = a.append({"role": "assistant", "content": "A"})
         c = b.move_to("e1")
         d = c.append({"role": "assistant", "content": "B"})
-        e = d.with_header(ptree.SessionHeader(id="s1", timestamp="2026-01-01T00:00:00Z",
-                                               cwd="/"))
+        e = d.with_header(ptree.SessionHeader(id="s1", timestamp="2026-01-01T00:00:00Z", cwd="/"))
         f = e.with_config(id_factory=ptree.random_ids)
         g = f.append({"role": "user", "content": "more"})
         other = SessionTree().append({"role": "user", "content": "unrelated"})
@@ -496,6 +495,9 @@ class TestPickleSize:
             if isinstance(new, SessionTree):
                 new._check()
                 assert (new.leaf_id, new.header, new.id_factory) == (
-                    old.leaf_id, old.header, old.id_factory)
+                    old.leaf_id,
+                    old.header,
+                    old.id_factory,
+                )
         grown_again = back.past()[-1].append({"role": "user", "content": "after"})
         assert len(grown_again) == len(values[-5]) + 1

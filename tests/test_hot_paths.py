@@ -83,5 +83,5 @@ class TestAddedSinceCost:
         older = data.draw(st.sampled_from(versions))
         added = newest.added_since(older)
         if added is not None:
-            assert added == newest.entries()[len(older):]
+            assert added == newest.entries()[len(older) :]
             newest._check()

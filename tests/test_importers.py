@@ -31,17 +31,33 @@ from ptree import (
 )
 
 
-def gpt_node(nid: str, parent: str | None, children: list[str], role: str | None,
-             text: str = "", *, t: float | None = 1_700_000_000.0,
-             **meta: Any) -> dict[str, Any]:
+def gpt_node(
+    nid: str,
+    parent: str | None,
+    children: list[str],
+    role: str | None,
+    text: str = "",
+    *,
+    t: float | None = 1_700_000_000.0,
+    **meta: Any,
+) -> dict[str, Any]:
     """One ChatGPT mapping node (``role`` None: a node without a message)."""
-    message = None if role is None else {
-        "id": nid, "author": {"role": role, "name": meta.pop("name", None), "metadata": {}},
-        "create_time": t, "update_time": None,
-        "content": {"content_type": "text", "parts": [text]},
-        "status": "finished_successfully", "end_turn": True, "weight": 1.0,
-        "metadata": meta, "recipient": "all",
-    }
+    message = (
+        None
+        if role is None
+        else {
+            "id": nid,
+            "author": {"role": role, "name": meta.pop("name", None), "metadata": {}},
+            "create_time": t,
+            "update_time": None,
+            "content": {"content_type": "text", "parts": [text]},
+            "status": "finished_successfully",
+            "end_turn": True,
+            "weight": 1.0,
+            "metadata": meta,
+            "recipient": "all",
+        }
+    )
     return {"id": nid, "message": message, "parent": parent, "children": children}
 
 
@@ -54,45 +70,91 @@ def gpt_conversation() -> dict[str, Any]:
     """
     nodes = [
         gpt_node("root", None, ["sys"], None),
-        gpt_node("sys", "root", ["u1", "u2"], "system", "", t=None,
-                 is_visually_hidden_from_conversation=True),
+        gpt_node(
+            "sys",
+            "root",
+            ["u1", "u2"],
+            "system",
+            "",
+            t=None,
+            is_visually_hidden_from_conversation=True,
+        ),
         gpt_node("u1", "sys", ["a1", "a2"], "user", "What is 2+2?", t=1_700_000_001.5),
         gpt_node("a1", "u1", [], "assistant", "4", t=1_700_000_002.0, model_slug="gpt-4o"),
-        gpt_node("a2", "u1", ["u3"], "assistant", "Four.", t=1_700_000_003.0,
-                 model_slug="gpt-4o"),
+        gpt_node("a2", "u1", ["u3"], "assistant", "Four.", t=1_700_000_003.0, model_slug="gpt-4o"),
         gpt_node("u3", "a2", [], "user", "Thanks", t=1_700_000_004.0),
         gpt_node("u2", "sys", ["a3"], "user", "What is 3+3?", t=1_700_000_005.0),
         gpt_node("a3", "u2", [], "assistant", "6", t=1_700_000_006.0),
     ]
     return {
-        "title": "Small sums", "create_time": 1_700_000_000.0, "update_time": 1_700_000_006.0,
-        "mapping": {n["id"]: n for n in nodes}, "current_node": "u3",
-        "conversation_id": "6790b1c2-aaaa-bbbb-cccc-000000000001", "id": "6790b1c2",
-        "default_model_slug": "gpt-4o-mini", "moderation_results": [],
+        "title": "Small sums",
+        "create_time": 1_700_000_000.0,
+        "update_time": 1_700_000_006.0,
+        "mapping": {n["id"]: n for n in nodes},
+        "current_node": "u3",
+        "conversation_id": "6790b1c2-aaaa-bbbb-cccc-000000000001",
+        "id": "6790b1c2",
+        "default_model_slug": "gpt-4o-mini",
+        "moderation_results": [],
     }
 
 
 def webui_chat() -> dict[str, Any]:
     """A question answered twice (regenerated), the first answer followed up (current)."""
     messages = {
-        "m1": {"id": "m1", "parentId": None, "childrenIds": ["m2", "m3"], "role": "user",
-               "content": "Name a colour", "timestamp": 1_700_000_000,
-               "models": ["llama3:8b"]},
-        "m2": {"id": "m2", "parentId": "m1", "childrenIds": ["m4"], "role": "assistant",
-               "content": "Blue", "timestamp": 1_700_000_001, "model": "llama3:8b",
-               "done": True},
-        "m3": {"id": "m3", "parentId": "m1", "childrenIds": [], "role": "assistant",
-               "content": "Red", "timestamp": 1_700_000_002, "model": "mistral:7b",
-               "done": True},
-        "m4": {"id": "m4", "parentId": "m2", "childrenIds": [], "role": "user",
-               "content": "Another?", "timestamp": 1_700_000_003},
+        "m1": {
+            "id": "m1",
+            "parentId": None,
+            "childrenIds": ["m2", "m3"],
+            "role": "user",
+            "content": "Name a colour",
+            "timestamp": 1_700_000_000,
+            "models": ["llama3:8b"],
+        },
+        "m2": {
+            "id": "m2",
+            "parentId": "m1",
+            "childrenIds": ["m4"],
+            "role": "assistant",
+            "content": "Blue",
+            "timestamp": 1_700_000_001,
+            "model": "llama3:8b",
+            "done": True,
+        },
+        "m3": {
+            "id": "m3",
+            "parentId": "m1",
+            "childrenIds": [],
+            "role": "assistant",
+            "content": "Red",
+            "timestamp": 1_700_000_002,
+            "model": "mistral:7b",
+            "done": True,
+        },
+        "m4": {
+            "id": "m4",
+            "parentId": "m2",
+            "childrenIds": [],
+            "role": "user",
+            "content": "Another?",
+            "timestamp": 1_700_000_003,
+        },
     }
     return {
-        "id": "7f3c9e2a-1111-2222-3333-444455556666", "user_id": "u", "title": "Colours",
-        "created_at": 1_700_000_000, "updated_at": 1_700_000_003, "archived": False,
-        "chat": {"id": "", "title": "Colours", "models": ["llama3:8b"],
-                 "history": {"messages": messages, "currentId": "m4"},
-                 "messages": list(messages.values()), "timestamp": 1_700_000_000_000},
+        "id": "7f3c9e2a-1111-2222-3333-444455556666",
+        "user_id": "u",
+        "title": "Colours",
+        "created_at": 1_700_000_000,
+        "updated_at": 1_700_000_003,
+        "archived": False,
+        "chat": {
+            "id": "",
+            "title": "Colours",
+            "models": ["llama3:8b"],
+            "history": {"messages": messages, "currentId": "m4"},
+            "messages": list(messages.values()),
+            "timestamp": 1_700_000_000_000,
+        },
     }
 
 
@@ -128,9 +190,11 @@ class TestChatgptSessions:
         user, answer = s.tree["u1"], s.tree["a2"]
         assert isinstance(user, MessageEntry)
         assert isinstance(answer, MessageEntry)
-        assert user.message == {"role": "user", "content": [{"type": "text",
-                                                             "text": "What is 2+2?"}],
-                                "timestamp": 1_700_000_001_500}
+        assert user.message == {
+            "role": "user",
+            "content": [{"type": "text", "text": "What is 2+2?"}],
+            "timestamp": 1_700_000_001_500,
+        }
         assert user.timestamp == "2023-11-14T22:13:21.500Z"
         assert answer.message["provider"] == "openai"
         assert answer.message["model"] == "gpt-4o"
@@ -168,8 +232,12 @@ class TestChatgptSessions:
             gpt_node("t", "u", ["a"], "tool", "results...", name="browser"),
             gpt_node("a", "t", [], "assistant", "done"),
         ]
-        conv = {"title": "", "create_time": 1.0, "mapping": {n["id"]: n for n in nodes},
-                "current_node": "a"}
+        conv = {
+            "title": "",
+            "create_time": 1.0,
+            "mapping": {n["id"]: n for n in nodes},
+            "current_node": "a",
+        }
         [s] = chatgpt_sessions(conv, cwd="/w")
         system, tool = s.tree["s"], s.tree["t"]
         assert isinstance(system, CustomMessage)
@@ -183,11 +251,14 @@ class TestChatgptSessions:
     def test_thoughts_become_thinking_blocks(self) -> None:
         """Reasoning content (thoughts) becomes Pi thinking blocks."""
         node = gpt_node("a", None, [], "assistant")
-        node["message"]["content"] = {"content_type": "thoughts",
-                                      "thoughts": [{"summary": "s", "content": "hmm"}]}
+        node["message"]["content"] = {
+            "content_type": "thoughts",
+            "thoughts": [{"summary": "s", "content": "hmm"}],
+        }
         [s] = chatgpt_sessions([{"mapping": {"a": node}, "current_node": "a"}], cwd="/")
         assert s.tree["a"].message["content"] == [  # type: ignore[attr-defined]
-            {"type": "thinking", "thinking": "hmm"}]
+            {"type": "thinking", "thinking": "hmm"}
+        ]
 
     def test_missing_parent_and_cycle_are_repaired(self) -> None:
         """A node naming a missing parent is a root; a parent cycle is broken."""
@@ -205,24 +276,30 @@ class TestChatgptSessions:
     def test_filenames_are_unique(self) -> None:
         """Two conversations with the same title and id get different files."""
         sessions = chatgpt_sessions([gpt_conversation(), gpt_conversation()], cwd="/")
-        assert [s.filename for s in sessions] == ["small-sums-6790b1c2.jsonl",
-                                                  "small-sums-6790b1c2-2.jsonl"]
+        assert [s.filename for s in sessions] == [
+            "small-sums-6790b1c2.jsonl",
+            "small-sums-6790b1c2-2.jsonl",
+        ]
 
     def test_reads_a_file_and_reports_progress(self, tmp_path: Path) -> None:
         """A path is read as JSON; on_progress hears (done, total) per conversation."""
         path = tmp_path / "conversations.json"
         path.write_text(json.dumps([gpt_conversation()] * 3), encoding="utf-8")
         seen: list[tuple[int, int]] = []
-        assert len(chatgpt_sessions(path, cwd="/", on_progress=lambda d, t: seen.append((d, t)))
-                   ) == 3
+        assert (
+            len(chatgpt_sessions(path, cwd="/", on_progress=lambda d, t: seen.append((d, t)))) == 3
+        )
         assert seen == [(1, 3), (2, 3), (3, 3)]
 
-    @pytest.mark.parametrize(("data", "where"), [
-        ({"not": "a list"}, "conversations"),
-        ([{"title": "x"}], "conversations[0].mapping"),
-        ([{"mapping": {"a": 3}}], "conversations[0].mapping['a']"),
-        ([{"mapping": {"a": {"message": "text"}}}], "conversations[0].mapping['a'].message"),
-    ])
+    @pytest.mark.parametrize(
+        ("data", "where"),
+        [
+            ({"not": "a list"}, "conversations"),
+            ([{"title": "x"}], "conversations[0].mapping"),
+            ([{"mapping": {"a": 3}}], "conversations[0].mapping['a']"),
+            ([{"mapping": {"a": {"message": "text"}}}], "conversations[0].mapping['a'].message"),
+        ],
+    )
     def test_bad_exports_say_where(self, data: Any, where: str) -> None:
         """A wrong shape raises ExportFormatError (a ValueError) naming the place."""
         with pytest.raises(ExportFormatError) as info:
@@ -239,8 +316,9 @@ class TestChatgptSessions:
         assert info.value.path == path
 
 
-def one_conversation(nodes: list[dict[str, Any]], current: str | None = None,
-                     **extra: Any) -> ptree.SessionTree:
+def one_conversation(
+    nodes: list[dict[str, Any]], current: str | None = None, **extra: Any
+) -> ptree.SessionTree:
     """The tree of a ChatGPT conversation of these nodes (checked)."""
     conv: dict[str, Any] = {"mapping": {n["id"]: n for n in nodes}, **extra}
     if current is not None:
@@ -253,11 +331,16 @@ def one_conversation(nodes: list[dict[str, Any]], current: str | None = None,
 class TestOddChatgptExports:
     def test_message_less_node_in_the_middle(self) -> None:
         """A null message below the root: its children hang under its parent, all kept."""
-        tree = one_conversation([
-            gpt_node("r", None, ["u1"], None), gpt_node("u1", "r", ["mid"], "user", "q"),
-            gpt_node("mid", "u1", ["a1", "a2"], None),
-            gpt_node("a1", "mid", [], "assistant", "one"),
-            gpt_node("a2", "mid", [], "assistant", "two")], current="a1")
+        tree = one_conversation(
+            [
+                gpt_node("r", None, ["u1"], None),
+                gpt_node("u1", "r", ["mid"], "user", "q"),
+                gpt_node("mid", "u1", ["a1", "a2"], None),
+                gpt_node("a1", "mid", [], "assistant", "one"),
+                gpt_node("a2", "mid", [], "assistant", "two"),
+            ],
+            current="a1",
+        )
         assert "mid" not in tree
         assert [c.id for c in tree.children("u1")] == ["a2", "a1"]
         assert tree.leaf_id == "a1"
@@ -265,24 +348,39 @@ class TestOddChatgptExports:
     def test_parts_that_are_not_strings(self) -> None:
         """Image pointers become [image], text parts their text, other values nothing."""
         node = gpt_node("u", None, [], "user")
-        node["message"]["content"] = {"content_type": "multimodal_text", "parts": [
-            {"content_type": "image_asset_pointer", "asset_pointer": "file-service://f"},
-            "what is this?", {"content_type": "audio_transcription", "text": "spoken"},
-            42, None, ["nested"], {"content_type": "audio_asset_pointer"}]}
+        node["message"]["content"] = {
+            "content_type": "multimodal_text",
+            "parts": [
+                {"content_type": "image_asset_pointer", "asset_pointer": "file-service://f"},
+                "what is this?",
+                {"content_type": "audio_transcription", "text": "spoken"},
+                42,
+                None,
+                ["nested"],
+                {"content_type": "audio_asset_pointer"},
+            ],
+        }
         tree = one_conversation([node], current="u")
         assert tree["u"].message["content"] == [  # type: ignore[attr-defined]
-            {"type": "text", "text": "[image]\nwhat is this?\nspoken"}]
+            {"type": "text", "text": "[image]\nwhat is this?\nspoken"}
+        ]
 
     def test_code_execution_output_and_browsing(self) -> None:
         """code (assistant), execution_output and tether_browsing_display (tool) keep text."""
         code = gpt_node("c", None, ["o"], "assistant")
-        code["message"]["content"] = {"content_type": "code", "language": "python",
-                                      "text": "print(1 + 1)"}
+        code["message"]["content"] = {
+            "content_type": "code",
+            "language": "python",
+            "text": "print(1 + 1)",
+        }
         out = gpt_node("o", "c", ["b"], "tool", name="python")
         out["message"]["content"] = {"content_type": "execution_output", "text": "2"}
         browse = gpt_node("b", "o", [], "tool", name="browser")
-        browse["message"]["content"] = {"content_type": "tether_browsing_display",
-                                        "result": "page text", "summary": None}
+        browse["message"]["content"] = {
+            "content_type": "tether_browsing_display",
+            "result": "page text",
+            "summary": None,
+        }
         tree = one_conversation([code, out, browse], current="b")
         assert tree["c"].message["content"][0]["text"] == "print(1 + 1)"  # type: ignore
         for nid, name, text in (("o", "python", "2"), ("b", "browser", "page text")):
@@ -294,21 +392,29 @@ class TestOddChatgptExports:
 
     def test_no_current_node_makes_the_newest_branch_current(self) -> None:
         """Without current_node the leaf is reached through each node's last child."""
-        tree = one_conversation([
-            gpt_node("u", None, ["a1", "a2"], "user", "q"),
-            gpt_node("a1", "u", ["f"], "assistant", "one"),
-            gpt_node("f", "a1", [], "user", "more"),
-            gpt_node("a2", "u", [], "assistant", "two")])
+        tree = one_conversation(
+            [
+                gpt_node("u", None, ["a1", "a2"], "user", "q"),
+                gpt_node("a1", "u", ["f"], "assistant", "one"),
+                gpt_node("f", "a1", [], "user", "more"),
+                gpt_node("a2", "u", [], "assistant", "two"),
+            ]
+        )
         assert tree.leaf_id == "a2"
         assert len(tree) == 4
 
     def test_hidden_current_node_gives_its_visible_ancestor(self) -> None:
         """current_node on a hidden node: the leaf is the nearest ancestor that is kept."""
-        tree = one_conversation([
-            gpt_node("u", None, ["a"], "user", "q"),
-            gpt_node("a", "u", ["h"], "assistant", "one"),
-            gpt_node("h", "a", [], "system", "context",
-                     is_visually_hidden_from_conversation=True)], current="h")
+        tree = one_conversation(
+            [
+                gpt_node("u", None, ["a"], "user", "q"),
+                gpt_node("a", "u", ["h"], "assistant", "one"),
+                gpt_node(
+                    "h", "a", [], "system", "context", is_visually_hidden_from_conversation=True
+                ),
+            ],
+            current="h",
+        )
         assert "h" not in tree
         assert tree.leaf_id == "a"
 
@@ -320,8 +426,10 @@ class TestOddChatgptExports:
     def test_long_cycle_does_not_hang(self) -> None:
         """A cycle of 10,000 nodes with no root: one becomes the root, all are kept."""
         n = 10_000
-        nodes = [gpt_node(f"n{i}", f"n{(i - 1) % n}", [f"n{(i + 1) % n}"], "user", str(i))
-                 for i in range(n)]
+        nodes = [
+            gpt_node(f"n{i}", f"n{(i - 1) % n}", [f"n{(i + 1) % n}"], "user", str(i))
+            for i in range(n)
+        ]
         tree = one_conversation(nodes, current="n5")
         assert len(tree) == n
         assert len(tree.roots()) == 1
@@ -339,8 +447,16 @@ class TestOddChatgptExports:
         """'..', '/' and '\\' in titles and ids never make a file outside -o DIR, and
         clashing titles and ids never overwrite one another."""
         conv = {"mapping": {"u": gpt_node("u", None, [], "user", "q")}, "current_node": "u"}
-        odd = [("../../etc/passwd", "c1"), ("../../etc/passwd", "c1"), ("a/b\\c", "../../x"),
-               ("..", ".."), (".", "."), ("", ""), (None, None), ("x" * 300, "y" * 300)]
+        odd = [
+            ("../../etc/passwd", "c1"),
+            ("../../etc/passwd", "c1"),
+            ("a/b\\c", "../../x"),
+            ("..", ".."),
+            (".", "."),
+            ("", ""),
+            (None, None),
+            ("x" * 300, "y" * 300),
+        ]
         convs = [dict(conv, title=t, conversation_id=c) for t, c in odd]
         out = tmp_path / "out"
         paths = import_chatgpt(convs, out, cwd="/")
@@ -389,8 +505,14 @@ class TestOpenwebuiSessions:
         """A system message with text becomes an openwebui.system custom message."""
         chat = webui_chat()
         messages = chat["chat"]["history"]["messages"]
-        messages["s"] = {"id": "s", "parentId": None, "childrenIds": ["m1"], "role": "system",
-                         "content": "Be nice", "timestamp": 1_699_999_999}
+        messages["s"] = {
+            "id": "s",
+            "parentId": None,
+            "childrenIds": ["m1"],
+            "role": "system",
+            "content": "Be nice",
+            "timestamp": 1_699_999_999,
+        }
         messages["m1"]["parentId"] = "s"
         [s] = openwebui_sessions([chat], cwd="/")
         system = s.tree["s"]
@@ -419,15 +541,17 @@ def gpt_trees(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str | None], s
         role = draw(st.sampled_from(["user", "assistant"]))
         nodes[nid] = gpt_node(nid, parents[nid], draw(st.permutations(kids)), role, nid)
     current = draw(st.sampled_from(sorted(parents)))
-    return {"title": "t", "create_time": 1.0, "mapping": nodes, "current_node": current}, \
-        parents, current
+    return (
+        {"title": "t", "create_time": 1.0, "mapping": nodes, "current_node": current},
+        parents,
+        current,
+    )
 
 
 class TestImportProperties:
     @settings(max_examples=200)
     @given(gpt_trees())
-    def test_shape_is_kept(self, case: tuple[dict[str, Any], dict[str, str | None], str]
-                           ) -> None:
+    def test_shape_is_kept(self, case: tuple[dict[str, Any], dict[str, str | None], str]) -> None:
         """Every node is an entry under the same parent; current node is the leaf;
         parents come before children, and a childless current node comes last."""
         conv, parents, current = case
@@ -458,10 +582,16 @@ class TestImportFunctions:
         """import_chatgpt writes one loadable file per conversation; progress covers both
         halves (converting, then writing)."""
         seen: list[tuple[int, int]] = []
-        paths = import_chatgpt([gpt_conversation(), gpt_conversation()], tmp_path / "out",
-                               cwd="/w", on_progress=lambda d, t: seen.append((d, t)))
-        assert [p.name for p in paths] == ["small-sums-6790b1c2.jsonl",
-                                           "small-sums-6790b1c2-2.jsonl"]
+        paths = import_chatgpt(
+            [gpt_conversation(), gpt_conversation()],
+            tmp_path / "out",
+            cwd="/w",
+            on_progress=lambda d, t: seen.append((d, t)),
+        )
+        assert [p.name for p in paths] == [
+            "small-sums-6790b1c2.jsonl",
+            "small-sums-6790b1c2-2.jsonl",
+        ]
         assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
         tree = ptree.load(paths[0])
         assert tree.leaf_id == "u3"
@@ -473,7 +603,8 @@ class TestImportFunctions:
         [session] = openwebui_sessions([webui_chat()], cwd="/w")
         loaded = ptree.load(path)
         assert [e.to_json() for e in loaded.entries()] == [
-            e.to_json() for e in session.tree.entries()]
+            e.to_json() for e in session.tree.entries()
+        ]
         assert loaded.leaf_id == "m4"
 
     def test_bad_export_writes_nothing(self, tmp_path: Path) -> None:

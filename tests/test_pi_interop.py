@@ -43,9 +43,20 @@ def pi_package() -> Path:
             pytest.skip("npm is not installed: it is needed to fetch Pi's package")
         CACHE.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            [npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund",
-             "--loglevel=error", f"@mariozechner/pi-coding-agent@{PIN}"],
-            capture_output=True, text=True, timeout=900, check=False,
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(CACHE),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"@mariozechner/pi-coding-agent@{PIN}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
         )
         if done.returncode != 0:
             pytest.fail(f"npm could not install Pi's package into {CACHE}:\n{done.stderr}")
@@ -58,7 +69,10 @@ def node(script: str, *args: object) -> Any:
     """Run one of the interop scripts and return the JSON it prints."""
     done = subprocess.run(
         ["node", str(SCRIPTS / script), *map(str, args)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stderr}"
     return json.loads(done.stdout)
@@ -87,8 +101,7 @@ def ptree_context(tree: SessionTree) -> dict[str, Any]:
     return {
         "messages": plain(context.messages),
         "thinkingLevel": context.thinking_level,
-        "model": None if model is None else {"provider": model.provider,
-                                             "modelId": model.model_id},
+        "model": None if model is None else {"provider": model.provider, "modelId": model.model_id},
     }
 
 
@@ -125,11 +138,18 @@ def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 
 
-def assistant(text: str, provider: str = "anthropic", model: str = "claude-sonnet-4-5"
-              ) -> dict[str, Any]:
+def assistant(
+    text: str, provider: str = "anthropic", model: str = "claude-sonnet-4-5"
+) -> dict[str, Any]:
     """An assistant message as Pi stores it."""
-    return {"role": "assistant", "content": [{"type": "text", "text": text}],
-            "provider": provider, "model": model, "stopReason": "stop", "timestamp": 2}
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "provider": provider,
+        "model": model,
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
 
 
 def rich_tree() -> SessionTree:
@@ -143,19 +163,24 @@ def rich_tree() -> SessionTree:
     t = t.append(user("Details?"), timestamp=TS)
     t = t.append(assistant("A, in steps.", "openai", "gpt-5.1-codex"), timestamp=TS)
     t = t.move_to("e1").append(assistant("Plan B."), timestamp=TS)
-    t = t.move_to("e6").append_branch_summary("e8", "Plan B was worse.",
-                                              details={"files": ["b.md"]}, timestamp=TS)
+    t = t.move_to("e6").append_branch_summary(
+        "e8", "Plan B was worse.", details={"files": ["b.md"]}, timestamp=TS
+    )
     t = t.append_custom("ext", {"n": 1}, timestamp=TS)
     t = t.append_custom_message("ext", "Injected.", details={"k": 1}, timestamp=TS)
-    t = t.append_custom_message("ext", [{"type": "text", "text": "Hidden."}],
-                                display=False, timestamp=TS)
+    t = t.append_custom_message(
+        "ext", [{"type": "text", "text": "Hidden."}], display=False, timestamp=TS
+    )
     t = t.append(user("Go on."), timestamp=TS)
     t = t.append_compaction("All so far.", "e6", 4242, timestamp=TS)
     t = t.append(user("After."), timestamp=TS)
     t = t.append_session_info("  Interop  ", timestamp=TS)
     t = t.append_active_tools_change(["read", "bash"], timestamp=TS)
-    t = t.insert(ptree.UnknownEntry(id="u1", parent_id=t.leaf_id, timestamp=TS,
-                                    entry_type="future_kind", extra={"x": [1]}))
+    t = t.insert(
+        ptree.UnknownEntry(
+            id="u1", parent_id=t.leaf_id, timestamp=TS, entry_type="future_kind", extra={"x": [1]}
+        )
+    )
     t = t.append_label("e1", "question", timestamp=TS).append_label("e1", None, timestamp=TS)
     return t.append(assistant("Done."), timestamp=TS)
 
@@ -167,8 +192,21 @@ def random_tree(rng: random.Random, steps: int) -> SessionTree:
         ids = t.ids()
         if ids and rng.random() < 0.2:
             t = t.move_to(rng.choice((None, *ids)))
-        kind = rng.choice(["user", "assistant", "assistant", "thinking", "model", "branch",
-                           "custom_message", "label", "compaction", "name", "custom"])
+        kind = rng.choice(
+            [
+                "user",
+                "assistant",
+                "assistant",
+                "thinking",
+                "model",
+                "branch",
+                "custom_message",
+                "label",
+                "compaction",
+                "name",
+                "custom",
+            ]
+        )
         if kind in ("label", "compaction") and not ids:
             kind = "user"
         if kind == "user":
@@ -182,8 +220,7 @@ def random_tree(rng: random.Random, steps: int) -> SessionTree:
         elif kind == "branch":
             t = t.append_branch_summary("root", rng.choice(["", "went back"]), timestamp=TS)
         elif kind == "custom_message":
-            t = t.append_custom_message("ext", "note", display=rng.random() < 0.5,
-                                        timestamp=TS)
+            t = t.append_custom_message("ext", "note", display=rng.random() < 0.5, timestamp=TS)
         elif kind == "label":
             t = t.append_label(rng.choice(ids), rng.choice(["L", "", None]), timestamp=TS)
         elif kind == "compaction":
@@ -221,8 +258,9 @@ class TestPiReadsWhatPtreeWrites:
                 if len(w.value) % 4 == 0:
                     w.commit(w.value.move_to("e1"))
             final = w.commit(w.value.move_to("e7"))
-        assert any(line["type"] == "leaf" for line in map(json.loads, p.read_text().split(
-            "\n")[:-1]))
+        assert any(
+            line["type"] == "leaf" for line in map(json.loads, p.read_text().split("\n")[:-1])
+        )
         [view] = pi_views(pi_package, [p], tmp_path)
         assert_pi_sees(final, view)
 
@@ -263,9 +301,17 @@ class TestPtreeReadsWhatPiWrites:
         tree = load(path)
         assert_ptree_sees(tree, view)
         kinds = {e.type for e in tree.entries()}
-        assert kinds >= {"message", "label", "branch_summary", "compaction", "custom",
-                         "custom_message", "session_info", "model_change",
-                         "thinking_level_change"}
+        assert kinds >= {
+            "message",
+            "label",
+            "branch_summary",
+            "compaction",
+            "custom",
+            "custom_message",
+            "session_info",
+            "model_change",
+            "thinking_level_change",
+        }
         assert len(tree.leaves()) >= 3
 
     def test_round_trip_through_ptree_keeps_pis_view(
@@ -280,8 +326,9 @@ class TestPtreeReadsWhatPiWrites:
         assert after == before
 
     @pytest.mark.parametrize("name", ["before-compaction.jsonl", "large-session.jsonl"])
-    def test_real_v1_fixtures(self, pi_package: Path, pi_fixtures: Path, tmp_path: Path,
-                              name: str) -> None:
+    def test_real_v1_fixtures(
+        self, pi_package: Path, pi_fixtures: Path, tmp_path: Path, name: str
+    ) -> None:
         """The real v1 files: Pi migrates (its ids are random) and ptree computes the
         same context messages, model and thinking level."""
         [view] = pi_views(pi_package, [pi_fixtures / name], tmp_path)

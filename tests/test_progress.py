@@ -30,8 +30,9 @@ class TestProgress:
         with Progress("importing", 4, stream=stream, unit="conversations") as bar:
             bar.update(1)
         out = stream.getvalue()
-        assert out.startswith("\rimporting [#######.......................]  25%  1/4 "
-                              "conversations\x1b[K")
+        assert out.startswith(
+            "\rimporting [#######.......................]  25%  1/4 conversations\x1b[K"
+        )
         assert out.endswith("\r\x1b[K")
 
     def test_text(self) -> None:

@@ -395,6 +395,7 @@ class TestWatches:
         ref.add_watch("adder", add_more)
         ref.reset(1)
         assert seen == []
+
         def remove_and_bump(n: int) -> int:
             ref.remove_watch("adder")
             return n + 1

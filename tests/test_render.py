@@ -25,9 +25,15 @@ def plans() -> SessionTree:
 def chain(n: int) -> SessionTree:
     """A linear session of n messages, built in one step."""
     t = SessionTree()
-    entries = [MessageEntry(id=f"m{i}", parent_id=f"m{i - 1}" if i else None, timestamp="t",
-                            message={"role": "user" if i % 2 == 0 else "assistant",
-                                     "content": f"message {i}"}) for i in range(n)]
+    entries = [
+        MessageEntry(
+            id=f"m{i}",
+            parent_id=f"m{i - 1}" if i else None,
+            timestamp="t",
+            message={"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"},
+        )
+        for i in range(n)
+    ]
     return t.from_entries(entries)
 
 
@@ -46,8 +52,10 @@ def hostile() -> SessionTree:
 
 def printable(text: str) -> bool:
     """Nothing a terminal obeys, nothing that reorders a line, nothing unencodable."""
-    return re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff]", text) is None
+    return (
+        re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]", text)
+        is None
+    )
 
 
 class TestRenderText:
@@ -105,9 +113,14 @@ class TestRenderText:
     def test_fold_hides_the_middle_of_long_runs(self) -> None:
         """With fold=4 the 99 entries above the leaf show as 2 + '… 95 more' + 2 lines."""
         lines = list(render_text(chain(100), fold=4))
-        assert lines == ["* m0 user: message 0", "* m1 assistant: message 1", "* … 95 more",
-                         "* m97 assistant: message 97", "* m98 user: message 98",
-                         "* m99 assistant: message 99  ← leaf"]
+        assert lines == [
+            "* m0 user: message 0",
+            "* m1 assistant: message 1",
+            "* … 95 more",
+            "* m97 assistant: message 97",
+            "* m98 user: message 98",
+            "* m99 assistant: message 99  ← leaf",
+        ]
 
     def test_fold_keeps_labelled_entries_and_the_leaf(self) -> None:
         """Folding never hides a labelled entry or the leaf."""
@@ -155,8 +168,10 @@ class TestUnprintable:
         lines = list(render_text(hostile()))
         assert len(lines) == 3
         assert all(printable(line) for line in lines)
-        assert lines[0] == ("* id \ufffd[31m [a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g] "
-                            "user: a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g")
+        assert lines[0] == (
+            "* id \ufffd[31m [a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g] "
+            "user: a\ufffd[2J\ufffdb\ufffdc\ufffdd\ufffde f g"
+        )
 
     def test_dot_and_mermaid_have_no_control_characters(self) -> None:
         """Both pictures are clean text that any encoding of Unicode can write."""
@@ -175,13 +190,21 @@ class TestUnprintable:
 class TestPreview:
     def test_empty_aborted_or_failed_reply_says_why(self) -> None:
         """An assistant message with no content that was aborted shows '(aborted: …)'."""
-        t = SessionTree().append({"role": "assistant", "content": [], "stopReason": "aborted",
-                                  "errorMessage": "Request was aborted."})
+        t = SessionTree().append(
+            {
+                "role": "assistant",
+                "content": [],
+                "stopReason": "aborted",
+                "errorMessage": "Request was aborted.",
+            }
+        )
         t = t.append({"role": "assistant", "content": [], "stopReason": "error"})
         t = t.append({"role": "assistant", "content": [], "stopReason": "stop"})
-        assert list(render_text(t)) == ["* e1 assistant: (aborted: Request was aborted.)",
-                                        "* e2 assistant: (error)",
-                                        "* e3 assistant:  ← leaf"]
+        assert list(render_text(t)) == [
+            "* e1 assistant: (aborted: Request was aborted.)",
+            "* e2 assistant: (error)",
+            "* e3 assistant:  ← leaf",
+        ]
 
 
 class TestTreeToJson:
@@ -190,9 +213,16 @@ class TestTreeToJson:
         doc = tree_to_json(plans())
         assert doc["leafId"] == "e4"
         by_id = {e["id"]: e for e in doc["entries"]}
-        assert by_id["e1"] == {"id": "e1", "parentId": None, "type": "message", "kind": "user",
-                               "preview": "user: Which plan?", "depth": 0, "onPath": True,
-                               "children": ["e2", "e3"]}
+        assert by_id["e1"] == {
+            "id": "e1",
+            "parentId": None,
+            "type": "message",
+            "kind": "user",
+            "preview": "user: Which plan?",
+            "depth": 0,
+            "onPath": True,
+            "children": ["e2", "e3"],
+        }
         assert by_id["e2"]["label"] == "first try"
         assert by_id["e5"]["kind"] == "label"
         assert not by_id["e2"]["onPath"]
@@ -231,8 +261,7 @@ class TestRenderDot:
         t = SessionTree()
         for i in ids:
             t = t.append({"role": "user", "content": "x"}, id=i)
-        names = [line.split(" [label=")[0].strip() for line in render_dot(t)
-                 if "[label=" in line]
+        names = [line.split(" [label=")[0].strip() for line in render_dot(t) if "[label=" in line]
         assert len(set(names)) == len(ids)
         assert names[0] == '"a\\\\u0000"'
         assert all(printable(n) for n in names)
@@ -260,9 +289,11 @@ class TestRenderMermaid:
 
     def test_parent_after_child(self) -> None:
         """An entry whose parent comes later in the file still gets its edge."""
-        child = MessageEntry(id="c", parent_id="p", timestamp="t",
-                             message={"role": "user", "content": "child"})
-        parent = MessageEntry(id="p", parent_id=None, timestamp="t",
-                              message={"role": "user", "content": "parent"})
+        child = MessageEntry(
+            id="c", parent_id="p", timestamp="t", message={"role": "user", "content": "child"}
+        )
+        parent = MessageEntry(
+            id="p", parent_id=None, timestamp="t", message={"role": "user", "content": "parent"}
+        )
         t = SessionTree.from_entries([child, parent])
         assert "  n1 --> n0" in list(render_mermaid(t))

@@ -18,15 +18,25 @@ from ptree.pi.migrate import v1_id
 
 from .strategies import trees
 
-HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z",
-          "cwd": "/w"}
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "s1",
+    "timestamp": "2026-01-01T00:00:00.000Z",
+    "cwd": "/w",
+}
 TS = "2026-01-01T00:00:00.000Z"
 
 
 def msg(eid: str, parent: str | None, text: str = "x", role: str = "user") -> dict[str, Any]:
     """A v3 message entry line."""
-    return {"type": "message", "id": eid, "parentId": parent, "timestamp": TS,
-            "message": {"role": role, "content": text}}
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": TS,
+        "message": {"role": role, "content": text},
+    }
 
 
 def leaf(rid: str, target: str | None, parent: str | None = None) -> dict[str, Any]:
@@ -49,8 +59,11 @@ def file_lines(path: Path) -> list[dict[str, Any]]:
 class TestLoad:
     def test_header_is_kept_with_the_tree(self, tmp_path: Path) -> None:
         """The header's fields, extra ones included, become the tree's header."""
-        p = write(tmp_path / "s.jsonl", {**HEADER, "parentSession": "/old.jsonl", "x": [1]},
-                  msg("a", None))
+        p = write(
+            tmp_path / "s.jsonl",
+            {**HEADER, "parentSession": "/old.jsonl", "x": [1]},
+            msg("a", None),
+        )
         tree = load(p)
         assert tree.header == SessionHeader(
             id="s1", timestamp=TS, cwd="/w", parent_session="/old.jsonl", extra={"x": [1]}
@@ -65,8 +78,9 @@ class TestLoad:
 
     def test_harness_leaf_records_move_the_leaf_and_are_not_nodes(self, tmp_path: Path) -> None:
         """A leaf record sets the leaf to its target; the next entry hangs under the target."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), msg("b", "a"),
-                  leaf("L1", "a", parent="b"))
+        p = write(
+            tmp_path / "s.jsonl", HEADER, msg("a", None), msg("b", "a"), leaf("L1", "a", parent="b")
+        )
         tree = load(p)
         assert tree.leaf_id == "a"
         assert "L1" not in tree
@@ -79,22 +93,39 @@ class TestLoad:
 
     def test_entry_after_a_leaf_record_sets_the_leaf(self, tmp_path: Path) -> None:
         """Lines replay in order: an entry after a leaf record is the leaf."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), msg("b", "a"),
-                  leaf("L1", "a"), msg("c", "a"))
+        p = write(
+            tmp_path / "s.jsonl",
+            HEADER,
+            msg("a", None),
+            msg("b", "a"),
+            leaf("L1", "a"),
+            msg("c", "a"),
+        )
         assert load(p).leaf_id == "c"
 
     def test_entry_under_a_leaf_record_hangs_under_its_target(self, tmp_path: Path) -> None:
         """Pi's CLI appends under the last line, maybe a leaf record: that means its target."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), msg("b", "a"),
-                  leaf("L1", "a", parent="a"), msg("c", "L1"))
+        p = write(
+            tmp_path / "s.jsonl",
+            HEADER,
+            msg("a", None),
+            msg("b", "a"),
+            leaf("L1", "a", parent="a"),
+            msg("c", "L1"),
+        )
         tree = load(p)
         assert tree["c"].parent_id == "a"
         assert [e.id for e in tree.path()] == ["a", "c"]
 
     def test_unknown_types_and_fields_survive(self, tmp_path: Path) -> None:
         """Unknown entry types and fields load, and dump writes the same JSON back."""
-        odd = {"type": "future_kind", "id": "f", "parentId": "a", "timestamp": TS,
-               "payload": {"k": [1, 2, {"z": None}]}}
+        odd = {
+            "type": "future_kind",
+            "id": "f",
+            "parentId": "a",
+            "timestamp": TS,
+            "payload": {"k": [1, 2, {"z": None}]},
+        }
         extra = {**msg("b", "f"), "newField": True}
         p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), odd, extra)
         tree = load(p)
@@ -124,8 +155,9 @@ class TestLoad:
     def test_blank_lines_and_crlf_are_tolerated(self, tmp_path: Path) -> None:
         """Blank lines are skipped silently (as Pi does); a \\r before \\n is fine."""
         p = tmp_path / "s.jsonl"
-        p.write_bytes((json.dumps(HEADER) + "\r\n\n  \n" + json.dumps(msg("a", None))
-                       + "\r\n").encode())
+        p.write_bytes(
+            (json.dumps(HEADER) + "\r\n\n  \n" + json.dumps(msg("a", None)) + "\r\n").encode()
+        )
         assert load(p).ids() == ("a",)
 
     def test_a_bom_is_ignored(self, tmp_path: Path) -> None:
@@ -148,10 +180,13 @@ class TestLoad:
 
     def test_reading_never_changes_the_file(self, tmp_path: Path) -> None:
         """load reads only: bytes and modification time are untouched, even for v1."""
-        p = write(tmp_path / "v1.jsonl", {k: v for k, v in HEADER.items() if k != "version"},
-                  {"type": "message", "timestamp": TS, "message": {"role": "user",
-                                                                   "content": "hi"}},
-                  '{"torn": ', end="")
+        p = write(
+            tmp_path / "v1.jsonl",
+            {k: v for k, v in HEADER.items() if k != "version"},
+            {"type": "message", "timestamp": TS, "message": {"role": "user", "content": "hi"}},
+            '{"torn": ',
+            end="",
+        )
         before = p.read_bytes(), os.stat(p).st_mtime_ns
         with pytest.warns(SessionFileWarning):
             load(p)
@@ -185,8 +220,11 @@ class TestLoad:
         v1 = {k: v for k, v in HEADER.items() if k != "version"}
         files = [
             write(tmp_path / "torn.jsonl", HEADER, msg("a", None), '{"type":"mess', end=""),
-            write(tmp_path / "v1.jsonl", v1, {"type": "message", "timestamp": TS,
-                                              "message": {"role": "user", "content": "x"}}),
+            write(
+                tmp_path / "v1.jsonl",
+                v1,
+                {"type": "message", "timestamp": TS, "message": {"role": "user", "content": "x"}},
+            ),
             write(tmp_path / "crlf.jsonl", HEADER, msg("a", None), end="\r\n"),
         ]
         if not strict:
@@ -213,19 +251,41 @@ class TestStrictErrors:
             ([HEADER, '{"a": -Infinity}'], 2, "Infinity"),
             # Python reads these as infinity, which no JSON value is (nor the frozen
             # layer's): an error on the line, not a tree that cannot be dumped.
-            ([HEADER, '{"type":"message","id":"a","parentId":null,"timestamp":"t",'
-                      '"message":{"role":"user","content":"x","n":1e400}}'],
-             2, "1e400 is out of range"),
-            ([HEADER, '{"type":"custom","id":"a","parentId":null,"timestamp":"t",'
-                      '"customType":"c","data":[-2.5E+999]}'], 2, "out of range"),
+            (
+                [
+                    HEADER,
+                    '{"type":"message","id":"a","parentId":null,"timestamp":"t",'
+                    '"message":{"role":"user","content":"x","n":1e400}}',
+                ],
+                2,
+                "1e400 is out of range",
+            ),
+            (
+                [
+                    HEADER,
+                    '{"type":"custom","id":"a","parentId":null,"timestamp":"t",'
+                    '"customType":"c","data":[-2.5E+999]}',
+                ],
+                2,
+                "out of range",
+            ),
             ([json.dumps(HEADER)[:-1] + ', "x": 1e999}'], 1, "out of range"),
-            ([HEADER, msg("a", None), leaf("L", "a", "a"), msg("L", "a")], 4,
-             "duplicate id 'L'"),
-            ([HEADER, msg("a", None), leaf("L", "b", "a"), msg("b", "a")], 3,
-             "unknown entry 'b'"),
+            ([HEADER, msg("a", None), leaf("L", "a", "a"), msg("L", "a")], 4, "duplicate id 'L'"),
+            ([HEADER, msg("a", None), leaf("L", "b", "a"), msg("b", "a")], 3, "unknown entry 'b'"),
             ([HEADER, '{"a": 1} {"b": 2}'], 2, "extra data"),
-            ([HEADER, {"type": "message", "parentId": None, "timestamp": TS,
-                       "message": {"role": "user"}}], 2, "id"),
+            (
+                [
+                    HEADER,
+                    {
+                        "type": "message",
+                        "parentId": None,
+                        "timestamp": TS,
+                        "message": {"role": "user"},
+                    },
+                ],
+                2,
+                "id",
+            ),
             ([HEADER, {**msg("a", None), "id": ""}], 2, "id"),
             ([HEADER, msg("a", None), msg("a", None)], 3, "duplicate id 'a'"),
             ([HEADER, msg("a", None), msg("b", "zz")], 3, "parent 'zz'"),
@@ -236,8 +296,11 @@ class TestStrictErrors:
             ([HEADER, msg("a", None), {"type": "leaf", "targetId": "a"}], 3, "id"),
             ([HEADER, {**msg("a", None), "message": {"content": "no role"}}], 2, "role"),
             ([HEADER, {**msg("a", None), "timestamp": 5}], 2, "timestamp"),
-            ([HEADER, {"type": "label", "id": "l", "parentId": None, "timestamp": TS}], 2,
-             "targetId"),
+            (
+                [HEADER, {"type": "label", "id": "l", "parentId": None, "timestamp": TS}],
+                2,
+                "targetId",
+            ),
             (["[" * 100_000 + "]" * 100_000], 1, "no session header"),
             ([HEADER, "[" * 100_000 + "]" * 100_000], 2, "nested too deeply"),
             ([msg("a", None)], 1, "no session header"),
@@ -295,8 +358,16 @@ class TestStrictErrors:
 class TestLenient:
     def test_bad_lines_are_skipped_with_one_warning_each(self, tmp_path: Path) -> None:
         """Each skipped line gives exactly one SessionFileWarning naming its line."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), "{bad", "[1]",
-                  msg("a", None), msg("b", "a"), leaf("L", "nope"))
+        p = write(
+            tmp_path / "s.jsonl",
+            HEADER,
+            msg("a", None),
+            "{bad",
+            "[1]",
+            msg("a", None),
+            msg("b", "a"),
+            leaf("L", "nope"),
+        )
         with pytest.warns(SessionFileWarning) as record:
             tree = load(p, strict=False)
         assert tree.ids() == ("a", "b")
@@ -307,23 +378,43 @@ class TestLenient:
     def test_warnings_carry_the_facts_as_attributes(self, tmp_path: Path) -> None:
         """Each warning has path, line, reason (what is wrong) and entry_id attributes,
         and its text is still FILE:LINE: what was done."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), "{bad", msg("a", None),
-                  msg("b", "zz"), HEADER, '{"type": "mess', end="")
+        p = write(
+            tmp_path / "s.jsonl",
+            HEADER,
+            msg("a", None),
+            "{bad",
+            msg("a", None),
+            msg("b", "zz"),
+            HEADER,
+            '{"type": "mess',
+            end="",
+        )
         with pytest.warns(SessionFileWarning) as record:
             load(p, strict=False)
-        got = [(w.message.path, w.message.line, w.message.reason,  # type: ignore[union-attr]
-                w.message.entry_id) for w in record]  # type: ignore[union-attr]
-        assert sorted(got, key=lambda g: g[1]) == [
-            (str(p), 3, "malformed JSON (Expecting property name enclosed in double quotes "
-                        "at column 2)", None),
+        warned = [w.message for w in record]
+        assert all(isinstance(w, SessionFileWarning) for w in warned)
+        got = [
+            (w.path, w.line, w.reason, w.entry_id)
+            for w in warned
+            if isinstance(w, SessionFileWarning)
+        ]
+        assert sorted(got, key=lambda g: g[1] or 0) == [
+            (
+                str(p),
+                3,
+                "malformed JSON (Expecting property name enclosed in double quotes at column 2)",
+                None,
+            ),
             (str(p), 4, "duplicate id 'a' (first on line 2)", "a"),
             (str(p), 5, "its parent 'zz' does not exist", "b"),
             (str(p), 6, "a second session header", None),
             (str(p), 7, "a torn last line (a write that did not finish)", None),
         ]
         texts = sorted(str(w.message) for w in record)
-        assert texts[0] == f"{p}:3: skipped: malformed JSON (Expecting property name " \
-                           "enclosed in double quotes at column 2)"
+        assert (
+            texts[0] == f"{p}:3: skipped: malformed JSON (Expecting property name "
+            "enclosed in double quotes at column 2)"
+        )
         assert f"{p}:5: entry 'b': its parent 'zz' does not exist: made a root" in texts
 
     def test_warning_attributes_survive_pickling(self) -> None:
@@ -333,7 +424,12 @@ class TestLenient:
         w = SessionFileWarning("f:2: skipped: x", path="f", line=2, reason="x", entry_id="a")
         again = pickle.loads(pickle.dumps(w))
         assert (str(again), again.path, again.line, again.reason, again.entry_id) == (
-            "f:2: skipped: x", "f", 2, "x", "a")
+            "f:2: skipped: x",
+            "f",
+            2,
+            "x",
+            "a",
+        )
         assert isinstance(again, UserWarning)
         assert SessionFileWarning("plain").reason == "plain"
 
@@ -355,8 +451,7 @@ class TestLenient:
 
     def test_skipped_parent_makes_its_children_roots(self, tmp_path: Path) -> None:
         """A child of a skipped entry is repaired too, and every repair is reported."""
-        p = write(tmp_path / "s.jsonl", HEADER, {**msg("a", None), "timestamp": 1},
-                  msg("b", "a"))
+        p = write(tmp_path / "s.jsonl", HEADER, {**msg("a", None), "timestamp": 1}, msg("b", "a"))
         with pytest.warns(SessionFileWarning) as record:
             tree = load(p, strict=False)
         assert tree.ids() == ("b",)
@@ -371,9 +466,7 @@ class TestLenient:
 
 class TestTornTail:
     @pytest.mark.parametrize("strict", [True, False])
-    def test_torn_last_line_is_recovered_with_a_warning(
-        self, tmp_path: Path, strict: bool
-    ) -> None:
+    def test_torn_last_line_is_recovered_with_a_warning(self, tmp_path: Path, strict: bool) -> None:
         """No newline at the end and not JSON: skipped in both modes, with a warning."""
         whole = json.dumps(msg("b", "a"))
         p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), whole[:17], end="")
@@ -385,8 +478,7 @@ class TestTornTail:
     def test_recovered_torn_line_inside_the_file(self, tmp_path: Path, strict: bool) -> None:
         """A cut-short line followed by later writes (a writer's recovery) is skipped
         with a warning in both modes, so the file stays loadable after a crash."""
-        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), '{"type": "mess',
-                  msg("b", "a"))
+        p = write(tmp_path / "s.jsonl", HEADER, msg("a", None), '{"type": "mess', msg("b", "a"))
         with pytest.warns(SessionFileWarning, match=":3: skipped a torn line"):
             tree = load(p, strict=strict)
         assert tree.ids() == ("a", "b")
@@ -399,11 +491,12 @@ class TestTornTail:
         """A crash can cut a line in the middle of a multi-byte UTF-8 character (an
         emoji here): the bytes are not UTF-8, yet it is a torn line like any other,
         at the end and inside the file (a writer's recovery after it)."""
-        line = json.dumps(msg("b", "a", "h\u00e9 \U0001F600!"), ensure_ascii=False).encode()
+        line = json.dumps(msg("b", "a", "h\u00e9 \U0001f600!"), ensure_ascii=False).encode()
         torn = line[: line.index(b"\xf0") + cut]
         p = tmp_path / "s.jsonl"
-        p.write_bytes(json.dumps(HEADER).encode() + b"\n" + json.dumps(msg("a", None)).encode()
-                      + b"\n" + torn)
+        p.write_bytes(
+            json.dumps(HEADER).encode() + b"\n" + json.dumps(msg("a", None)).encode() + b"\n" + torn
+        )
         with pytest.warns(SessionFileWarning, match=":3: recovered a torn last line"):
             assert load(p, strict=strict).ids() == ("a",)
         p.write_bytes(p.read_bytes() + b"\n" + line + b"\n")
@@ -415,8 +508,12 @@ class TestTornTail:
     ) -> None:
         """Half a character after a whole JSON object is no torn line: an error."""
         p = tmp_path / "s.jsonl"
-        p.write_bytes(json.dumps(HEADER).encode() + b"\n" + json.dumps(msg("a", None)).encode()
-                      + b"\xf0\x9f\n")
+        p.write_bytes(
+            json.dumps(HEADER).encode()
+            + b"\n"
+            + json.dumps(msg("a", None)).encode()
+            + b"\xf0\x9f\n"
+        )
         with pytest.raises(SessionFileError, match=":2: not UTF-8"):
             load(p)
 
@@ -430,15 +527,31 @@ class TestTornTail:
 class TestIsTorn:
     def test_every_prefix_of_a_line_is_torn(self) -> None:
         """Each proper prefix of a JSON object line counts as torn; the whole line not."""
-        line = json.dumps({"id": 'a"b', "m": {"t": [1, -2.5e3, True, None, "\u00e9\n"]},
-                           "z": [], "y": {}}, ensure_ascii=False)
+        line = json.dumps(
+            {"id": 'a"b', "m": {"t": [1, -2.5e3, True, None, "\u00e9\n"]}, "z": [], "y": {}},
+            ensure_ascii=False,
+        )
         assert all(ptree.pi.is_torn(line[:k]) for k in range(1, len(line)))
-        assert all(ptree.pi.is_torn(json.dumps(line)[:k]) is False
-                   for k in range(1, 3))  # a string at top level is no object
+        assert all(
+            ptree.pi.is_torn(json.dumps(line)[:k]) is False for k in range(1, 3)
+        )  # a string at top level is no object
         assert not ptree.pi.is_torn(line)
 
-    @pytest.mark.parametrize("text", ["", "[1,", '{"a":1}{', '{"a":tx', '{"a":1,}', '{"a" 1',
-                                      r'{"a":"\q', r'{"a":"\u00zz', "nope", '{"a":"\x01'])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "",
+            "[1,",
+            '{"a":1}{',
+            '{"a":tx',
+            '{"a":1,}',
+            '{"a" 1',
+            r'{"a":"\q',
+            r'{"a":"\u00zz',
+            "nope",
+            '{"a":"\x01',
+        ],
+    )
     def test_other_text_is_not_torn(self, text: str) -> None:
         """Text that no continuation could make a JSON object is not torn."""
         assert not ptree.pi.is_torn(text)
@@ -446,8 +559,14 @@ class TestIsTorn:
 
 class TestMigration:
     V1_HEADER: ClassVar[dict[str, Any]] = {
-        "type": "session", "id": "old", "timestamp": TS, "cwd": "/w", "provider": "anthropic",
-        "modelId": "m", "thinkingLevel": "off", "branchedFrom": "/x.jsonl",
+        "type": "session",
+        "id": "old",
+        "timestamp": TS,
+        "cwd": "/w",
+        "provider": "anthropic",
+        "modelId": "m",
+        "thinkingLevel": "off",
+        "branchedFrom": "/x.jsonl",
     }
 
     def v1_message(self, text: str, role: str = "user") -> dict[str, Any]:
@@ -455,8 +574,13 @@ class TestMigration:
 
     def test_v1_gets_line_ids_and_a_chain(self, tmp_path: Path) -> None:
         """v1 entries get ids from their line numbers and each hangs under the one before."""
-        p = write(tmp_path / "v1.jsonl", self.V1_HEADER, self.v1_message("a"),
-                  self.v1_message("b", "assistant"), self.v1_message("c"))
+        p = write(
+            tmp_path / "v1.jsonl",
+            self.V1_HEADER,
+            self.v1_message("a"),
+            self.v1_message("b", "assistant"),
+            self.v1_message("c"),
+        )
         tree = load(p)
         assert tree.ids() == (v1_id(2), v1_id(3), v1_id(4))
         assert [e.parent_id for e in tree.entries()] == [None, v1_id(2), v1_id(3)]
@@ -469,8 +593,12 @@ class TestMigration:
         tree = load(p)
         assert tree.header is not None
         assert tree.header.version == 1
-        assert dict(tree.header.extra) == {"provider": "anthropic", "modelId": "m",
-                                           "thinkingLevel": "off", "branchedFrom": "/x.jsonl"}
+        assert dict(tree.header.extra) == {
+            "provider": "anthropic",
+            "modelId": "m",
+            "thinkingLevel": "off",
+            "branchedFrom": "/x.jsonl",
+        }
         saved = dump(tree, tmp_path / "v3.jsonl")
         head = file_lines(tmp_path / "v3.jsonl")[0]
         assert head["version"] == 3
@@ -479,18 +607,34 @@ class TestMigration:
 
     def test_v1_compaction_index_becomes_an_id(self, tmp_path: Path) -> None:
         """firstKeptEntryIndex (header = 0) becomes firstKeptEntryId and is dropped."""
-        comp = {"type": "compaction", "timestamp": TS, "summary": "s",
-                "firstKeptEntryIndex": 2, "tokensBefore": 10}
-        p = write(tmp_path / "v1.jsonl", self.V1_HEADER, self.v1_message("a"),
-                  self.v1_message("b"), comp, self.v1_message("c"))
+        comp = {
+            "type": "compaction",
+            "timestamp": TS,
+            "summary": "s",
+            "firstKeptEntryIndex": 2,
+            "tokensBefore": 10,
+        }
+        p = write(
+            tmp_path / "v1.jsonl",
+            self.V1_HEADER,
+            self.v1_message("a"),
+            self.v1_message("b"),
+            comp,
+            self.v1_message("c"),
+        )
         c = load(p)[v1_id(4)]
         assert c.first_kept_entry_id == v1_id(3)  # type: ignore[attr-defined]
         assert "firstKeptEntryIndex" not in c.to_json()
 
     def test_v1_compaction_index_out_of_range_keeps_nothing(self, tmp_path: Path) -> None:
         """An index naming no entry makes the compaction keep nothing before itself."""
-        comp = {"type": "compaction", "timestamp": TS, "summary": "s",
-                "firstKeptEntryIndex": 0, "tokensBefore": 10}
+        comp = {
+            "type": "compaction",
+            "timestamp": TS,
+            "summary": "s",
+            "firstKeptEntryIndex": 0,
+            "tokensBefore": 10,
+        }
         p = write(tmp_path / "v1.jsonl", self.V1_HEADER, self.v1_message("a"), comp)
         tree = load(p)
         assert tree[v1_id(3)].first_kept_entry_id == v1_id(3)  # type: ignore[attr-defined]
@@ -499,9 +643,13 @@ class TestMigration:
 
     def test_v2_hook_message_becomes_custom(self, tmp_path: Path) -> None:
         """v2 → v3: role hookMessage becomes custom; other fields stay."""
-        hook = {"type": "message", "id": "a", "parentId": None, "timestamp": TS,
-                "message": {"role": "hookMessage", "customType": "x", "content": "c",
-                            "display": True}}
+        hook = {
+            "type": "message",
+            "id": "a",
+            "parentId": None,
+            "timestamp": TS,
+            "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": True},
+        }
         p = write(tmp_path / "v2.jsonl", {**HEADER, "version": 2}, hook, msg("b", "a"))
         tree = load(p)
         assert tree["a"].message["role"] == "custom"  # type: ignore[attr-defined]
@@ -510,8 +658,13 @@ class TestMigration:
 
     def test_v2_leaf_records_work(self, tmp_path: Path) -> None:
         """Version 2 files have ids, so leaf records mean leaf moves there too."""
-        p = write(tmp_path / "v2.jsonl", {**HEADER, "version": 2}, msg("a", None),
-                  msg("b", "a"), leaf("L", "a"))
+        p = write(
+            tmp_path / "v2.jsonl",
+            {**HEADER, "version": 2},
+            msg("a", None),
+            msg("b", "a"),
+            leaf("L", "a"),
+        )
         assert load(p).leaf_id == "a"
 
 
@@ -521,8 +674,13 @@ class TestPiFixtures:
     @pytest.mark.parametrize(
         ("name", "count", "first_role", "model", "thinking"),
         [
-            ("before-compaction.jsonl", 446, "compactionSummary",
-             ("anthropic", "claude-opus-4-5"), "off"),
+            (
+                "before-compaction.jsonl",
+                446,
+                "compactionSummary",
+                ("anthropic", "claude-opus-4-5"),
+                "off",
+            ),
             ("large-session.jsonl", 914, "user", ("anthropic", "claude-sonnet-4-5"), "off"),
         ],
     )
@@ -592,8 +750,7 @@ class TestDump:
     def test_two_dumps_of_one_tree_are_the_same_bytes(self, tmp_path: Path) -> None:
         """With a fixed clock, dumping a tree whose leaf moved twice gives equal files:
         the leaf record's id is derived, not random, and avoids the entries' ids."""
-        tree = SessionTree(header=SessionHeader(id="s", timestamp=TS, cwd="/w"),
-                           clock=lambda: TS)
+        tree = SessionTree(header=SessionHeader(id="s", timestamp=TS, cwd="/w"), clock=lambda: TS)
         tree = tree.append({"role": "user", "content": "a"}, id="leaf-1")
         tree = tree.append({"role": "user", "content": "b"}).move_to("leaf-1")
         dump(tree, tmp_path / "one.jsonl")
@@ -660,8 +817,12 @@ class TestDump:
 
     def test_lone_surrogates_are_escaped(self, tmp_path: Path) -> None:
         """A string with a lone surrogate (from a \\ud800 escape) still writes and reads."""
-        p = write(tmp_path / "s.jsonl", HEADER, '{"type":"message","id":"a","parentId":null,'
-                  '"timestamp":"t","message":{"role":"user","content":"\\ud800"}}')
+        p = write(
+            tmp_path / "s.jsonl",
+            HEADER,
+            '{"type":"message","id":"a","parentId":null,'
+            '"timestamp":"t","message":{"role":"user","content":"\\ud800"}}',
+        )
         tree = load(p)
         dump(tree, tmp_path / "out.jsonl")
         assert load(tmp_path / "out.jsonl") == tree

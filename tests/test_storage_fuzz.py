@@ -20,13 +20,22 @@ from ptree import SessionFileError, SessionFileWarning, SessionTree, dump, load
 
 from .strategies import trees
 
-JUNK = [b"", b"{", b"}", b"[" * 5000, b'{"type":"leaf","id":"x","targetId":"e1"}', b"\xff\xfe",
-        b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}', b"null", b"NaN",
-        b'{"type":"message","id":"e1","parentId":"e1","timestamp":"t","message":{}}',
-        b'{"a":' * 3000, b"\r", b'{"type":"label","id":"q","parentId":null,"timestamp":"t",'
-        b'"targetId":"nope"}',
-        b'{"type":"custom","id":"z","parentId":null,"timestamp":"t","customType":"c",'
-        b'"data":[1e400]}']
+JUNK = [
+    b"",
+    b"{",
+    b"}",
+    b"[" * 5000,
+    b'{"type":"leaf","id":"x","targetId":"e1"}',
+    b"\xff\xfe",
+    b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}',
+    b"null",
+    b"NaN",
+    b'{"type":"message","id":"e1","parentId":"e1","timestamp":"t","message":{}}',
+    b'{"a":' * 3000,
+    b"\r",
+    b'{"type":"label","id":"q","parentId":null,"timestamp":"t","targetId":"nope"}',
+    b'{"type":"custom","id":"z","parentId":null,"timestamp":"t","customType":"c","data":[1e400]}',
+]
 
 
 @st.composite
@@ -39,13 +48,16 @@ def corrupted(draw: st.DrawFn) -> bytes:
         data = p.read_bytes()
     for _ in range(draw(st.integers(1, 4))):
         lines = data.split(b"\n")
-        how = draw(st.sampled_from(["truncate", "flip", "reorder", "duplicate", "delete",
-                                    "junk", "splice"]))
+        how = draw(
+            st.sampled_from(
+                ["truncate", "flip", "reorder", "duplicate", "delete", "junk", "splice"]
+            )
+        )
         if how == "truncate" and data:
             data = data[: draw(st.integers(0, len(data) - 1))]
         elif how == "flip" and data:
             i = draw(st.integers(0, len(data) - 1))
-            data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1:]
+            data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1 :]
         elif how == "reorder" and len(lines) > 1:
             lines = draw(st.permutations(lines))
             data = b"\n".join(lines)

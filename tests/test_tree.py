@@ -57,7 +57,13 @@ class TestEmpty:
         """SessionTree() has no entries, no leaf, an empty path."""
         t = SessionTree()
         assert (len(t), t.leaf_id, t.leaf, t.current_path(), t.path(), t.entries()) == (
-            0, None, None, (), (), ())
+            0,
+            None,
+            None,
+            (),
+            (),
+            (),
+        )
         assert t.roots() == ()
         assert t.leaves() == ()
         assert not t
@@ -432,13 +438,26 @@ class TestAppendKinds:
         t = t.append_custom_message("ext", "hello", display=False)
         t = t.append_session_info("name")
         kinds = [type(e) for e in t.entries()]
-        assert kinds == [ptree.MessageEntry, ptree.ThinkingLevelChange, ptree.ModelChange,
-                         ptree.ActiveToolsChange, ptree.Compaction, ptree.BranchSummary,
-                         ptree.Custom, ptree.CustomMessage, ptree.SessionInfo]
+        assert kinds == [
+            ptree.MessageEntry,
+            ptree.ThinkingLevelChange,
+            ptree.ModelChange,
+            ptree.ActiveToolsChange,
+            ptree.Compaction,
+            ptree.BranchSummary,
+            ptree.Custom,
+            ptree.CustomMessage,
+            ptree.SessionInfo,
+        ]
         c = t["e5"]
         assert isinstance(c, ptree.Compaction)
         assert (c.summary, c.first_kept_entry_id, c.tokens_before, c.details, c.from_hook) == (
-            "sum", "e1", 1234, {"a": [1]}, True)
+            "sum",
+            "e1",
+            1234,
+            {"a": [1]},
+            True,
+        )
         assert t["e4"].active_tool_names == ("read", "bash")  # type: ignore[attr-defined]
         assert t.path()[-1].parent_id == "e8"
         t._check()
@@ -501,13 +520,19 @@ class TestInsert:
 
     def test_append_entry_keeps_unknown_kinds(self) -> None:
         """append_entry takes any entry, unknown kinds included, under the leaf."""
-        u = ptree.UnknownEntry(id="u1", parent_id=None, timestamp=T0, entry_type="future",
-                               extra={"x": [1]})
+        u = ptree.UnknownEntry(
+            id="u1", parent_id=None, timestamp=T0, entry_type="future", extra={"x": [1]}
+        )
         t = chain(1).append_entry(u)
         assert t["u1"].parent_id == "e1"
         assert t["u1"].type == "future"
-        assert t["u1"].to_json() == {"type": "future", "id": "u1", "parentId": "e1",
-                                     "timestamp": T0, "x": [1]}
+        assert t["u1"].to_json() == {
+            "type": "future",
+            "id": "u1",
+            "parentId": "e1",
+            "timestamp": T0,
+            "x": [1],
+        }
 
 
 class TestFromEntries:

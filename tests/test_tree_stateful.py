@@ -86,8 +86,9 @@ class TreeMachine(RuleBasedStateMachine):
             del self.versions[1:2]
 
     @rule(data=st.data(), message=messages, explicit=st.booleans(), new_id=keys)
-    def append(self, data: st.DataObject, message: dict[str, Any], explicit: bool,
-               new_id: str) -> None:
+    def append(
+        self, data: st.DataObject, message: dict[str, Any], explicit: bool, new_id: str
+    ) -> None:
         """Append to any retained version: the newest, or an old one (a fork)."""
         v = self._pick(data)
         model = v.model.copy()
@@ -189,9 +190,9 @@ class TreeMachine(RuleBasedStateMachine):
         )
         got = newer.added_since(older)
         if grew:
-            assert got == new_entries[len(old_entries):]
+            assert got == new_entries[len(old_entries) :]
             assert got is not None
-            assert all(a is b for a, b in zip(got, new_entries[len(old_entries):], strict=True))
+            assert all(a is b for a, b in zip(got, new_entries[len(old_entries) :], strict=True))
         else:
             assert got is None
 

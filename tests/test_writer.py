@@ -305,8 +305,10 @@ class TestLock:
         import sys
 
         p = tmp_path / "s.jsonl"
-        code = ("import sys, ptree\ntry:\n    ptree.SessionWriter(sys.argv[1])\n"
-                "except ptree.SessionLockedError:\n    sys.exit(7)\n")
+        code = (
+            "import sys, ptree\ntry:\n    ptree.SessionWriter(sys.argv[1])\n"
+            "except ptree.SessionLockedError:\n    sys.exit(7)\n"
+        )
         with SessionWriter(p):
             done = subprocess.run([sys.executable, "-c", code, str(p)], check=False)
         assert done.returncode == 7
@@ -331,7 +333,7 @@ class TestTornTail:
             t = w.commit(w.value.append(user("b")))
         data = p.read_bytes()
         assert data.startswith(torn)  # the user's bytes are never rewritten
-        assert data[len(torn):len(torn) + 1] == b"\n"
+        assert data[len(torn) : len(torn) + 1] == b"\n"
         with pytest.warns(SessionFileWarning, match="torn"):
             again = load(p, strict=True)
         assert again == t

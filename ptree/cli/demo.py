@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from ..entries import MessageEntry
 from ..tree import SessionTree
 from .text import message_text
 
@@ -21,9 +22,7 @@ def run_demo(out: TextIO) -> None:
     print("ptree — history is not a line, it is a tree\n", file=out)
     question = SessionTree().append({"role": "user", "content": "方案 A"})
     plan_a = question.append({"role": "assistant", "content": "A 的回答"})
-    plan_b = plan_a.move_to(question.leaf_id).append(
-        {"role": "assistant", "content": "改走方案 B"}
-    )
+    plan_b = plan_a.move_to(question.leaf_id).append({"role": "assistant", "content": "改走方案 B"})
 
     _print_path(plan_a, "路径：方案 A", out)
     print(file=out)
@@ -31,14 +30,19 @@ def run_demo(out: TextIO) -> None:
     print(file=out)
     print("[所有节点]", file=out)
     for entry in plan_b.entries():
+        assert isinstance(entry, MessageEntry)  # the demo appends messages only
         parent = "null" if entry.parent_id is None else entry.parent_id
-        print(f"{entry.id} parent={parent} {entry.message['role']}: "  # type: ignore[attr-defined]
-              f"{message_text(entry.message)}", file=out)  # type: ignore[attr-defined]
+        print(
+            f"{entry.id} parent={parent} {entry.message['role']}: {message_text(entry.message)}",
+            file=out,
+        )
 
     print(file=out)
     print("[方案 A 的值没有变]  (plan A's value after plan B was made)", file=out)
     print(f"plan_a = {plan_a!r}  leaf={plan_a.leaf_id}", file=out)
     print(f"plan_b = {plan_b!r}  leaf={plan_b.leaf_id}", file=out)
-    print(f"plan_a.current_path() is still: "
-          f"{[message_text(m) for m in plan_a.current_path()]}", file=out)
+    print(
+        f"plan_a.current_path() is still: {[message_text(m) for m in plan_a.current_path()]}",
+        file=out,
+    )
     print(f"'e3' in plan_a: {'e3' in plan_a};  'e3' in plan_b: {'e3' in plan_b}", file=out)

@@ -65,8 +65,12 @@ def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> Sessi
     if not Path(path).exists():
         raise FileNotFoundError(2, "no such file", path)
     size = Path(path).stat().st_size
-    bar = Progress(f"loading {Path(path).name} ({size / 1e6:.0f} MB)", None, stream=err,
-                   enabled=None if size > 4_000_000 else False)
+    bar = Progress(
+        f"loading {Path(path).name} ({size / 1e6:.0f} MB)",
+        None,
+        stream=err,
+        enabled=None if size > 4_000_000 else False,
+    )
     # load reports no progress on its way, so a big file shows the time it takes.
     with bar.ticking(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -155,27 +159,42 @@ _SETUPS.append(_setup_demo)
 
 def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "show", help="draw the tree: branches, current path (*), labels, previews",
+        "show",
+        help="draw the tree: branches, current path (*), labels, previews",
         description="Draw a session file as an indented tree.  A chain of single "
         "children stays in one column; indentation grows only where the "
-        "conversation branches.  '*' marks the current path; the leaf says so.")
+        "conversation branches.  '*' marks the current path; the leaf says so.",
+    )
     p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument("--json", action="store_true",
-                   help="print the tree as JSON (flat entries with children and depth)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the tree as JSON (flat entries with children and depth)",
+    )
     p.add_argument("--ascii", action="store_true", help="draw with ASCII only")
-    p.add_argument("--fold", type=_positive, metavar="N",
-                   help="show at most N entries of each long linear run")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour the drawing (auto: only on a terminal, and not with NO_COLOR)")
-    p.add_argument("--lenient", action="store_true",
-                   help="skip bad lines (with a warning each) instead of refusing the file")
+    p.add_argument(
+        "--fold", type=_positive, metavar="N", help="show at most N entries of each long linear run"
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the drawing (auto: only on a terminal, and not with NO_COLOR)",
+    )
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip bad lines (with a warning each) instead of refusing the file",
+    )
 
 
 def _summary(tree: SessionTree) -> str:
     leaves = len(tree.leaves())
-    parts = [f"{len(tree)} entr{'y' if len(tree) == 1 else 'ies'}",
-             f"{leaves} branch{'' if leaves == 1 else 'es'}",
-             f"leaf {tree.leaf_id if tree.leaf_id is not None else '(none)'}"]
+    parts = [
+        f"{len(tree)} entr{'y' if len(tree) == 1 else 'ies'}",
+        f"{leaves} branch{'' if leaves == 1 else 'es'}",
+        f"leaf {tree.leaf_id if tree.leaf_id is not None else '(none)'}",
+    ]
     name = tree.session_name
     if name:
         parts.insert(0, f"session {name!r}")
@@ -189,11 +208,11 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _json(out, tree_to_json(tree), "entries")
         return 0
     color = args.color == "always" or (
-        args.color == "auto" and _isatty(out) and not os.environ.get("NO_COLOR"))
+        args.color == "auto" and _isatty(out) and not os.environ.get("NO_COLOR")
+    )
     width = shutil.get_terminal_size().columns if _isatty(out) else None
     out.write(_summary(tree) + "\n")
-    _lines(out, render_text(tree, color=color, ascii_only=args.ascii, width=width,
-                            fold=args.fold))
+    _lines(out, render_text(tree, color=color, ascii_only=args.ascii, width=width, fold=args.fold))
     return 0
 
 
@@ -202,13 +221,18 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "path", help="the context a model gets at the leaf (or at --leaf ID), as JSON",
+        "path",
+        help="the context a model gets at the leaf (or at --leaf ID), as JSON",
         description="Print ptree.build_context at the leaf as JSON: messages, model, "
-        "thinking level, active tools.")
+        "thinking level, active tools.",
+    )
     p.add_argument("file", help="a Pi session file (.jsonl)")
     p.add_argument("--leaf", metavar="ID", help="build the context at this entry instead")
-    p.add_argument("--provider", action="store_true",
-                   help="give the provider-level messages (ptree.to_provider_messages)")
+    p.add_argument(
+        "--provider",
+        action="store_true",
+        help="give the provider-level messages (ptree.to_provider_messages)",
+    )
 
 
 def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
@@ -219,8 +243,7 @@ def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     model = context.model
     return {
         "leafId": context.leaf_id,
-        "model": None if model is None else {"provider": model.provider,
-                                             "modelId": model.model_id},
+        "model": None if model is None else {"provider": model.provider, "modelId": model.model_id},
         "thinkingLevel": context.thinking_level,
         "activeTools": None if context.active_tools is None else list(context.active_tools),
         "messages": list(messages),  # frozen values: json takes them as they are
@@ -240,9 +263,11 @@ def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "check", help="validate a session file strictly; report every problem with its line",
+        "check",
+        help="validate a session file strictly; report every problem with its line",
         description="Read a session file strictly and report every problem, one line "
-        "each, as FILE:LINE: reason.  Exit status 0 when the file is valid, 1 otherwise.")
+        "each, as FILE:LINE: reason.  Exit status 0 when the file is valid, 1 otherwise.",
+    )
     p.add_argument("file", help="a Pi session file (.jsonl)")
 
 
@@ -274,7 +299,7 @@ def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
         if issubclass(w.category, SessionFileWarning):
             # Say what is wrong, not what the lenient load did about it.
             text = str(w.message).replace(": skipped: ", ": ", 1).removesuffix(": made a root")
-            found = _LINE.match(text[len(path):]) if text.startswith(path) else None
+            found = _LINE.match(text[len(path) :]) if text.startswith(path) else None
             problems.append((int(found.group(1)) if found else 0, text))
     problems.sort(key=lambda p: p[0])  # stable: one line's problems keep their order
     return [text for _, text in problems], tree
@@ -288,14 +313,20 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not Path(args.file).exists():
         raise FileNotFoundError(2, "no such file", args.file)
     size = Path(args.file).stat().st_size
-    with Progress(f"checking {Path(args.file).name} ({size / 1e6:.0f} MB)", None, stream=err,
-                  enabled=None if size > 4_000_000 else False).ticking():
+    with Progress(
+        f"checking {Path(args.file).name} ({size / 1e6:.0f} MB)",
+        None,
+        stream=err,
+        enabled=None if size > 4_000_000 else False,
+    ).ticking():
         problems, tree = file_problems(args.file)
     for problem in problems:
         out.write(f"{problem}\n")
     if problems or tree is None:
-        print(f"ptree check: {args.file}: {len(problems)} problem"
-              f"{'' if len(problems) == 1 else 's'}", file=err)
+        print(
+            f"ptree check: {args.file}: {len(problems)} problem{'' if len(problems) == 1 else 's'}",
+            file=err,
+        )
         return 1
     out.write(f"{args.file}: ok, {_summary(tree)}\n")
     return 0
@@ -306,14 +337,18 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "fork", help="a new session file with only the path to one entry",
+        "fork",
+        help="a new session file with only the path to one entry",
         description="Copy the path from the root to --at ID into a new session file "
-        "(labels on it kept, parentSession naming the source).")
+        "(labels on it kept, parentSession naming the source).",
+    )
     p.add_argument("file", help="a Pi session file (.jsonl)")
     p.add_argument("--at", metavar="ID", required=True, help="the entry the new path ends at")
-    p.add_argument("--before", action="store_true",
-                   help="end just before --at (which must be a user message), as Pi does "
-                   "to edit a question")
+    p.add_argument(
+        "--before",
+        action="store_true",
+        help="end just before --at (which must be a user message), as Pi does to edit a question",
+    )
     p.add_argument("-o", "--output", metavar="OUT", required=True, help="the new file")
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
 
@@ -323,16 +358,25 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = _output_file(args.output, force=args.force)
     tree = _load(args.file, err, "fork")
     entry = tree[args.at]
-    if args.before and not (isinstance(entry, MessageEntry)
-                            and entry.message.get("role") == "user"):
-        kind = (f"{entry.message.get('role')} message" if isinstance(entry, MessageEntry)
-                else f"{entry.type} entry")
+    if args.before and not (
+        isinstance(entry, MessageEntry) and entry.message.get("role") == "user"
+    ):
+        kind = (
+            f"{entry.message.get('role')} message"
+            if isinstance(entry, MessageEntry)
+            else f"{entry.type} entry"
+        )
         article = "an" if kind[0] in "aeiou" else "a"
-        raise UsageError(f"{args.file}: --before needs a user message, and {args.at!r} is "
-                         f"{article} {kind} (fork --at it to keep it)")
+        raise UsageError(
+            f"{args.file}: --before needs a user message, and {args.at!r} is "
+            f"{article} {kind} (fork --at it to keep it)"
+        )
     forked = fork(
-        tree, args.at, position="before" if args.before else "at",
-        parent_session=str(Path(args.file).resolve()))
+        tree,
+        args.at,
+        position="before" if args.before else "at",
+        parent_session=str(Path(args.file).resolve()),
+    )
     dump(forked, target)
     out.write(f"wrote {target}: {len(forked)} entries, leaf {forked.leaf_id}\n")
     return 0
@@ -343,9 +387,11 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "export", help="a picture of the tree: Graphviz DOT or Mermaid",
+        "export",
+        help="a picture of the tree: Graphviz DOT or Mermaid",
         description="Write the tree as a Graphviz DOT digraph (render with dot -Tsvg) or "
-        "a Mermaid flowchart.  The current path is bold and blue, the leaf filled.")
+        "a Mermaid flowchart.  The current path is bold and blue, the leaf filled.",
+    )
     p.add_argument("file", help="a Pi session file (.jsonl)")
     p.add_argument("--format", choices=("dot", "mermaid"), required=True)
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
@@ -362,9 +408,12 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _lines(f, lines)
     edges = len(tree) - len(tree.roots())
     if args.format == "mermaid" and edges > _MERMAID_MAX_EDGES:
-        print(f"ptree export: warning: {edges:,} edges; Mermaid draws at most "
-              f"{_MERMAID_MAX_EDGES} unless its maxEdges setting is raised (use --format dot "
-              "for big trees)", file=err)
+        print(
+            f"ptree export: warning: {edges:,} edges; Mermaid draws at most "
+            f"{_MERMAID_MAX_EDGES} unless its maxEdges setting is raised (use --format dot "
+            "for big trees)",
+            file=err,
+        )
     return 0
 
 
@@ -379,40 +428,53 @@ _MERMAID_MAX_EDGES = 500
 
 def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "import", help="convert ChatGPT or Open WebUI exports to session files",
+        "import",
+        help="convert ChatGPT or Open WebUI exports to session files",
         description="Write one Pi session file per conversation, keeping every branch "
         "(edits and regenerations are siblings); the conversation's current node "
-        "becomes the leaf.")
+        "becomes the leaf.",
+    )
     p.add_argument("source", choices=("chatgpt", "openwebui"), help="the tool it came from")
-    p.add_argument("export", help="conversations.json (ChatGPT) or the exported JSON "
-                   "(Open WebUI)")
-    p.add_argument("-o", "--output", metavar="DIR", required=True,
-                   help="the folder to write into (created if needed)")
-    p.add_argument("--include-hidden", action="store_true",
-                   help="ChatGPT: keep hidden nodes as custom entries")
+    p.add_argument("export", help="conversations.json (ChatGPT) or the exported JSON (Open WebUI)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        required=True,
+        help="the folder to write into (created if needed)",
+    )
+    p.add_argument(
+        "--include-hidden", action="store_true", help="ChatGPT: keep hidden nodes as custom entries"
+    )
 
 
 @_register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..formats import import_chatgpt, import_openwebui
 
-    with Progress(f"importing {Path(args.export).name}", None, stream=err,
-                  unit="conversations") as bar:
+    with Progress(
+        f"importing {Path(args.export).name}", None, stream=err, unit="conversations"
+    ) as bar:
+
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done)
 
         if args.source == "chatgpt":
-            paths = import_chatgpt(args.export, args.output, include_hidden=args.include_hidden,
-                                   on_progress=progress)
+            paths = import_chatgpt(
+                args.export, args.output, include_hidden=args.include_hidden, on_progress=progress
+            )
         else:
             if args.include_hidden:
                 raise UsageError("--include-hidden applies to ChatGPT exports only")
             paths = import_openwebui(args.export, args.output, on_progress=progress)
     for path in paths:
         out.write(f"{path}\n")
-    print(f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
-          f"to {args.output}", file=err)
+    print(
+        f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
+        f"to {args.output}",
+        file=err,
+    )
     return 0
 
 
@@ -437,8 +499,9 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     """Run the ``ptree`` command line; return its exit status."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err

@@ -29,10 +29,22 @@ _GREEN = "\x1b[32m"
 _YELLOW = "\x1b[33m"
 _CYAN = "\x1b[36m"
 
-_UNICODE = {"tee": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   ", "leaf": "← leaf",
-            "more": "…"}
-_ASCII = {"tee": "|- ", "last": "`- ", "pipe": "|  ", "space": "   ", "leaf": "<- leaf",
-          "more": "..."}
+_UNICODE = {
+    "tee": "├─ ",
+    "last": "└─ ",
+    "pipe": "│  ",
+    "space": "   ",
+    "leaf": "← leaf",
+    "more": "…",
+}
+_ASCII = {
+    "tee": "|- ",
+    "last": "`- ",
+    "pipe": "|  ",
+    "space": "   ",
+    "leaf": "<- leaf",
+    "more": "...",
+}
 
 
 def _children_map(tree: SessionTree) -> dict[str | None, list[Entry]]:
@@ -54,8 +66,7 @@ def _kind(entry: Entry) -> str:
     return entry.type
 
 
-def _folded(chain: list[Entry], keep: set[str], fold: int
-            ) -> Iterator[Entry | tuple[Entry, int]]:
+def _folded(chain: list[Entry], keep: set[str], fold: int) -> Iterator[Entry | tuple[Entry, int]]:
     """The chain with each run of more than ``fold`` unremarkable entries cut short.
 
     Yields entries, and in place of each hidden middle part its first entry and the
@@ -70,7 +81,7 @@ def _folded(chain: list[Entry], keep: set[str], fold: int
         if len(run) > fold:
             yield from run[:head]
             yield run[head], len(run) - head - tail
-            yield from run[len(run) - tail:]
+            yield from run[len(run) - tail :]
         else:
             yield from run
         run.clear()
@@ -141,8 +152,9 @@ def render_text(
         eid = one_line(entry.id)
         label = labels.get(entry.id)
         label_text = f"[{one_line(label)}] " if label else ""
-        room = 80 if width is None else max(20, width - len(prefix) - len(eid)
-                                             - len(label_text) - 4)
+        room = (
+            80 if width is None else max(20, width - len(prefix) - len(eid) - len(label_text) - 4)
+        )
         preview = entry_preview(entry, room)
         kind, sep, rest = preview.partition(": ")
         tail = f"  {glyph['leaf']}" if entry.id == leaf_id else ""
@@ -164,8 +176,9 @@ def render_text(
     else:
         for i in range(len(roots) - 1, -1, -1):
             last = i == len(roots) - 1
-            stack.append((roots[i], glyph["last" if last else "tee"],
-                          glyph["space" if last else "pipe"]))
+            stack.append(
+                (roots[i], glyph["last" if last else "tee"], glyph["space" if last else "pipe"])
+            )
     while stack:
         first, prefix, below = stack.pop()
         chain = [first]
@@ -187,8 +200,13 @@ def render_text(
                 yield line(item, pre)
         for i in range(len(children) - 1, -1, -1):
             last = i == len(children) - 1
-            stack.append((children[i], below + glyph["last" if last else "tee"],
-                          below + glyph["space" if last else "pipe"]))
+            stack.append(
+                (
+                    children[i],
+                    below + glyph["last" if last else "tee"],
+                    below + glyph["space" if last else "pipe"],
+                )
+            )
 
 
 def tree_to_json(tree: SessionTree) -> dict[str, Any]:
@@ -257,9 +275,11 @@ def _dot_name(entry_id: str) -> str:
     """
     if entry_id.isprintable() and "\\" not in entry_id:
         return _dot_quote(entry_id)
-    return _dot_quote("".join(
-        "\\\\" if c == "\\" else c if c.isprintable() else f"\\u{ord(c):04x}"
-        for c in entry_id))
+    return _dot_quote(
+        "".join(
+            "\\\\" if c == "\\" else c if c.isprintable() else f"\\u{ord(c):04x}" for c in entry_id
+        )
+    )
 
 
 def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
@@ -305,8 +325,9 @@ def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
 # Mermaid's entity codes: a quote would end the label, ``<``/``>``/``&`` would be
 # read as HTML (``&amp;`` would show ``&``), ``#`` would start an entity code, and
 # a backtick at the start makes a Markdown string.
-_MERMAID_ESCAPES = str.maketrans({'"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;",
-                                  "&": "#38;", "`": "#96;"})
+_MERMAID_ESCAPES = str.maketrans(
+    {'"': "#quot;", "<": "#lt;", ">": "#gt;", "#": "#35;", "&": "#38;", "`": "#96;"}
+)
 
 
 def render_mermaid(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:

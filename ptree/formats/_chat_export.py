@@ -4,7 +4,6 @@ becomes what); this module builds one session tree from such nodes and writes th
 results.  Private to :mod:`ptree.formats`.
 """
 
-
 from __future__ import annotations
 
 import json
@@ -77,35 +76,52 @@ def user(text: str, seconds: float) -> dict[str, Any]:
     return {
         "type": "message",
         "timestamp": iso(seconds),
-        "message": {"role": "user", "content": [text_block(text)],
-                    "timestamp": round(seconds * 1000)},
-    }
-
-
-ZERO_USAGE = {
-    "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-
-
-def assistant(blocks: list[dict[str, Any]], seconds: float, *, api: str, provider: str,
-               model: str) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "timestamp": iso(seconds),
         "message": {
-            "role": "assistant", "content": blocks, "api": api, "provider": provider,
-            "model": model, "usage": ZERO_USAGE, "stopReason": "stop",
+            "role": "user",
+            "content": [text_block(text)],
             "timestamp": round(seconds * 1000),
         },
     }
 
 
-def custom_message(kind: str, text: str, seconds: float, *, display: bool,
-                    details: Any = None) -> dict[str, Any]:
+ZERO_USAGE = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
+
+
+def assistant(
+    blocks: list[dict[str, Any]], seconds: float, *, api: str, provider: str, model: str
+) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "timestamp": iso(seconds),
+        "message": {
+            "role": "assistant",
+            "content": blocks,
+            "api": api,
+            "provider": provider,
+            "model": model,
+            "usage": ZERO_USAGE,
+            "stopReason": "stop",
+            "timestamp": round(seconds * 1000),
+        },
+    }
+
+
+def custom_message(
+    kind: str, text: str, seconds: float, *, display: bool, details: Any = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "type": "custom_message", "timestamp": iso(seconds), "customType": kind,
-        "content": [text_block(text)], "display": display,
+        "type": "custom_message",
+        "timestamp": iso(seconds),
+        "customType": kind,
+        "content": [text_block(text)],
+        "display": display,
     }
     if details is not None:
         out["details"] = details
@@ -137,8 +153,10 @@ def build(
     cwd: str,
 ) -> SessionTree:
     """The session tree of one conversation's nodes.  O(n), iterative."""
-    parent = {nid: (n.parent if n.parent in nodes and n.parent != nid else None)
-              for nid, n in nodes.items()}
+    parent = {
+        nid: (n.parent if n.parent in nodes and n.parent != nid else None)
+        for nid, n in nodes.items()
+    }
     # Children in the order the parent lists them, then any it forgot, in node order.
     kids: dict[str | None, list[str]] = {}
     listed: set[tuple[str, str]] = set()
@@ -168,9 +186,17 @@ def build(
             name_id += "_"
     entries: list[Entry] = []
     if name_id is not None:
-        entries.append(entry_from_json({"type": "session_info", "id": name_id,
-                                        "parentId": None, "timestamp": iso(created),
-                                        "name": title}))
+        entries.append(
+            entry_from_json(
+                {
+                    "type": "session_info",
+                    "id": name_id,
+                    "parentId": None,
+                    "timestamp": iso(created),
+                    "name": title,
+                }
+            )
+        )
     anchor: dict[str, str | None] = {}  # nearest ancestor-or-self that gives an entry
     visited: set[str] = set()
     starts: list[str | None] = [None]
@@ -206,7 +232,9 @@ def build(
                     break
 
     header = SessionHeader(
-        id=str(uuid.uuid4()), timestamp=iso(created), cwd=cwd,
+        id=str(uuid.uuid4()),
+        timestamp=iso(created),
+        cwd=cwd,
         extra={"importedFrom": source},
     )
     leaf: str | EllipsisType | None = ...
@@ -254,21 +282,21 @@ def need_mapping(value: Any, path: object, where: str) -> Mapping[str, Any]:
 
 def kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
 
 
-def list_of(data: Any, path: object, what: str,
-             single: Callable[[Mapping[str, Any]], bool]) -> list[Any]:
+def list_of(
+    data: Any, path: object, what: str, single: Callable[[Mapping[str, Any]], bool]
+) -> list[Any]:
     if isinstance(data, Mapping) and single(data):
         return [data]
     if not isinstance(data, list):
-        raise ExportFormatError(path, what, f"expected a list of conversations, found "
-                                            f"{kind(data)}")
+        raise ExportFormatError(path, what, f"expected a list of conversations, found {kind(data)}")
     return data
 
 
-def halves(on_progress: Callable[[int, int], None] | None
-            ) -> Callable[[int, int], None] | None:
+def halves(on_progress: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
     """Reading is the first half of an import's progress, writing the second."""
     if on_progress is None:
         return None
@@ -276,8 +304,11 @@ def halves(on_progress: Callable[[int, int], None] | None
     return lambda done, total: report(done, 2 * total)
 
 
-def write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
-           on_progress: Callable[[int, int], None] | None) -> list[Path]:
+def write(
+    sessions: Sequence[ImportedSession],
+    out_dir: str | os.PathLike[str],
+    on_progress: Callable[[int, int], None] | None,
+) -> list[Path]:
 
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
@@ -293,5 +324,3 @@ def write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
         if on_progress is not None:
             on_progress(n + i + 1, 2 * n)
     return written
-
-

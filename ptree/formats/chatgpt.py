@@ -98,8 +98,7 @@ def _chatgpt_content(content: Any) -> tuple[str, list[str]]:
     for key in ("text", "result"):
         if isinstance(content.get(key), str):
             pieces.append(content[key])
-    if content.get("content_type") == "reasoning_recap" and isinstance(
-            content.get("content"), str):
+    if content.get("content_type") == "reasoning_recap" and isinstance(content.get("content"), str):
         thoughts.append(content["content"])
     for thought in content.get("thoughts") or ():
         if isinstance(thought, Mapping) and isinstance(thought.get("content"), str):
@@ -107,8 +106,9 @@ def _chatgpt_content(content: Any) -> tuple[str, list[str]]:
     return "\n".join(p for p in pieces if p), thoughts
 
 
-def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_model: str,
-                    include_hidden: bool) -> dict[str, Any] | None:
+def _chatgpt_fields(
+    message: Mapping[str, Any], default_time: float, default_model: str, include_hidden: bool
+) -> dict[str, Any] | None:
     meta = message.get("metadata")
     meta = meta if isinstance(meta, Mapping) else {}
     author = message.get("author")
@@ -120,8 +120,12 @@ def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_mod
     if meta.get("is_visually_hidden_from_conversation") is True:
         if not include_hidden:
             return None
-        return {"type": "custom", "timestamp": iso(seconds), "customType": "chatgpt.hidden",
-                "data": {"role": role, "text": text}}
+        return {
+            "type": "custom",
+            "timestamp": iso(seconds),
+            "customType": "chatgpt.hidden",
+            "data": {"role": role, "text": text},
+        }
     if role == "user":
         return user(text, seconds)
     if role == "assistant":
@@ -129,31 +133,45 @@ def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_mod
         if text or not blocks:
             blocks.append(text_block(text))
         model = meta.get("model_slug")
-        return assistant(blocks, seconds, api="chatgpt-export", provider="openai",
-                          model=model if isinstance(model, str) and model else default_model)
+        return assistant(
+            blocks,
+            seconds,
+            api="chatgpt-export",
+            provider="openai",
+            model=model if isinstance(model, str) and model else default_model,
+        )
     if role == "tool":
         if not text:
             return None
         name = author.get("name")
-        return custom_message("chatgpt.tool", text, seconds, display=True,
-                               details={"name": name if isinstance(name, str) else None})
+        return custom_message(
+            "chatgpt.tool",
+            text,
+            seconds,
+            display=True,
+            details={"name": name if isinstance(name, str) else None},
+        )
     if not text.strip():
         return None  # an empty system (or unknown-role) node says nothing
-    return custom_message(f"chatgpt.{role if isinstance(role, str) else 'system'}", text,
-                           seconds, display=False)
+    return custom_message(
+        f"chatgpt.{role if isinstance(role, str) else 'system'}", text, seconds, display=False
+    )
 
 
-def _chatgpt_conversation(conv: Mapping[str, Any], path: object, where: str, number: int,
-                          cwd: str, include_hidden: bool) -> tuple[str, str | None, SessionTree]:
+def _chatgpt_conversation(
+    conv: Mapping[str, Any], path: object, where: str, number: int, cwd: str, include_hidden: bool
+) -> tuple[str, str | None, SessionTree]:
     mapping = need_mapping(conv.get("mapping"), path, f"{where}.mapping")
     conv_id = conv.get("conversation_id") or conv.get("id")
     conv_id = conv_id if isinstance(conv_id, str) and conv_id else str(number)
     title = conv.get("title") if isinstance(conv.get("title"), str) else None
     created = to_seconds(conv.get("create_time"))
     if created is None:
-        times = [to_seconds(n.get("message", {}).get("create_time"))
-                 for n in mapping.values()
-                 if isinstance(n, Mapping) and isinstance(n.get("message"), Mapping)]
+        times = [
+            to_seconds(n.get("message", {}).get("create_time"))
+            for n in mapping.values()
+            if isinstance(n, Mapping) and isinstance(n.get("message"), Mapping)
+        ]
         created = min((t for t in times if t is not None), default=0.0)
     default_model = conv.get("default_model_slug")
     default_model = default_model if isinstance(default_model, str) else "unknown"
@@ -165,10 +183,16 @@ def _chatgpt_conversation(conv: Mapping[str, Any], path: object, where: str, num
         children = node.get("children")
         message = node.get("message")
         if message is not None and not isinstance(message, Mapping):
-            raise ExportFormatError(path, f"{where}.mapping[{key!r}].message",
-                                    f"expected an object or null, found {kind(message)}")
-        fields = None if message is None else _chatgpt_fields(
-            message, created, default_model, include_hidden)
+            raise ExportFormatError(
+                path,
+                f"{where}.mapping[{key!r}].message",
+                f"expected an object or null, found {kind(message)}",
+            )
+        fields = (
+            None
+            if message is None
+            else _chatgpt_fields(message, created, default_model, include_hidden)
+        )
         nodes[nid] = Node(
             nid,
             parent if isinstance(parent, str) else None,
@@ -177,8 +201,14 @@ def _chatgpt_conversation(conv: Mapping[str, Any], path: object, where: str, num
         )
     current = conv.get("current_node")
     source = {"format": "chatgpt", "conversationId": conv_id, "title": title}
-    tree = build(nodes, current if isinstance(current, str) else None, title=title,
-                  created=created, source=source, cwd=cwd)
+    tree = build(
+        nodes,
+        current if isinstance(current, str) else None,
+        title=title,
+        created=created,
+        source=source,
+        cwd=cwd,
+    )
     return conv_id, title, tree
 
 
@@ -227,8 +257,9 @@ def chatgpt_sessions(
     out: list[ImportedSession] = []
     for i, raw in enumerate(convs):
         conv = need_mapping(raw, path, f"conversations[{i}]")
-        conv_id, title, tree = _chatgpt_conversation(conv, path, f"conversations[{i}]", i + 1,
-                                                     cwd, include_hidden)
+        conv_id, title, tree = _chatgpt_conversation(
+            conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden
+        )
         out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
         if on_progress is not None:
             on_progress(i + 1, len(convs))
@@ -252,8 +283,7 @@ def import_chatgpt(
     twice the number of conversations).  Returns the paths written, in the export's
     order.  Cost: O(total number of nodes).
     """
-    sessions = chatgpt_sessions(export, include_hidden=include_hidden, cwd=cwd,
-                                on_progress=halves(on_progress))
+    sessions = chatgpt_sessions(
+        export, include_hidden=include_hidden, cwd=cwd, on_progress=halves(on_progress)
+    )
     return write(sessions, out_dir, on_progress)
-
-

@@ -25,4 +25,3 @@ class ExportFormatError(SessionError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.path, self.where, self.reason))
-

@@ -2,7 +2,6 @@
 described in :mod:`ptree.formats.chatgpt`, which reads the same kind of tree.
 """
 
-
 from __future__ import annotations
 
 import os
@@ -40,25 +39,32 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
     content = message.get("content")
     text = content if isinstance(content, str) else ""
     if isinstance(content, list):  # some versions keep OpenAI-style content parts
-        text = "\n".join(p["text"] for p in content
-                         if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+        text = "\n".join(
+            p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        )
     seconds = to_seconds(message.get("timestamp"))
     seconds = default_time if seconds is None else seconds
     if role == "user":
         return user(text, seconds)
     if role == "assistant":
         model = message.get("model")
-        return assistant([text_block(text)], seconds, api="openwebui-export",
-                          provider="openwebui",
-                          model=model if isinstance(model, str) and model else "unknown")
+        return assistant(
+            [text_block(text)],
+            seconds,
+            api="openwebui-export",
+            provider="openwebui",
+            model=model if isinstance(model, str) and model else "unknown",
+        )
     if not text.strip():
         return None
-    return custom_message(f"openwebui.{role if isinstance(role, str) else 'system'}", text,
-                           seconds, display=False)
+    return custom_message(
+        f"openwebui.{role if isinstance(role, str) else 'system'}", text, seconds, display=False
+    )
 
 
-def _openwebui_conversation(item: Mapping[str, Any], path: object, where: str,
-                            number: int, cwd: str) -> tuple[str, str | None, SessionTree]:
+def _openwebui_conversation(
+    item: Mapping[str, Any], path: object, where: str, number: int, cwd: str
+) -> tuple[str, str | None, SessionTree]:
     chat = need_mapping(item.get("chat", item), path, f"{where}.chat")
     history = need_mapping(chat.get("history"), path, f"{where}.chat.history")
     messages = need_mapping(history.get("messages"), path, f"{where}.chat.history.messages")
@@ -70,8 +76,9 @@ def _openwebui_conversation(item: Mapping[str, Any], path: object, where: str,
     if created is None:
         created = to_seconds(chat.get("timestamp"))
     if created is None:
-        times = [to_seconds(m.get("timestamp")) for m in messages.values()
-                 if isinstance(m, Mapping)]
+        times = [
+            to_seconds(m.get("timestamp")) for m in messages.values() if isinstance(m, Mapping)
+        ]
         created = min((t for t in times if t is not None), default=0.0)
     nodes: dict[str, Node] = {}
     for key, raw in messages.items():
@@ -87,8 +94,14 @@ def _openwebui_conversation(item: Mapping[str, Any], path: object, where: str,
         )
     current = history.get("currentId")
     source = {"format": "openwebui", "conversationId": conv_id, "title": title}
-    tree = build(nodes, current if isinstance(current, str) else None, title=title,
-                  created=created, source=source, cwd=cwd)
+    tree = build(
+        nodes,
+        current if isinstance(current, str) else None,
+        title=title,
+        created=created,
+        source=source,
+        cwd=cwd,
+    )
     return conv_id, title, tree
 
 
@@ -152,4 +165,3 @@ def import_openwebui(
     """
     sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
     return write(sessions, out_dir, on_progress)
-

@@ -11,10 +11,10 @@ modes, migrations of versions 1 and 2 and torn-tail recovery
 Imports: the core (modules directly in :mod:`ptree`) only.
 """
 
-from .whole_file import dump
 from .errors import SessionFileError, SessionFileWarning, SessionLockedError
 from .lines import is_torn
 from .reader import load
+from .whole_file import dump
 from .writer import CommitError, SessionWriter
 
 __all__ = [

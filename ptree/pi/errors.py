@@ -80,8 +80,10 @@ class SessionFileWarning(UserWarning):
         self.entry_id = entry_id
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_file_warning,
-                (str(self), self.path, self.line, self.reason, self.entry_id))
+        return (
+            _rebuild_file_warning,
+            (str(self), self.path, self.line, self.reason, self.entry_id),
+        )
 
 
 def _rebuild_file_warning(
@@ -102,12 +104,14 @@ class SessionLockedError(SessionFileError, BlockingIOError):
 
     def __init__(self, path: object, reason: str | None = None) -> None:
         SessionFileError.__init__(
-            self, path, None,
-            reason or "another SessionWriter holds this file (it is locked); "
+            self,
+            path,
+            None,
+            reason
+            or "another SessionWriter holds this file (it is locked); "
             "close that writer first, or write to another file",
         )
         self.errno = errno.EWOULDBLOCK
 
     def __reduce__(self) -> tuple[object, ...]:
         return (SessionLockedError, (self.path, self.reason))
-

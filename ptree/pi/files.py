@@ -2,7 +2,6 @@
 and the lock a :class:`~ptree.pi.SessionWriter` holds (a replace must not race it).
 """
 
-
 from __future__ import annotations
 
 import contextlib
@@ -15,6 +14,7 @@ from .errors import SessionLockedError
 
 __all__ = ["lock_existing", "replace_file", "sync_directory", "write_all", "write_temp"]
 
+
 def lock_existing(path: Path) -> int | None:
     """Lock the file now at ``path`` (if any) for the replace, or raise if a writer has it."""
     try:
@@ -26,8 +26,9 @@ def lock_existing(path: Path) -> int | None:
     except BlockingIOError:
         os.close(fd)
         raise SessionLockedError(
-            os.fspath(path), "a SessionWriter holds this file: replacing it would lose "
-            "that writer's commits; close the writer first"
+            os.fspath(path),
+            "a SessionWriter holds this file: replacing it would lose "
+            "that writer's commits; close the writer first",
         ) from None
     except OSError:  # pragma: no cover - a file system without locks
         pass
@@ -78,7 +79,7 @@ def write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def sync_directory(directory: Path) -> None:

@@ -2,7 +2,6 @@
 detection, the compact encoder, and ``leaf`` records (what they are: :mod:`ptree.pi.reader`).
 """
 
-
 from __future__ import annotations
 
 import json
@@ -12,7 +11,16 @@ from typing import Any
 
 from ..frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
 
-__all__ = ["LEAF_TYPE", "StrPath", "encode_line", "is_torn", "leaf_record", "new_leaf_id", "parse_line", "scan_once"]
+__all__ = [
+    "LEAF_TYPE",
+    "StrPath",
+    "encode_line",
+    "is_torn",
+    "leaf_record",
+    "new_leaf_id",
+    "parse_line",
+    "scan_once",
+]
 
 StrPath = str | os.PathLike[str]
 
@@ -21,6 +29,7 @@ LEAF_TYPE = "leaf"
 
 
 # ---------------------------------------------------------------------------- parsing
+
 
 def _freeze_lists(value: list[Any]) -> FrozenList:
     # Dicts inside are frozen already (the hook runs bottom-up); lists in lists are not.
@@ -55,8 +64,7 @@ def _finite(text: str, _float: Callable[[str], float] = float) -> float:
     return value
 
 
-_DECODER = json.JSONDecoder(object_hook=_hook, parse_constant=_no_constant,
-                            parse_float=_finite)
+_DECODER = json.JSONDecoder(object_hook=_hook, parse_constant=_no_constant, parse_float=_finite)
 scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 """The decoder's raw scanner, ``(text, start) -> (value, end)``: the reader's fast path.
 Raises ``StopIteration`` or ``ValueError`` without a usable message; :func:`parse_line`
@@ -130,7 +138,7 @@ def is_torn(text: str) -> bool:
                 state = "after"
             elif c in "tfn":
                 word = "true" if c == "t" else "false" if c == "f" else "null"
-                part = text[i:i + len(word)]
+                part = text[i : i + len(word)]
                 if not word.startswith(part):
                     return False
                 i += len(part)
@@ -178,7 +186,7 @@ def _skip_string(text: str, i: int) -> int:
                 return -1
             e = text[i + 1]
             if e == "u":
-                digits = text[i + 2:i + 6]
+                digits = text[i + 2 : i + 6]
                 if any(d not in _HEX for d in digits):
                     return -2
                 if len(digits) < 4:
@@ -193,7 +201,6 @@ def _skip_string(text: str, i: int) -> int:
             return -2
         i += 1
     return -1
-
 
 
 # ---------------------------------------------------------------------------- writing
@@ -243,5 +250,3 @@ def new_leaf_id(taken: Callable[[str], bool], first: int = 1) -> str:
     while taken(f"leaf-{n}"):
         n += 1
     return f"leaf-{n}"
-
-

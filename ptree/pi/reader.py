@@ -105,8 +105,9 @@ class _Reader:
         """Warn ``FILE:LINE: text``; ``reason`` (what is wrong) and the rest as attributes."""
         where = self.path if line is None else f"{self.path}:{line}"
         warnings.warn(
-            SessionFileWarning(f"{where}: {text}", path=self.path, line=line, reason=reason,
-                               entry_id=entry_id),
+            SessionFileWarning(
+                f"{where}: {text}", path=self.path, line=line, reason=reason, entry_id=entry_id
+            ),
             stacklevel=4,
         )
 
@@ -128,7 +129,7 @@ class _Reader:
                 except UnicodeDecodeError as exc:
                     if exc.end == len(raw) and exc.reason == "unexpected end of data":
                         # The first error is at the end, so all before it is text.
-                        self.cut[len(out)] = raw[:exc.start].decode("utf-8")
+                        self.cut[len(out)] = raw[: exc.start].decode("utf-8")
                     out.append(None)
         else:
             out = text.split("\n")  # type: ignore[assignment]
@@ -175,9 +176,7 @@ class _Reader:
                     if text.isspace():
                         continue
                     if header is None:
-                        raise SessionFileError(
-                            path, lineno, f"no session header: {exc}"
-                        ) from None
+                        raise SessionFileError(path, lineno, f"no session header: {exc}") from None
                     if i == last and not ends_clean:
                         self.torn(lineno, True)
                         continue
@@ -204,20 +203,26 @@ class _Reader:
     def torn(self, lineno: int, last: bool) -> None:
         """Report a line that a crash cut short, skipped in both modes."""
         if last:
-            self.warn(lineno, "recovered a torn last line (a write that did not finish): "
-                      "ignored it", "a torn last line (a write that did not finish)")
+            self.warn(
+                lineno,
+                "recovered a torn last line (a write that did not finish): ignored it",
+                "a torn last line (a write that did not finish)",
+            )
         else:
             # A crash cut this line short and a later write began afresh on the next
             # line: the same recovery, found later.
-            self.warn(lineno, "skipped a torn line (a write that did not finish, "
-                      "followed by later writes)",
-                      "a torn line (a write that did not finish, followed by later writes)")
+            self.warn(
+                lineno,
+                "skipped a torn line (a write that did not finish, followed by later writes)",
+                "a torn line (a write that did not finish, followed by later writes)",
+            )
 
     def header(self, lineno: int, value: Any) -> SessionHeader:
         if type(value) is not FrozenDict or value.get("type") != "session":
             raise SessionFileError(
-                self.path, lineno, "no session header: the first line must be "
-                '{"type":"session",...}'
+                self.path,
+                lineno,
+                'no session header: the first line must be {"type":"session",...}',
             )
         try:
             return SessionHeader.from_json(value)
@@ -273,8 +278,7 @@ class _Reader:
                     _set_message(entry, msg)
             if entry is None:
                 if kind == "session":
-                    self.warn(lineno, "skipped a second session header",
-                              "a second session header")
+                    self.warn(lineno, "skipped a second session header", "a second session header")
                     continue
                 if version < 3:
                     rec = migrate_record(rec, version, lineno, prev, record_line)
@@ -293,8 +297,11 @@ class _Reader:
                 pid = entry.parent_id
             if eid in by_id or eid in leaf_target:
                 first = line_of.get(eid)
-                self.fail(lineno, f"duplicate id {eid!r}" +
-                          (f" (first on line {first})" if first else ""), eid)
+                self.fail(
+                    lineno,
+                    f"duplicate id {eid!r}" + (f" (first on line {first})" if first else ""),
+                    eid,
+                )
                 continue
             if in_order:
                 if pid is None:
@@ -320,8 +327,9 @@ class _Reader:
             entries.append(entry)
         if in_order and not leaf_target:
             leaf_entry = None if leaf is None else by_id[leaf]
-            tree = SessionTree._new(store, len(entries), leaf_entry, max_seq, header,
-                                    _DEFAULT_CONFIG)
+            tree = SessionTree._new(
+                store, len(entries), leaf_entry, max_seq, header, _DEFAULT_CONFIG
+            )
         else:
             if leaf_target:
                 entries = [_through_leaf_records(e, leaf_target) for e in entries]
@@ -366,22 +374,25 @@ class _Reader:
                 return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
             except CycleError as exc:
                 first = min(exc.entry_ids, key=lambda i: line_of.get(i, 0))
-                raise SessionFileError(
-                    path, line_of.get(first), f"{exc}", entry_id=first
-                ) from None
+                raise SessionFileError(path, line_of.get(first), f"{exc}", entry_id=first) from None
             except UnknownEntryError as exc:
                 child = next((e for e in entries if e.parent_id == exc.entry_id), None)
                 if child is None:  # pragma: no cover - the leaf is always known here
                     raise SessionFileError(path, None, str(exc)) from None
                 raise SessionFileError(
-                    path, line_of.get(child.id),
+                    path,
+                    line_of.get(child.id),
                     f"entry {child.id!r} names a parent {exc.entry_id!r} that does not exist",
                     entry_id=child.id,
                 ) from None
 
         def repaired(entry: Entry, reason: str) -> None:
-            self.warn(line_of.get(entry.id), f"entry {entry.id!r}: {reason}",
-                      reason.removesuffix(": made a root"), entry.id)
+            self.warn(
+                line_of.get(entry.id),
+                f"entry {entry.id!r}: {reason}",
+                reason.removesuffix(": made a root"),
+                entry.id,
+            )
 
         return SessionTree.from_entries(entries, leaf_id=leaf, header=header, on_repair=repaired)
 
@@ -469,4 +480,3 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
     with open(path, "rb") as f:
         data = f.read()
     return read_state(path, data, strict=strict).tree
-

@@ -1,6 +1,5 @@
 """Writing a whole Pi session file: :func:`dump` (atomic: temp file, fsync, rename)."""
 
-
 from __future__ import annotations
 
 import json
@@ -15,6 +14,7 @@ from .files import lock_existing, replace_file
 from .lines import ENCODE_COMPACT, StrPath, encode_line, leaf_record, new_leaf_id
 
 __all__ = ["dump", "file_bytes", "header_of"]
+
 
 def header_of(tree: SessionTree) -> SessionHeader:
     """The header a file of ``tree`` gets: the tree's own, as version 3, or a new one."""
@@ -36,8 +36,9 @@ def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
         parts.append(encode(entry._json()))
     last = entries[-1].id if entries else None
     if tree.leaf_id != last:
-        parts.append(encode(leaf_record(new_leaf_id(tree.__contains__), tree.leaf_id,
-                                        tree.clock())))
+        parts.append(
+            encode(leaf_record(new_leaf_id(tree.__contains__), tree.leaf_id, tree.clock()))
+        )
     parts.append("")
     text = "\n".join(parts)
     try:
@@ -84,5 +85,3 @@ def dump(tree: SessionTree, path: StrPath) -> SessionTree:
         if guard is not None:
             os.close(guard)
     return tree if header is tree.header else tree.with_header(header)
-
-

@@ -35,11 +35,11 @@ from types import TracebackType
 from ..errors import SessionError
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
-from .whole_file import file_bytes, header_of
 from .errors import SessionFileError, SessionLockedError
 from .files import sync_directory, write_all, write_temp
 from .lines import StrPath, encode_line, leaf_record, new_leaf_id
 from .reader import read_state
+from .whole_file import file_bytes, header_of
 
 __all__ = ["CommitError", "SessionWriter"]
 
@@ -128,8 +128,9 @@ class SessionWriter:
             header = header if header is not None else SessionHeader.new()
             if header.version != CURRENT_VERSION:
                 raise SessionFileError(
-                    self._path, None, f"a new file is written as version {CURRENT_VERSION}, "
-                    f"not {header.version}"
+                    self._path,
+                    None,
+                    f"a new file is written as version {CURRENT_VERSION}, not {header.version}",
                 )
             write_all(fd, encode_line(header.to_json()))
             os.fsync(fd)
@@ -144,9 +145,11 @@ class SessionWriter:
             # Older files need migrating; a newer version may mean lines this writer
             # does not know how to write: either way, never append to it.
             raise SessionFileError(
-                self._path, 1, f"a version {state.version} file: appending version "
+                self._path,
+                1,
+                f"a version {state.version} file: appending version "
                 f"{CURRENT_VERSION} entries to it would mix formats; convert it first, "
-                "with SessionWriter.create(new_path, load(path)) or dump(load(path), new_path)"
+                "with SessionWriter.create(new_path, load(path)) or dump(load(path), new_path)",
             )
         self._committed = state.tree
         self._ends_clean = state.ends_clean
@@ -229,23 +232,26 @@ class SessionWriter:
             if self._fd < 0:
                 raise ValueError(f"{self._path}: the writer is closed")
             if self._broken is not None:
-                raise ValueError(f"{self._path}: an earlier write failed ({self._broken}); "
-                                 "reopen the file")
+                raise ValueError(
+                    f"{self._path}: an earlier write failed ({self._broken}); reopen the file"
+                )
             committed = self._committed
             header = tree.header
             if header is None:
                 tree = tree.with_header(committed.header)
             elif header is not committed.header and header != committed.header:
                 raise CommitError(
-                    self._path, "the tree has another header than the file; an appended "
-                    "file keeps its header: dump(tree, new_path) to write a new file"
+                    self._path,
+                    "the tree has another header than the file; an appended "
+                    "file keeps its header: dump(tree, new_path) to write a new file",
                 )
             added = tree.added_since(committed)
             if added is None:
                 raise CommitError(
-                    self._path, "the tree did not grow from the last committed value "
+                    self._path,
+                    "the tree did not grow from the last committed value "
                     "(it lacks entries that the file has); a file only grows: "
-                    "dump(tree, new_path) to save this tree as a new file"
+                    "dump(tree, new_path) to save this tree as a new file",
                 )
             lines: list[bytes] = []
             if not self._ends_clean and (added or tree.leaf_id != self._file_leaf):
@@ -253,15 +259,17 @@ class SessionWriter:
             for entry in added:
                 if entry.id in self._leaf_ids:
                     raise CommitError(
-                        self._path, f"entry id {entry.id!r} is taken by a leaf record of "
-                        "the file; give the entry another id"
+                        self._path,
+                        f"entry id {entry.id!r} is taken by a leaf record of "
+                        "the file; give the entry another id",
                     )
                 lines.append(encode_line(entry._json()))
             file_leaf = added[-1].id if added else self._file_leaf
             leaf_id: str | None = None
             if tree.leaf_id != file_leaf:
-                leaf_id = new_leaf_id(lambda i: i in tree or i in self._leaf_ids,
-                                      len(self._leaf_ids) + 1)
+                leaf_id = new_leaf_id(
+                    lambda i: i in tree or i in self._leaf_ids, len(self._leaf_ids) + 1
+                )
                 lines.append(encode_line(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
             if lines:
                 self._write(b"".join(lines))
