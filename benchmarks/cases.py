@@ -18,8 +18,8 @@ from messages import Pool
 import ptree
 from ptree import SessionTree, freeze
 from ptree import arrays as store_mod
+from ptree import entries as entries_mod
 from ptree import ids as ids_mod
-from ptree import tree as tree_mod
 
 __all__ = ["Plan", "append_cases", "structure_cases"]
 
@@ -267,26 +267,18 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
     messages = pool.take(n)
     frozen = [freeze(m) for m in messages]
     ks = list(range(1, n + 1))
-    MessageEntry = ptree.MessageEntry
-    empty = tree_mod._EMPTY_EXTRA
-    set_id, set_pid = tree_mod._set_id, tree_mod._set_parent_id
-    set_ts, set_extra, set_msg = tree_mod._set_timestamp, tree_mod._set_extra, tree_mod._set_message
-    set_parent, set_depth, set_seq = tree_mod._set_parent, tree_mod._set_depth, tree_mod._set_seq
+    unchecked = ptree.MessageEntry.unchecked
+    link = entries_mod.link
     utc_now = ids_mod.utc_now
 
     def make_entries() -> list[Any]:
         out: list[Any] = []
         prev = None
         for i, m in enumerate(frozen):
-            e = object.__new__(MessageEntry)
-            set_id(e, f"e{i + 1}")
-            set_pid(e, None if prev is None else prev.id)
-            set_ts(e, "2026-01-01T00:00:00.000Z")
-            set_extra(e, empty)
-            set_msg(e, m)
-            set_parent(e, prev)
-            set_depth(e, i)
-            set_seq(e, i)
+            e = unchecked(
+                f"e{i + 1}", None if prev is None else prev.id, "2026-01-01T00:00:00.000Z", m
+            )
+            link(e, prev, i)
             out.append(e)
             prev = e
         return out
@@ -312,21 +304,13 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
     def p_entry() -> tuple[int, object]:
         out: list[Any] = []
         for m in frozen:
-            e = object.__new__(MessageEntry)
-            set_id(e, "e1")
-            set_pid(e, "e0")
-            set_ts(e, "2026-01-01T00:00:00.000Z")
-            set_extra(e, empty)
-            set_msg(e, m)
-            out.append(e)
+            out.append(unchecked("e1", "e0", "2026-01-01T00:00:00.000Z", m))
         return n, out
 
     def p_link() -> tuple[int, object]:
         prev = entries[0]
         for i, e in enumerate(entries):
-            set_parent(e, prev)
-            set_depth(e, i)
-            set_seq(e, i)
+            link(e, prev, i)
         return n, None
 
     def p_index() -> tuple[int, object]:
@@ -337,11 +321,10 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
 
     def p_value() -> tuple[int, object]:
         s = store_mod.Store()
-        config = tree_mod._DEFAULT_CONFIG
-        new = SessionTree._new
+        new = SessionTree.from_arrays
         out = None
         for i, e in enumerate(entries):
-            out = new(s, i, e, i, None, config)
+            out = new(s, i, e, counter=i, header=None)
         return n, out
 
     def p_whole_frozen() -> tuple[int, object]:
@@ -404,7 +387,7 @@ def structure_cases(r: Results, pool: Pool, plan: Plan) -> None:
             return len(sample), None
 
         by_id = dict(f.entries)
-        store = t._store
+        store = object()  # a stand-in: the reference only carries it into each value
 
         def ref_moves(
             by_id: dict[str, Any] = by_id,

@@ -43,7 +43,7 @@ def _walk(leaf: ptree.Entry | None) -> list[ptree.Entry]:
     e = leaf
     while e is not None:
         out.append(e)
-        e = e._parent
+        e = e.parent_entry
     out.reverse()
     return out
 

@@ -28,7 +28,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Iterator
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .entries import Entry, Label, SessionInfo
 
@@ -40,7 +40,8 @@ __all__ = ["MAX_CHAIN", "Store"]
 MAX_CHAIN = 16
 """Longest chain of stores before a branch copies its view into a fresh store."""
 
-_seq_of = attrgetter("_seq")
+seq_of = attrgetter("seq")
+"""An entry's position in insertion order (``entry.seq``): the sort key of slots."""
 
 
 class Store:
@@ -144,7 +145,7 @@ def lookup(store: Store, size: int, entry_id: str) -> Entry | None:
     limit = size
     while s is not None:
         e = s.by_id.get(entry_id)
-        if e is not None and e._seq < limit:
+        if e is not None and e.seq < limit:
             return e
         limit = s.base
         s = s.parent
@@ -166,8 +167,8 @@ def visible(slot: Entry | list[Entry] | None, limit: int) -> list[Entry]:
     if isinstance(slot, list):
         # Always a copy: another thread may append to this very list at any moment
         # (entries it adds are past ``limit``, so the bisection still cuts right).
-        return slot[: bisect_left(slot, limit, key=_seq_of)]
-    return [slot] if slot._seq < limit else []
+        return slot[: bisect_left(slot, limit, key=seq_of)]
+    return [slot] if slot.seq < limit else []
 
 
 def last_visible(slot: Entry | list[Entry] | None, limit: int) -> Entry | None:
@@ -175,9 +176,9 @@ def last_visible(slot: Entry | list[Entry] | None, limit: int) -> Entry | None:
     if slot is None:
         return None
     if isinstance(slot, list):
-        i = bisect_left(slot, limit, key=_seq_of)
+        i = bisect_left(slot, limit, key=seq_of)
         return slot[i - 1] if i else None
-    return slot if slot._seq < limit else None
+    return slot if slot.seq < limit else None
 
 
 def view(store: Store, size: int) -> list[Entry]:
@@ -239,3 +240,117 @@ def collapsed(store: Store, size: int) -> Store:
         for entry in s.entries[: limit - s.base]:
             fresh.add(entry)
     return fresh
+
+
+# ---------------------------------------------------------------------- index queries
+# What a value sees of the indexes its stores keep: the answers SessionTree gives.
+
+
+def children_of(store: Store, size: int, entry_id: str | None) -> list[Entry]:
+    """The children of ``entry_id`` (``None``: the roots) that the view sees, in
+    insertion order.  O(number of children + chain length), never a scan."""
+    links = list(chain(store, size))
+    if len(links) == 1:
+        s, limit = links[0]
+        return visible(s.children.get(entry_id), limit)
+    out: list[Entry] = []
+    for s, limit in reversed(links):
+        out.extend(visible(s.children.get(entry_id), limit))
+    return out
+
+
+def leaves(store: Store, size: int) -> list[Entry]:
+    """The entries the view sees that have no children there, in insertion order.  O(n)."""
+    entries = view(store, size)
+    parents = {e.parent_id for e in entries}
+    return [e for e in entries if e.id not in parents]
+
+
+def label_of(store: Store, size: int, entry_id: str) -> str | None:
+    """The label the latest ``label`` entry aimed at ``entry_id`` gives it (``None``
+    when there is none, or it cleared the label).  O(log labels + chain length)."""
+    for s, limit in chain(store, size):
+        latest = last_visible(s.labels.get(entry_id), limit)
+        if latest is not None:
+            return cast(Label, latest).label or None
+    return None
+
+
+def labels(store: Store, size: int) -> dict[str, str]:
+    """Every labelled entry's id and label, latest wins.  O(number of label entries)."""
+    found: list[Label] = []
+    for s, limit in chain(store, size):
+        # A copy of the index first: another thread may add a key to it meanwhile.
+        for slot in list(s.labels.values()):
+            found.extend(cast(list[Label], visible(slot, limit)))
+    found.sort(key=seq_of)
+    out: dict[str, str] = {}
+    for entry in found:
+        if entry.label:
+            out[entry.target_id] = entry.label
+        else:
+            out.pop(entry.target_id, None)
+    return out
+
+
+def session_name(store: Store, size: int) -> str | None:
+    """The latest ``session_info`` entry's name, trimmed, or ``None``.  O(log names)."""
+    for s, limit in chain(store, size):
+        latest = last_visible(s.names, limit) if s.names else None
+        if latest is not None:
+            name = cast(SessionInfo, latest).name
+            return (name or "").strip() or None
+    return None
+
+
+def check(store: Store, size: int) -> None:
+    """Assert the invariants of a view's stores and indexes (tests call it through
+    ``SessionTree._check``).  O(n)."""
+    entries = view(store, size)
+    assert len(entries) == size, "size disagrees with the entries seen"
+    seen: dict[str, Entry] = {}
+    for seq, e in enumerate(entries):
+        assert isinstance(e, Entry), f"not an entry at {seq}"
+        assert e.seq == seq, f"{e.id}: position {e.seq} != {seq}"
+        assert e.id not in seen, f"duplicate id {e.id}"
+        seen[e.id] = e
+        assert lookup(store, size, e.id) is e, f"lookup of {e.id} finds another entry"
+    for e in entries:
+        parent = e.parent_entry
+        if e.parent_id is None:
+            assert parent is None, f"{e.id}: a root with a parent link"
+            assert e.depth == 0, f"{e.id}: a root with a depth"
+        else:
+            assert parent is seen.get(e.parent_id), f"{e.id}: parent link is wrong"
+            assert parent is not None
+            assert e.depth == parent.depth + 1, f"{e.id}: depth is wrong"
+    kids: dict[str | None, list[str]] = {}
+    for e in entries:
+        kids.setdefault(e.parent_id, []).append(e.id)
+    for pid, ids in kids.items():
+        assert [c.id for c in children_of(store, size, pid)] == ids, f"children of {pid}"
+    assert children_of(store, size, None) == [e for e in entries if e.parent_id is None]
+    for e in entries:
+        if e.id not in kids:
+            assert children_of(store, size, e.id) == [], f"{e.id}: children it does not have"
+    assert [e.id for e in leaves(store, size)] == [e.id for e in entries if e.id not in kids]
+    links = list(chain(store, size))
+    assert len(links) == store.chain, "the store's chain count is wrong"
+    assert store.chain <= MAX_CHAIN, "store chain too long"
+    for s, limit in links:
+        assert s.base <= limit <= s.end, "a store seen past its end"
+        assert s.parent is None or s.parent.base < s.base, "an empty store in the chain"
+    expected: dict[str, str] = {}
+    name: str | None = None
+    for e in entries:
+        if isinstance(e, Label):
+            if e.label:
+                expected[e.target_id] = e.label
+            else:
+                expected.pop(e.target_id, None)
+        elif isinstance(e, SessionInfo):
+            name = (e.name or "").strip() or None
+    assert labels(store, size) == expected, "labels disagree with the entries"
+    for e in entries:
+        assert label_of(store, size, e.id) == expected.get(e.id), f"label_of({e.id}) is wrong"
+    assert session_name(store, size) == name, "session name disagrees with the entries"

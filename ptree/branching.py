@@ -309,7 +309,7 @@ def fork(
                 entry_id=entry_id,
                 field="type",
             )
-        end = target._parent
+        end = target.parent_entry
     elif position == "at":
         end = target
     else:
@@ -511,17 +511,17 @@ def diff_branches(tree: SessionTree, a: str, b: str) -> BranchDiff:
     y: Any = tree[b]
     only_a: list[Entry] = []
     only_b: list[Entry] = []
-    while x is not None and y is not None and x._depth > y._depth:
+    while x is not None and y is not None and x.depth > y.depth:
         only_a.append(x)
-        x = x._parent
-    while x is not None and y is not None and y._depth > x._depth:
+        x = x.parent_entry
+    while x is not None and y is not None and y.depth > x.depth:
         only_b.append(y)
-        y = y._parent
+        y = y.parent_entry
     while x is not y:
         only_a.append(x)
         only_b.append(y)
-        x = x._parent
-        y = y._parent
+        x = x.parent_entry
+        y = y.parent_entry
     only_a.reverse()
     only_b.reverse()
     return BranchDiff(None if x is None else x.id, tuple(only_a), tuple(only_b))

@@ -30,7 +30,7 @@ from .entries import (
     ModelChange,
     ThinkingLevelChange,
 )
-from .frozen import FrozenDict, FrozenList, _frozen_dict
+from .frozen import FrozenDict, FrozenList, frozen_dict_unchecked
 from .tree import SessionTree
 
 __all__ = [
@@ -206,11 +206,11 @@ def _custom_message(entry: CustomMessage) -> FrozenDict:
     elif "details" in entry.extra:
         out["details"] = None
     out["timestamp"] = iso_to_ms(entry.timestamp)
-    return _frozen_dict(out)
+    return frozen_dict_unchecked(out)
 
 
 def _branch_summary(entry: BranchSummary) -> FrozenDict:
-    return _frozen_dict(
+    return frozen_dict_unchecked(
         {
             "role": "branchSummary",
             "summary": entry.summary,
@@ -221,7 +221,7 @@ def _branch_summary(entry: BranchSummary) -> FrozenDict:
 
 
 def _compaction_summary(entry: Compaction) -> FrozenDict:
-    return _frozen_dict(
+    return frozen_dict_unchecked(
         {
             "role": "compactionSummary",
             "summary": entry.summary,
@@ -291,14 +291,14 @@ def _collect(
                 state.model_set = True
         elif _other(e_, add, state, stop_at_compaction):
             return e_  # type: ignore[no-any-return]
-        e_ = e_._parent
+        e_ = e_.parent_entry
     # The hot loop: a type test, an append and a link per message.
     while e_ is not end:
         if type(e_) is message_kind:
             add(e_.message)
         elif _other(e_, add, state, stop_at_compaction):
             return e_  # type: ignore[no-any-return]
-        e_ = e_._parent
+        e_ = e_.parent_entry
     return None
 
 
@@ -329,7 +329,7 @@ def _resolve_state(e: Entry | None, state: _State) -> None:
                     state.model_set = True
         else:
             state.see(e)
-        e = e._parent
+        e = e.parent_entry
 
 
 def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
@@ -387,10 +387,10 @@ def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
     compaction = _collect(start, None, out, state, True)
     if compaction is not None:
         first = _first_kept(tree, compaction)
-        rest: Entry | None = compaction._parent
+        rest: Entry | None = compaction.parent_entry
         if first is not None:
-            _collect(rest, first._parent, out, state, False)
-            rest = first._parent
+            _collect(rest, first.parent_entry, out, state, False)
+            rest = first.parent_entry
         _resolve_state(rest, state)
         out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
     out.reverse()
@@ -409,12 +409,12 @@ def _first_kept(tree: SessionTree, compaction: Entry) -> Entry | None:
     Cost: O(length of the kept range).
     """
     first = tree.get(compaction.first_kept_entry_id)  # type: ignore[attr-defined]
-    if first is None or first._depth >= compaction._depth:
+    if first is None or first.depth >= compaction.depth:
         return None
     e: Entry | None = compaction
-    depth = first._depth
-    while e is not None and e._depth > depth:
-        e = e._parent
+    depth = first.depth
+    while e is not None and e.depth > depth:
+        e = e.parent_entry
     return first if e is first else None
 
 

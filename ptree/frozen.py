@@ -51,7 +51,7 @@ class FrozenDict(dict[str, Any]):
     def __new__(cls, *args: Any, **kwargs: Any) -> FrozenDict:
         # Whatever comes in is frozen: a FrozenDict never holds a list someone else
         # can change.  (ptree's own code, whose values are frozen already, builds
-        # them with _frozen_dict and skips this walk.)
+        # them with frozen_dict_unchecked and skips this walk.)
         frozen: FrozenDict = freeze(dict(*args, **kwargs), where="FrozenDict")
         if cls is FrozenDict:
             return frozen
@@ -99,15 +99,21 @@ _tuple_new = tuple.__new__
 _tuple_hash = tuple.__hash__
 
 
-def _frozen_dict(d: Mapping[str, Any]) -> FrozenDict:
-    """A FrozenDict of ``d``, whose values must be frozen already (no check).  O(len)."""
+def frozen_dict_unchecked(d: Mapping[str, Any]) -> FrozenDict:
+    """Internal API: a FrozenDict of ``d``, whose values must be frozen already.
+
+    Nothing is checked (the JSON reader and context building build values bottom-up,
+    already frozen): a mutable value inside breaks the promise that a FrozenDict never
+    changes.  Everyone else calls :func:`freeze` or ``FrozenDict(...)``.  O(len).
+    """
     self = _dict_new(FrozenDict)
     _dict_init(self, d)
     return self
 
 
-def _frozen_list(items: Iterable[Any]) -> FrozenList:
-    """A FrozenList of ``items``, which must be frozen already (no check).  O(len)."""
+def frozen_list_unchecked(items: Iterable[Any]) -> FrozenList:
+    """Internal API: a FrozenList of ``items``, which must be frozen already (no check,
+    as :func:`frozen_dict_unchecked`).  O(len)."""
     return _tuple_new(FrozenList, items)
 
 
@@ -201,7 +207,7 @@ def _freeze_mapping(d: Mapping[Any, Any]) -> FrozenDict:
             bad.steps.append(f"[{k!r}]")
             raise
         out[k] = v
-    return _frozen_dict(out)
+    return frozen_dict_unchecked(out)
 
 
 def _freeze_seq(seq: Iterable[Any]) -> FrozenList:
@@ -223,7 +229,7 @@ def _freeze_seq(seq: Iterable[Any]) -> FrozenList:
             bad.steps.append(f"[{i}]")
             raise
         out.append(v)
-    return _frozen_list(out)
+    return frozen_list_unchecked(out)
 
 
 _set_item = dict.__setitem__
@@ -236,7 +242,7 @@ def _freeze_dict(d: Mapping[Any, Any]) -> FrozenDict:
     # value or names the culprit.  Measured: 18% less time on real Pi messages.
     if type(d) is not dict:
         return _freeze_mapping(d)
-    # _frozen_dict inlined (this runs for every dict of every message); its
+    # frozen_dict_unchecked inlined (this runs for every dict of every message); its
     # containers are replaced below, before anyone sees it.
     out = _dict_new(FrozenDict)
     _dict_init(out, d)

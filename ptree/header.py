@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from .entries import EMPTY, _freeze_extra
+from .entries import EMPTY, freeze_extra
 from .errors import InvalidEntryError
 from .frozen import FrozenDict, thaw
 from .ids import utc_now
@@ -46,7 +46,7 @@ class SessionHeader:
     cwd: str
     parent_session: str | None = None
     version: int = CURRENT_VERSION
-    extra: FrozenDict = attrs.field(default=EMPTY, converter=_freeze_extra, repr=False)
+    extra: FrozenDict = attrs.field(default=EMPTY, converter=freeze_extra, repr=False)
 
     @classmethod
     def new(cls, *, cwd: str | None = None, parent_session: str | None = None) -> SessionHeader:

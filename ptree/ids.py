@@ -10,18 +10,43 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .tree import SessionTree
+__all__ = ["Clock", "IdFactory", "IdSource", "counter_ids", "counter_of", "random_ids", "utc_now"]
 
-__all__ = ["Clock", "IdFactory", "counter_ids", "random_ids", "utc_now"]
+# Longer digit runs are ids like any other: int() refuses past 4,300 digits (a
+# ValueError from append), and no counter ever reaches 10**30, so they never collide.
+_COUNTER_DIGITS = 30
+
+
+def counter_of(entry_id: str) -> int:
+    """``k`` for an id ``"e<k>"`` (the default ids, up to 30 digits), else 0.  O(1).
+
+    >>> counter_of("e12"), counter_of("e012"), counter_of("a1b2c3d4")
+    (12, 0, 0)
+    """
+    if entry_id[:1] == "e" and entry_id[1:2] != "0" and len(entry_id) <= _COUNTER_DIGITS + 1:
+        digits = entry_id[1:]
+        if digits.isascii() and digits.isdigit():
+            return int(digits)
+    return 0
+
+
+class IdSource(Protocol):
+    """What an id factory may ask of the tree it makes an id for (a
+    :class:`~ptree.SessionTree` is one): whether an id is taken, and the counter of
+    the default ids."""
+
+    def __contains__(self, entry_id: object, /) -> bool: ...
+
+    @property
+    def counter(self) -> int: ...
 
 
 class IdFactory(Protocol):
     """Makes the id of the next entry of ``tree``; it must not be in ``tree`` yet."""
 
-    def __call__(self, tree: SessionTree, /) -> str: ...
+    def __call__(self, tree: IdSource, /) -> str: ...
 
 
 class Clock(Protocol):
@@ -30,7 +55,7 @@ class Clock(Protocol):
     def __call__(self) -> str: ...
 
 
-def counter_ids(tree: SessionTree) -> str:
+def counter_ids(tree: IdSource) -> str:
     """The default ids: ``"e1"``, ``"e2"``, … counted per tree value.
 
     The next id is ``e<k+1>`` where ``k`` is the largest number among this tree's ids
@@ -45,10 +70,10 @@ def counter_ids(tree: SessionTree) -> str:
     >>> counter_ids(SessionTree().append({"role": "user", "content": "hi"}))
     'e2'
     """
-    return f"e{tree._max_seq + 1}"
+    return f"e{tree.counter + 1}"
 
 
-def random_ids(tree: SessionTree) -> str:
+def random_ids(tree: IdSource) -> str:
     """Pi-style ids: 8 random hex characters, a whole UUID if 100 tries collide.
 
     Cost: O(1) expected.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import EllipsisType
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from . import arrays
 from .arrays import Store
+from .building import check_kind, link_entries
 from .entries import (
     ActiveToolsChange,
     BranchSummary,
@@ -20,49 +21,16 @@ from .entries import (
     ModelChange,
     SessionInfo,
     ThinkingLevelChange,
-    _Links,
+    link,
 )
-from .errors import CycleError, DuplicateEntryError, InvalidMessageError, UnknownEntryError
+from .errors import DuplicateEntryError, InvalidMessageError, UnknownEntryError
 from .frozen import FrozenDict, JSONValue, freeze
 from .header import SessionHeader
-from .ids import Clock, IdFactory, counter_ids, utc_now
+from .ids import Clock, IdFactory, counter_ids, counter_of, utc_now
 
 __all__ = ["SessionTree"]
 
 _E = TypeVar("_E", bound=Entry)
-
-# Slot setters of the link fields: entries are frozen to everyone else.
-_set_parent = _Links.__dict__["_parent"].__set__
-_set_depth = _Links.__dict__["_depth"].__set__
-_set_seq = _Links.__dict__["_seq"].__set__
-_set_id = Entry.__dict__["id"].__set__
-_set_parent_id = Entry.__dict__["parent_id"].__set__
-_set_timestamp = Entry.__dict__["timestamp"].__set__
-_set_extra = Entry.__dict__["extra"].__set__
-_set_message = MessageEntry.__dict__["message"].__set__
-_EMPTY_EXTRA = FrozenDict()
-
-
-# Longer digit runs are ids like any other: int() refuses past 4,300 digits (a
-# ValueError from append), and no counter ever reaches 10**30, so they never collide.
-_COUNTER_DIGITS = 30
-
-
-def _counter_of(entry_id: str) -> int:
-    """``k`` for an id ``"e<k>"`` (the default ids, up to 30 digits), else 0."""
-    if entry_id[:1] == "e" and entry_id[1:2] != "0" and len(entry_id) <= _COUNTER_DIGITS + 1:
-        digits = entry_id[1:]
-        if digits.isascii() and digits.isdigit():
-            return int(digits)
-    return 0
-
-
-def _is_linked(entry: Entry) -> bool:
-    try:
-        entry._seq  # noqa: B018
-    except AttributeError:
-        return False
-    return True
 
 
 class _Config:
@@ -78,31 +46,9 @@ class _Config:
 _DEFAULT_CONFIG = _Config(counter_ids, utc_now)
 
 
-class SessionTree:
-    """An immutable tree of session entries with a current leaf.
-
-    Every entry has a parent (or is a root); the *leaf* marks where the conversation
-    is; the path from a root to the leaf is what a model is given.  Every operation
-    returns a new tree and leaves this one exactly as it was, so old values are
-    undo history, safe to read from any thread, and cheap to keep: a new value
-    shares all of its storage with the old one.
-
-    Equal trees (the same entries, in the same order, the same leaf and header) are
-    ``==`` and hash alike; how new ids and timestamps are made (``id_factory``,
-    ``clock``) is configuration and takes no part in equality, as a
-    ``defaultdict``'s factory does not.
-
-    Args:
-        id_factory: makes the ids of new entries; default :func:`~ptree.counter_ids`
-            (``"e1"``, ``"e2"``, …), or :func:`~ptree.random_ids` for Pi's 8 hex digits.
-        clock: makes the timestamps of new entries; default :func:`~ptree.utc_now`.
-        header: the session file header this tree belongs to, if any.
-
-    >>> a = SessionTree().append({"role": "user", "content": "plan A"})
-    >>> b = a.append({"role": "assistant", "content": "sure"})
-    >>> len(a), len(b), a.leaf_id, b.leaf_id
-    (1, 2, 'e1', 'e2')
-    """
+class _Queries:
+    """The reading half of :class:`SessionTree`: lookups, paths and the index queries
+    (which :mod:`ptree.arrays` answers).  Every query is O(1) or O(what it returns)."""
 
     __slots__ = ("_config", "_hash", "_header", "_leaf", "_max_seq", "_size", "_store")
 
@@ -114,41 +60,26 @@ class SessionTree:
     _config: _Config
     _hash: int
 
-    def __init__(
-        self,
-        *,
-        id_factory: IdFactory = counter_ids,
-        clock: Clock = utc_now,
-        header: SessionHeader | None = None,
-    ) -> None:
-        self._store = Store()
-        self._size = 0
-        self._leaf = None
-        self._max_seq = 0
-        self._header = header
-        if id_factory is counter_ids and clock is utc_now:
-            self._config = _DEFAULT_CONFIG
-        else:
-            self._config = _Config(id_factory, clock)
+    @property
+    def storage(self) -> tuple[Store, int]:
+        """Internal API: the store this value reads and how many of its entries it sees.
 
-    @classmethod
-    def _new(
-        cls,
-        store: Store,
-        size: int,
-        leaf: Entry | None,
-        max_seq: int,
-        header: SessionHeader | None,
-        config: _Config,
-    ) -> SessionTree:
-        tree = object.__new__(cls)
-        tree._store = store
-        tree._size = size
-        tree._leaf = leaf
-        tree._max_seq = max_seq
-        tree._header = header
-        tree._config = config
-        return tree
+        For tests and tools that inspect how versions share storage
+        (:mod:`ptree.arrays`); nothing here may be changed.  O(1).
+        """
+        return self._store, self._size
+
+    @property
+    def counter(self) -> int:
+        """The largest ``k`` among this tree's ids of the form ``e<k>`` (0 if none).
+
+        The default id factory (:func:`~ptree.counter_ids`) gives ``e<counter + 1>``.
+        Cost: O(1).
+
+        >>> SessionTree().append({"role": "user", "content": "hi"}, id="e7").counter
+        7
+        """
+        return self._max_seq
 
     # ------------------------------------------------------------------ reading
 
@@ -277,7 +208,7 @@ class SessionTree:
         out: list[Entry] = []
         while entry is not None:
             out.append(entry)
-            entry = entry._parent
+            entry = entry.parent_entry
         out.reverse()
         return tuple(out)
 
@@ -299,7 +230,7 @@ class SessionTree:
         while entry is not None:
             if type(entry) is MessageEntry:
                 out.append(entry.message)
-            entry = entry._parent
+            entry = entry.parent_entry
         out.reverse()
         return tuple(out)
 
@@ -312,11 +243,11 @@ class SessionTree:
         entry = self._at(entry_id)
         if entry is None:
             raise UnknownEntryError(None, "the tree has no leaf, so no depth")
-        return entry._depth
+        return entry.depth
 
     def parent(self, entry_id: str) -> Entry | None:
         """The parent entry of ``entry_id``, or ``None`` for a root.  O(1)."""
-        return self._entry(entry_id)._parent
+        return self._entry(entry_id).parent_entry
 
     def children(self, entry_id: str | None) -> tuple[Entry, ...]:
         """The children of ``entry_id`` in insertion order; ``None`` gives the roots.
@@ -334,14 +265,7 @@ class SessionTree:
         """
         if entry_id is not None:
             self._entry(entry_id)
-        links = list(arrays.chain(self._store, self._size))
-        if len(links) == 1:
-            s, limit = links[0]
-            return tuple(arrays.visible(s.children.get(entry_id), limit))
-        out: list[Entry] = []
-        for s, limit in reversed(links):
-            out.extend(arrays.visible(s.children.get(entry_id), limit))
-        return tuple(out)
+        return tuple(arrays.children_of(self._store, self._size, entry_id))
 
     def roots(self) -> tuple[Entry, ...]:
         """The entries without a parent, in insertion order.  O(number of roots)."""
@@ -360,9 +284,7 @@ class SessionTree:
 
         Cost: O(n).
         """
-        entries = arrays.view(self._store, self._size)
-        parents = {e.parent_id for e in entries}
-        return tuple(e for e in entries if e.id not in parents)
+        return tuple(arrays.leaves(self._store, self._size))
 
     def common_ancestor(self, a: str, b: str) -> str | None:
         """The id of the deepest entry that is an ancestor of both (or is one of them).
@@ -382,17 +304,17 @@ class SessionTree:
         """
         x: Entry | None = self._entry(a)
         y: Entry | None = self._entry(b)
-        dx = x._depth  # type: ignore[union-attr]
-        dy = y._depth  # type: ignore[union-attr]
+        dx = x.depth  # type: ignore[union-attr]
+        dy = y.depth  # type: ignore[union-attr]
         while dx > dy:
-            x = x._parent  # type: ignore[union-attr]
+            x = x.parent_entry  # type: ignore[union-attr]
             dx -= 1
         while dy > dx:
-            y = y._parent  # type: ignore[union-attr]
+            y = y.parent_entry  # type: ignore[union-attr]
             dy -= 1
         while x is not y:
-            x = x._parent  # type: ignore[union-attr]
-            y = y._parent  # type: ignore[union-attr]
+            x = x.parent_entry  # type: ignore[union-attr]
+            y = y.parent_entry  # type: ignore[union-attr]
         return None if x is None else x.id
 
     def is_ancestor(self, ancestor: str, entry_id: str) -> bool:
@@ -408,30 +330,14 @@ class SessionTree:
             UnknownEntryError: no such entry.
         """
         self._entry(entry_id)
-        for s, limit in arrays.chain(self._store, self._size):
-            latest = arrays.last_visible(s.labels.get(entry_id), limit)
-            if latest is not None:
-                return cast(Label, latest).label or None
-        return None
+        return arrays.label_of(self._store, self._size, entry_id)
 
     def labels(self) -> dict[str, str]:
         """Every labelled entry's id and label, resolved over the whole tree, latest wins.
 
         Cost: O(number of label entries).
         """
-        found: list[Label] = []
-        for s, limit in arrays.chain(self._store, self._size):
-            # A copy of the index first: another thread may add a key to it meanwhile.
-            for slot in list(s.labels.values()):
-                found.extend(cast(list[Label], arrays.visible(slot, limit)))
-        found.sort(key=arrays._seq_of)
-        out: dict[str, str] = {}
-        for entry in found:
-            if entry.label:
-                out[entry.target_id] = entry.label
-            else:
-                out.pop(entry.target_id, None)
-        return out
+        return arrays.labels(self._store, self._size)
 
     @property
     def session_name(self) -> str | None:
@@ -439,12 +345,92 @@ class SessionTree:
 
         Cost: O(log names).
         """
-        for s, limit in arrays.chain(self._store, self._size):
-            latest = arrays.last_visible(s.names, limit) if s.names else None
-            if latest is not None:
-                name = cast(SessionInfo, latest).name
-                return (name or "").strip() or None
-        return None
+        return arrays.session_name(self._store, self._size)
+
+
+class SessionTree(_Queries):
+    """An immutable tree of session entries with a current leaf.
+
+    Every entry has a parent (or is a root); the *leaf* marks where the conversation
+    is; the path from a root to the leaf is what a model is given.  Every operation
+    returns a new tree and leaves this one exactly as it was, so old values are
+    undo history, safe to read from any thread, and cheap to keep: a new value
+    shares all of its storage with the old one.
+
+    Equal trees (the same entries, in the same order, the same leaf and header) are
+    ``==`` and hash alike; how new ids and timestamps are made (``id_factory``,
+    ``clock``) is configuration and takes no part in equality, as a
+    ``defaultdict``'s factory does not.
+
+    Args:
+        id_factory: makes the ids of new entries; default :func:`~ptree.counter_ids`
+            (``"e1"``, ``"e2"``, …), or :func:`~ptree.random_ids` for Pi's 8 hex digits.
+        clock: makes the timestamps of new entries; default :func:`~ptree.utc_now`.
+        header: the session file header this tree belongs to, if any.
+
+    >>> a = SessionTree().append({"role": "user", "content": "plan A"})
+    >>> b = a.append({"role": "assistant", "content": "sure"})
+    >>> len(a), len(b), a.leaf_id, b.leaf_id
+    (1, 2, 'e1', 'e2')
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        *,
+        id_factory: IdFactory = counter_ids,
+        clock: Clock = utc_now,
+        header: SessionHeader | None = None,
+    ) -> None:
+        self._store = Store()
+        self._size = 0
+        self._leaf = None
+        self._max_seq = 0
+        self._header = header
+        if id_factory is counter_ids and clock is utc_now:
+            self._config = _DEFAULT_CONFIG
+        else:
+            self._config = _Config(id_factory, clock)
+
+    @classmethod
+    def _new(
+        cls,
+        store: Store,
+        size: int,
+        leaf: Entry | None,
+        max_seq: int,
+        header: SessionHeader | None,
+        config: _Config,
+    ) -> SessionTree:
+        tree = object.__new__(cls)
+        tree._store = store
+        tree._size = size
+        tree._leaf = leaf
+        tree._max_seq = max_seq
+        tree._header = header
+        tree._config = config
+        return tree
+
+    @classmethod
+    def from_arrays(
+        cls,
+        store: Store,
+        size: int,
+        leaf: Entry | None,
+        *,
+        counter: int,
+        header: SessionHeader | None,
+    ) -> SessionTree:
+        """Internal API for readers that build the arrays themselves (the Pi reader).
+
+        ``store`` holds ``size`` entries, each already linked (:func:`ptree.entries.link`)
+        in insertion order; ``leaf`` is one of them or ``None``; ``counter`` is the
+        largest ``k`` among ids ``e<k>`` (:func:`ptree.ids.counter_of`).  Nothing is
+        checked: :meth:`_check` is how tests verify such a tree.  The tree makes ids and
+        timestamps the default way.  Cost: O(1).
+        """
+        return cls._new(store, size, leaf, counter, header, _DEFAULT_CONFIG)
 
     # ------------------------------------------------------------------ new values
 
@@ -499,13 +485,16 @@ class SessionTree:
         >>> t.leaf_id, t["u1"].message["content"]
         ('u1', 'hi')
         """
-        if type(message) is not FrozenDict:
+        frozen: FrozenDict
+        if type(message) is FrozenDict:
+            frozen = message
+        else:
             if not isinstance(message, Mapping):
                 raise InvalidMessageError(
                     "message", f"must be a mapping, not {type(message).__name__}"
                 )
-            message = freeze(message, where="message")
-        if type(message.get("role")) is not str:
+            frozen = freeze(message, where="message")
+        if type(frozen.get("role")) is not str:
             raise InvalidMessageError("message['role']", "a message needs a string role")
         config = self._config
         if id is None and config.id_factory is counter_ids:
@@ -514,21 +503,15 @@ class SessionTree:
         else:
             entry_id, max_seq = self._claim_id(id)
         leaf = self._leaf
-        entry: Entry = object.__new__(MessageEntry)
-        _set_id(entry, entry_id)
-        _set_timestamp(entry, config.clock() if timestamp is None else _checked_time(timestamp))
-        _set_extra(entry, _EMPTY_EXTRA)
-        _set_message(entry, message)
+        entry = MessageEntry.unchecked(
+            entry_id,
+            None if leaf is None else leaf.id,
+            config.clock() if timestamp is None else _checked_time(timestamp),
+            frozen,
+        )
         # What _insert does, inlined: this is the path of nearly every append.
         size = self._size
-        if leaf is None:
-            _set_parent_id(entry, None)
-            _set_depth(entry, 0)
-        else:
-            _set_parent_id(entry, leaf.id)
-            _set_depth(entry, leaf._depth + 1)
-        _set_parent(entry, leaf)
-        _set_seq(entry, size)
+        link(entry, leaf, size)
         store = self._store
         if not store.claim(size, entry):
             store = self._branch_store(entry)
@@ -551,15 +534,13 @@ class SessionTree:
             raise InvalidMessageError("id", f"an id must be a non-empty string, not {entry_id!r}")
         if arrays.lookup(self._store, self._size, entry_id) is not None:
             raise DuplicateEntryError(entry_id)
-        k = _counter_of(entry_id)
+        k = counter_of(entry_id)
         return entry_id, self._max_seq if k <= self._max_seq else k
 
     def _insert(self, entry: Entry, parent: Entry | None, max_seq: int) -> SessionTree:
         """Link ``entry`` (not yet seen by anyone) under ``parent`` and make the new value."""
         size = self._size
-        _set_parent(entry, parent)
-        _set_depth(entry, 0 if parent is None else parent._depth + 1)
-        _set_seq(entry, size)
+        link(entry, parent, size)
         store = self._store
         if not store.claim(size, entry):
             store = self._branch_store(entry)
@@ -743,7 +724,7 @@ class SessionTree:
         Raises:
             DuplicateEntryError: its id is already used.
         """
-        _check_kind(entry, "append_entry")
+        check_kind(entry, "append_entry")
         return self._insert_own(entry.evolve(parent_id=self.leaf_id))
 
     def insert(self, entry: Entry) -> SessionTree:
@@ -757,7 +738,7 @@ class SessionTree:
             DuplicateEntryError: its id is already used.
             UnknownEntryError: its ``parent_id`` names no entry.
         """
-        _check_kind(entry, "insert")
+        check_kind(entry, "insert")
         return self._insert_own(entry.evolve())
 
     def _insert_own(self, entry: Entry) -> SessionTree:
@@ -822,35 +803,12 @@ class SessionTree:
         >>> SessionTree.from_entries(t.entries()) == t
         True
         """
-        tree = cls(id_factory=id_factory, clock=clock, header=header)
-        items: list[Entry] = []
-        by_id: dict[str, Entry] = {}
-        for entry in entries:
-            _check_kind(entry, "from_entries")
-            if entry.id in by_id:
-                raise DuplicateEntryError(entry.id)
-            if _is_linked(entry):
-                entry = entry.evolve()
-            by_id[entry.id] = entry
-            items.append(entry)
-        for i, entry in enumerate(items):
-            pid = entry.parent_id
-            if pid is not None and pid not in by_id:
-                if on_repair is None:
-                    raise UnknownEntryError(
-                        pid, f"entry {entry.id!r} names a parent {pid!r} that does not exist"
-                    )
-                on_repair(entry, f"its parent {pid!r} does not exist: made a root")
-                items[i] = by_id[entry.id] = entry = entry.evolve(parent_id=None)
-        _link(items, by_id, on_repair)
-        store = tree._store
-        max_seq = 0
-        for seq, entry in enumerate(items):
-            _set_seq(entry, seq)
-            store.add(entry)
-            k = _counter_of(entry.id)
-            if k > max_seq:
-                max_seq = k
+        config = (
+            _DEFAULT_CONFIG
+            if id_factory is counter_ids and clock is utc_now
+            else _Config(id_factory, clock)
+        )
+        store, items, by_id, counter = link_entries(entries, on_repair)
         if leaf_id is ...:
             leaf = items[-1] if items else None
         elif leaf_id is None:
@@ -859,7 +817,7 @@ class SessionTree:
             leaf = by_id.get(leaf_id)
             if leaf is None:
                 raise UnknownEntryError(leaf_id, f"the leaf {leaf_id!r} names no entry")
-        return cls._new(store, len(items), leaf, max_seq, header, tree._config)
+        return cls._new(store, len(items), leaf, counter, header, config)
 
     # ------------------------------------------------------------------ value manners
 
@@ -928,112 +886,19 @@ class SessionTree:
 
     def _check(self) -> None:
         """Assert every internal invariant; tests call this after each operation.  O(n)."""
+        arrays.check(self._store, self._size)
         entries = arrays.view(self._store, self._size)
-        assert len(entries) == self._size, "size disagrees with the entries seen"
-        seen: dict[str, Entry] = {}
-        max_seq = 0
-        for seq, e in enumerate(entries):
-            assert isinstance(e, Entry), f"not an entry at {seq}"
-            assert e._seq == seq, f"{e.id}: position {e._seq} != {seq}"
-            assert e.id not in seen, f"duplicate id {e.id}"
-            seen[e.id] = e
-            assert self[e.id] is e, f"lookup of {e.id} finds another entry"
-            max_seq = max(max_seq, _counter_of(e.id))
-        assert max_seq == self._max_seq, f"counter {self._max_seq} != {max_seq}"
-        for e in entries:
-            parent = e._parent
-            if e.parent_id is None:
-                assert parent is None, f"{e.id}: a root with a parent link"
-                assert e._depth == 0, f"{e.id}: a root with a depth"
-            else:
-                assert parent is seen.get(e.parent_id), f"{e.id}: parent link is wrong"
-                assert parent is not None
-                assert e._depth == parent._depth + 1, f"{e.id}: depth is wrong"
-        kids: dict[str | None, list[str]] = {}
-        for e in entries:
-            kids.setdefault(e.parent_id, []).append(e.id)
-        for pid, ids in kids.items():
-            assert [c.id for c in self.children(pid)] == ids, f"children of {pid} are wrong"
-        assert self.children(None) == tuple(e for e in entries if e.parent_id is None), "roots"
-        for e in entries:
-            if e.id not in kids:
-                assert self.children(e.id) == (), f"{e.id}: children it does not have"
-        assert [e.id for e in self.leaves()] == [e.id for e in entries if e.id not in kids]
-        assert self._leaf is None or seen.get(self._leaf.id) is self._leaf, "leaf is not here"
-        links = list(arrays.chain(self._store, self._size))
-        assert len(links) == self._store.chain, "the store's chain count is wrong"
-        for s, limit in links:
-            assert s.base <= limit <= s.end, "a store seen past its end"
-            assert s.parent is None or s.parent.base < s.base, "an empty store in the chain"
-        expected: dict[str, str] = {}
-        name: str | None = None
-        for e in entries:
-            if isinstance(e, Label):
-                if e.label:
-                    expected[e.target_id] = e.label
-                else:
-                    expected.pop(e.target_id, None)
-            elif isinstance(e, SessionInfo):
-                name = (e.name or "").strip() or None
-        assert self.labels() == expected, "labels disagree with the entries"
-        for e in entries:
-            assert self.label_of(e.id) == expected.get(e.id), f"label_of({e.id}) is wrong"
-        assert self.session_name == name, "session name disagrees with the entries"
-        assert self._store.chain <= arrays.MAX_CHAIN, "store chain too long"
-
-
-def _check_kind(entry: object, where: str) -> None:
-    if not isinstance(entry, Entry) or type(entry) is Entry:
-        raise TypeError(
-            f"{where}() takes entries of a kind (MessageEntry, Label, ...), "
-            f"not {type(entry).__name__}"
-        )
+        assert all(self[e.id] is e for e in entries), "a lookup finds another entry"
+        counter = max((counter_of(e.id) for e in entries), default=0)
+        assert counter == self._max_seq, f"counter {self._max_seq} != {counter}"
+        leaf = self._leaf
+        assert leaf is None or self.get(leaf.id) is leaf, "leaf is not here"
 
 
 def _checked_time(timestamp: object) -> str:
     if type(timestamp) is not str:
         raise InvalidMessageError("timestamp", f"must be a string, not {type(timestamp).__name__}")
     return timestamp
-
-
-def _link(
-    items: list[Entry], by_id: dict[str, Entry], on_repair: Callable[[Entry, str], None] | None
-) -> None:
-    """Set parent links and depths, iteratively; find cycles without ever hanging."""
-    depth: dict[str, int] = {}
-    for start in items:
-        if start.id in depth:
-            continue
-        walk: list[Entry] = []
-        on_walk: set[str] = set()
-        e: Entry | None = start
-        base = -1
-        while e is not None:
-            if e.id in depth:
-                base = depth[e.id]
-                break
-            if e.id in on_walk:
-                cycle_from = next(i for i, w in enumerate(walk) if w.id == e.id)
-                cycle = walk[cycle_from:]
-                if on_repair is None:
-                    raise CycleError(tuple(w.id for w in cycle))
-                # Break the cycle at its first entry: it becomes a root.
-                root = cycle[0]
-                on_repair(root, "its parent links form a cycle: made a root")
-                fixed = root.evolve(parent_id=None)
-                items[items.index(root)] = by_id[root.id] = fixed
-                walk = [*walk[:cycle_from], fixed]
-                base = -1
-                break
-            walk.append(e)
-            on_walk.add(e.id)
-            e = None if e.parent_id is None else by_id[e.parent_id]
-        for w in reversed(walk):
-            base += 1
-            depth[w.id] = base
-    for e in items:
-        _set_depth(e, depth[e.id])
-        _set_parent(e, None if e.parent_id is None else by_id[e.parent_id])
 
 
 def _restore(

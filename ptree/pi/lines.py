@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ..frozen import FrozenDict, FrozenList, _frozen_dict, _frozen_list
+from ..frozen import FrozenDict, FrozenList, frozen_dict_unchecked, frozen_list_unchecked
 
 __all__ = [
     "LEAF_TYPE",
@@ -35,18 +35,20 @@ def _freeze_lists(value: list[Any]) -> FrozenList:
     # Dicts inside are frozen already (the hook runs bottom-up); lists in lists are not.
     for item in value:
         if type(item) is list:
-            return _frozen_list([_freeze_lists(x) if type(x) is list else x for x in value])
-    return _frozen_list(value)
+            return frozen_list_unchecked(
+                [_freeze_lists(x) if type(x) is list else x for x in value]
+            )
+    return frozen_list_unchecked(value)
 
 
 def _hook(obj: dict[str, Any]) -> FrozenDict:
     # Freezing while parsing, bottom-up, costs far less than a second walk afterwards.
     for value in obj.values():
         if type(value) is list:
-            return _frozen_dict(
+            return frozen_dict_unchecked(
                 {k: _freeze_lists(v) if type(v) is list else v for k, v in obj.items()}
             )
-    return _frozen_dict(obj)
+    return frozen_dict_unchecked(obj)
 
 
 def _no_constant(name: str) -> Any:

@@ -45,26 +45,22 @@ from typing import Any
 import attrs
 
 from ..arrays import Store
-from ..entries import Entry, MessageEntry, entry_from_json
+from ..entries import Entry, MessageEntry, entry_from_json, link
 from ..errors import CycleError, InvalidEntryError, InvalidMessageError, UnknownEntryError
 from ..frozen import FrozenDict
 from ..header import SessionHeader
-from ..tree import _DEFAULT_CONFIG, SessionTree, _counter_of, _set_depth, _set_parent, _set_seq
+from ..ids import counter_of
+from ..tree import SessionTree
 from .errors import SessionFileError, SessionFileWarning
 from .lines import LEAF_TYPE, StrPath, is_torn, parse_line, scan_once
 from .migrate import migrate_record, record_lines
 
 __all__ = ["FileState", "load", "read_state"]
 
-# Slot setters: a fast path makes message entries without attrs' validators, after
-# checking exactly what entry_from_json would check.
-_set_id = Entry.__dict__["id"].__set__
-_set_parent_id = Entry.__dict__["parent_id"].__set__
-_set_timestamp = Entry.__dict__["timestamp"].__set__
-_set_extra = Entry.__dict__["extra"].__set__
-_set_message = MessageEntry.__dict__["message"].__set__
 _EMPTY = FrozenDict()
-_NEW = object.__new__
+# A fast path makes plain message entries without attrs' validators, after checking
+# exactly what entry_from_json would check (MessageEntry.unchecked's contract).
+_unchecked_message = MessageEntry.unchecked
 
 
 @attrs.define
@@ -270,12 +266,7 @@ class _Reader:
                     and type(msg) is FrozenDict
                     and type(msg.get("role")) is str
                 ):
-                    entry = _NEW(MessageEntry)
-                    _set_id(entry, eid)
-                    _set_parent_id(entry, pid)
-                    _set_timestamp(entry, ts)
-                    _set_extra(entry, _EMPTY)
-                    _set_message(entry, msg)
+                    entry = _unchecked_message(eid, pid, ts, msg)
             if entry is None:
                 if kind == "session":
                     self.warn(lineno, "skipped a second session header", "a second session header")
@@ -304,21 +295,14 @@ class _Reader:
                 )
                 continue
             if in_order:
-                if pid is None:
-                    _set_parent(entry, None)
-                    _set_depth(entry, 0)
+                parent = None if pid is None else by_id.get(pid)
+                if parent is None and pid is not None:
+                    in_order = False
                 else:
-                    parent = by_id.get(pid)
-                    if parent is None:
-                        in_order = False
-                    else:
-                        _set_parent(entry, parent)
-                        _set_depth(entry, parent._depth + 1)
-                if in_order:
-                    _set_seq(entry, len(entries))
+                    link(entry, parent, len(entries))
                     add(entry)
                     if eid[0] == "e":
-                        k = _counter_of(eid)
+                        k = counter_of(eid)
                         if k > max_seq:
                             max_seq = k
             by_id[eid] = entry
@@ -327,8 +311,8 @@ class _Reader:
             entries.append(entry)
         if in_order and not leaf_target:
             leaf_entry = None if leaf is None else by_id[leaf]
-            tree = SessionTree._new(
-                store, len(entries), leaf_entry, max_seq, header, _DEFAULT_CONFIG
+            tree = SessionTree.from_arrays(
+                store, len(entries), leaf_entry, counter=max_seq, header=header
             )
         else:
             if leaf_target:

@@ -33,7 +33,7 @@ def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
     parts = [ENCODE_COMPACT(header.to_json())]
     entries = tree.entries()
     for entry in entries:
-        parts.append(encode(entry._json()))
+        parts.append(encode(entry.json_fields()))
     last = entries[-1].id if entries else None
     if tree.leaf_id != last:
         parts.append(

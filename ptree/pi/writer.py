@@ -263,7 +263,7 @@ class SessionWriter:
                         f"entry id {entry.id!r} is taken by a leaf record of "
                         "the file; give the entry another id",
                     )
-                lines.append(encode_line(entry._json()))
+                lines.append(encode_line(entry.json_fields()))
             file_leaf = added[-1].id if added else self._file_leaf
             leaf_id: str | None = None
             if tree.leaf_id != file_leaf:
