@@ -1,0 +1,628 @@
+"""A branching session for the OpenAI Agents SDK: :class:`TreeSession`.
+
+The SDK's sessions (``SQLiteSession`` and the others) keep a conversation as a line
+that can only grow and lose its last item.  :class:`TreeSession` implements the same
+session protocol on a ptree tree, so that changing one line of an agent program gives
+it branches: :meth:`TreeSession.branch` goes back to an earlier item and the next
+``Runner.run`` continues from there while the old branch stays in the tree;
+:meth:`TreeSession.undo` and :meth:`TreeSession.redo` step through every change;
+``pop_item`` and ``clear_session`` move the leaf back and delete nothing.
+
+Storage.  Each item the SDK adds is one entry.  Where a faithful Pi message exists
+the entry is a Pi ``message`` (so the session opens in ``ptree show`` and in Pi),
+and the item itself is kept whole beside it, in the entry's ``openaiAgentsItem``
+field, so that :meth:`~TreeSession.get_items` returns exactly what was added:
+
+- a user message (text, or input text and base64 ``data:`` images) is a Pi
+  ``user`` message;
+- an assistant message (output text and refusals) is a Pi ``assistant`` message with
+  text blocks; a ``function_call`` (arguments a JSON object) is an ``assistant``
+  message with one ``toolCall`` block (id = ``call_id``, arguments parsed);
+- a ``function_call_output`` (a string, or input text and ``data:`` images) is a
+  ``toolResult`` named after the call it answers;
+- a ``reasoning`` item is an ``assistant`` message with one ``thinking`` block whose
+  signature is the item as JSON, as Pi itself stores OpenAI reasoning.
+
+Every other item (system and developer messages, hosted tool calls, file inputs,
+anything newer than this module) is a ``custom`` entry of type
+``openai-agents-item`` holding the item as its ``data``: kept, but not shown to a
+model that Pi drives.  One item per entry means that a model turn of several output
+items is several consecutive Pi ``assistant`` messages.
+
+Imports: the core and :mod:`ptree.pi`, and the ``agents`` package (the extra
+``ptree[openai-agents]``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
+
+from agents.memory.session_settings import (
+    SessionSettings,
+    coerce_session_settings,
+    resolve_session_limit,
+)
+
+from ..context import iso_to_ms
+from ..entries import Custom, Entry, MessageEntry
+from ..errors import InvalidMessageError
+from ..frozen import FrozenDict, freeze, thaw
+from ..header import SessionHeader
+from ..history import History
+from ..ids import utc_now
+from ..pi import SessionWriter
+from ..pi.lines import StrPath
+from ..tree import SessionTree
+
+if TYPE_CHECKING:
+    from agents.items import TResponseInputItem
+
+__all__ = ["CUSTOM_TYPE", "ITEM_FIELD", "TreeSession", "pi_message"]
+
+ITEM_FIELD = "openaiAgentsItem"
+"""The entry field that keeps an SDK item whole beside its Pi message."""
+
+CUSTOM_TYPE = "openai-agents-item"
+"""The ``customType`` of the entries that hold items without a Pi message."""
+
+_ZERO_COST = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+_ZERO_USAGE = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": _ZERO_COST,
+}
+
+
+def _image_block(url: object) -> dict[str, Any] | None:
+    """A Pi image block from a base64 ``data:`` URL, or ``None``."""
+    if not isinstance(url, str) or not url.startswith("data:"):
+        return None
+    head, sep, data = url[5:].partition(",")
+    mime, _, encoding = head.partition(";")
+    if not sep or encoding != "base64" or not mime:
+        return None
+    return {"type": "image", "data": data, "mimeType": mime}
+
+
+def _input_blocks(content: object) -> list[dict[str, Any]] | None:
+    """Pi text and image blocks of an input content list, or ``None`` if one has none."""
+    if not isinstance(content, Sequence) or isinstance(content, str):
+        return None
+    blocks: list[dict[str, Any]] = []
+    for part in content:
+        if not isinstance(part, Mapping):
+            return None
+        kind = part.get("type")
+        if kind == "input_text" and isinstance(part.get("text"), str):
+            blocks.append({"type": "text", "text": part["text"]})
+        elif kind == "input_image" and (image := _image_block(part.get("image_url"))):
+            blocks.append(image)
+        else:
+            return None
+    return blocks
+
+
+def _assistant(
+    blocks: list[dict[str, Any]], stop: str, ms: int, provider: str, model: str | None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": blocks, "api": "openai-responses"}
+    if model is not None:
+        message["provider"] = provider
+        message["model"] = model
+    message["usage"] = _ZERO_USAGE
+    message["stopReason"] = stop
+    message["timestamp"] = ms
+    return message
+
+
+def pi_message(
+    item: Mapping[str, Any],
+    *,
+    tool_names: Mapping[str, str] | None = None,
+    timestamp: int = 0,
+    provider: str = "openai",
+    model: str | None = None,
+) -> dict[str, Any] | None:
+    """The Pi message that stands for an Agents SDK item, or ``None`` if none is faithful.
+
+    The mapping is the one described in the module doc.  The Pi message carries what
+    a model needs (text, tool calls, tool results, reasoning); the item itself is what
+    :class:`TreeSession` keeps to give back.  Cost: O(size of the item).
+
+    Args:
+        item: an input item (``TResponseInputItem``) as a JSON-like mapping.
+        tool_names: the tool name of each ``call_id`` seen so far, for the
+            ``toolName`` of a function call's output (``""`` when unknown).
+        timestamp: the message's ``timestamp`` in Unix milliseconds.
+        provider: the ``provider`` of assistant messages (written only with ``model``).
+        model: the ``model`` of assistant messages; ``None`` writes neither field,
+            so the message sets no model in Pi's context.
+
+    >>> pi_message({"role": "user", "content": "Hi"})
+    {'role': 'user', 'content': 'Hi', 'timestamp': 0}
+    >>> pi_message({"type": "function_call", "call_id": "c1", "name": "f",
+    ...             "arguments": '{"x": 1}'})["content"]
+    [{'type': 'toolCall', 'id': 'c1', 'name': 'f', 'arguments': {'x': 1}}]
+    >>> pi_message({"role": "system", "content": "Be brief."}) is None
+    True
+    """
+    kind = item.get("type", "message")
+    ms = timestamp
+    if kind == "message":
+        role = item.get("role")
+        content = item.get("content")
+        if role == "user":
+            if isinstance(content, str):
+                return {"role": "user", "content": content, "timestamp": ms}
+            blocks = _input_blocks(content)
+            if blocks is None:
+                return None
+            return {"role": "user", "content": blocks, "timestamp": ms}
+        if role == "assistant":
+            if isinstance(content, str):
+                return _assistant([{"type": "text", "text": content}], "stop", ms, provider, model)
+            if not isinstance(content, Sequence):
+                return None
+            out: list[dict[str, Any]] = []
+            for part in content:
+                if not isinstance(part, Mapping):
+                    return None
+                text = part.get("refusal" if part.get("type") == "refusal" else "text")
+                if part.get("type") not in ("output_text", "input_text", "refusal"):
+                    return None
+                if not isinstance(text, str):
+                    return None
+                out.append({"type": "text", "text": text})
+            return _assistant(out, "stop", ms, provider, model)
+        return None
+    if kind == "function_call":
+        call_id, name, arguments = item.get("call_id"), item.get("name"), item.get("arguments")
+        if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, str)):
+            return None
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        block = {"type": "toolCall", "id": call_id, "name": name, "arguments": parsed}
+        return _assistant([block], "toolUse", ms, provider, model)
+    if kind == "function_call_output":
+        call_id, output = item.get("call_id"), item.get("output")
+        if not isinstance(call_id, str):
+            return None
+        if isinstance(output, str):
+            blocks = [{"type": "text", "text": output}]
+        else:
+            found = _input_blocks(output)
+            if found is None:
+                return None
+            blocks = found
+        return {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": (tool_names or {}).get(call_id, ""),
+            "content": blocks,
+            "isError": False,
+            "timestamp": ms,
+        }
+    if kind == "reasoning":
+        parts = item.get("summary") or item.get("content") or []
+        if not isinstance(parts, Sequence) or isinstance(parts, str):
+            return None
+        texts: list[str] = []
+        for p in parts:
+            text = p.get("text") if isinstance(p, Mapping) else None
+            if not isinstance(text, str):
+                return None
+            texts.append(text)
+        signature = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        block = {"type": "thinking", "thinking": "\n\n".join(texts), "thinkingSignature": signature}
+        return _assistant([block], "stop", ms, provider, model)
+    return None
+
+
+def _item_of(entry: Entry) -> FrozenDict | None:
+    """The SDK item an entry holds, or ``None`` for entries that hold none."""
+    if type(entry) is MessageEntry:
+        item = entry.extra.get(ITEM_FIELD)
+    elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
+        item = entry.data
+    else:
+        return None
+    return item if type(item) is FrozenDict else None
+
+
+def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, FrozenDict]]:
+    """The item entries from ``leaf`` back to the root, newest first.  O(1) a step."""
+    entry = None if leaf is None else tree[leaf]
+    while entry is not None:
+        item = _item_of(entry)
+        if item is not None:
+            yield entry, item
+        entry = None if entry.parent_id is None else tree[entry.parent_id]
+
+
+class TreeSession:
+    """An OpenAI Agents SDK session kept as a ptree tree, optionally in a Pi file.
+
+    It implements the SDK's ``Session`` protocol (``session_id``,
+    ``session_settings``, ``get_items``, ``add_items``, ``pop_item``,
+    ``clear_session``), so it goes wherever a ``SQLiteSession`` goes::
+
+        session = TreeSession("chat-1", "chat-1.jsonl")
+        await Runner.run(agent, "Hello", session=session)
+
+    The items on the current branch (the path from the root to the leaf) are the
+    conversation.  Nothing is ever deleted: ``pop_item`` and ``clear_session`` move
+    the leaf back, :meth:`branch` moves it to an earlier item, and the next
+    ``add_items`` grows a new branch there.  Each ``add_items`` call (however many
+    items), ``pop_item``, ``clear_session`` and :meth:`branch` is one step of an
+    undo :class:`~ptree.History`: :meth:`undo` and :meth:`redo` move between them.
+
+    Persistence: with ``path``, the tree lives in that Pi session file, created if
+    missing and loaded if present, and locked while the session is open (a second
+    writer gets :class:`~ptree.SessionLockedError`).  Every change is appended before
+    the call returns (``fsync`` says whether it is also flushed to the disk); a file
+    only grows, so an undo, a pop or a branch is written as a ``leaf`` record and
+    later appends never reuse an id.  Pi's CLI does not know ``leaf`` records: a file
+    whose last change was such a move shows the branch before it there, until the
+    next item is added.  The undo history itself lives in memory: a reopened session
+    starts a new one.  Without ``path`` the tree lives in memory only (``tree=`` can
+    give its first value).
+
+    The methods are quick (O(size of the items) plus the path walk described on
+    each), so the async ones do their work inline, without a thread; with
+    ``fsync=True`` a change waits for the disk.  A lock makes each call atomic
+    between threads.
+
+    Args:
+        session_id: the SDK's session id; a new file's header takes it as its id.
+        path: the Pi session file, or ``None`` for a session in memory.
+        session_settings: the SDK's settings (``limit`` is the default of
+            :meth:`get_items`); a dict is accepted as by the SDK.
+        provider: the ``provider`` written into assistant messages with ``model``.
+        model: the model name written into assistant messages, so that Pi and
+            :func:`~ptree.build_context` know which model spoke; ``None`` writes none.
+        tree: the first value of a session in memory (only without ``path``).
+        fsync: flush each change to the disk (see :class:`~ptree.SessionWriter`).
+        history_limit: how many undo steps to keep (``None``: all).
+
+    Raises:
+        SessionLockedError: another writer holds the file.
+        SessionFileError: the file exists but cannot be loaded.
+        ValueError: both ``path`` and ``tree`` were given.
+    """
+
+    session_settings: SessionSettings | None
+
+    def __init__(
+        self,
+        session_id: str,
+        path: StrPath | None = None,
+        *,
+        session_settings: SessionSettings | Mapping[str, Any] | None = None,
+        provider: str = "openai",
+        model: str | None = None,
+        tree: SessionTree | None = None,
+        fsync: bool = True,
+        history_limit: int | None = None,
+    ) -> None:
+        if path is not None and tree is not None:
+            raise ValueError("give either path (a Pi file) or tree (in memory), not both")
+        self.session_id = session_id
+        self.session_settings = (
+            SessionSettings()
+            if session_settings is None
+            else coerce_session_settings(
+                session_settings
+                if isinstance(session_settings, SessionSettings)
+                else dict(session_settings)
+            )
+        )
+        self.provider = provider
+        self.model = model
+        self._lock = threading.RLock()
+        self._closed = False
+        self._writer: SessionWriter | None = None
+        if path is not None:
+            header = SessionHeader(id=session_id, timestamp=utc_now(), cwd=os.getcwd())
+            self._writer = SessionWriter(path, fsync=fsync, header=header)
+            self._tree = self._writer.value
+        else:
+            self._tree = SessionTree() if tree is None else tree
+        self._history: History[SessionTree] = History(self._tree, limit=history_limit)
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def tree(self) -> SessionTree:
+        """The current value: every entry ever added, the leaf where the session is."""
+        return self._tree
+
+    @property
+    def history(self) -> History[SessionTree]:
+        """The undo history: the tree after each step; its present is the last step."""
+        return self._history
+
+    @property
+    def path(self) -> str | None:
+        """The Pi session file, or ``None`` for a session in memory."""
+        return None if self._writer is None else self._writer.path
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def item_entry_ids(self, leaf: str | None = None) -> list[str]:
+        """The ids of the entries holding the items of a branch, oldest first.
+
+        ``item_entry_ids()[i]`` holds ``get_items()[i]``.  ``leaf`` names the branch
+        by an entry of :attr:`tree` (default: the current leaf).  Cost: O(path length).
+
+        Raises:
+            UnknownEntryError: ``leaf`` names no entry.
+        """
+        tree = self._tree
+        ids = [e.id for e, _ in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+        ids.reverse()
+        return ids
+
+    def items_at(self, leaf: str | None) -> list[TResponseInputItem]:
+        """The items of the branch ending at ``leaf`` (any entry of :attr:`tree`).
+
+        Fresh plain dicts and lists each call, oldest first; ``None`` gives ``[]``.
+        Cost: O(path length + size of the items).
+
+        Raises:
+            UnknownEntryError: ``leaf`` names no entry.
+        """
+        found = [item for _, item in _items_back(self._tree, leaf)]
+        found.reverse()
+        return cast("list[TResponseInputItem]", thaw(found))
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The items of the current branch, oldest first, exactly as they were added.
+
+        ``limit`` (default: ``session_settings.limit``) as in the SDK's
+        ``SQLiteSession``: ``None`` gives all, a positive number the latest that
+        many, ``0`` none, and a negative number all.  The items are fresh plain
+        dicts and lists, JSON-equal to those added.  Cost: O(path length) for the
+        walk back (stopping after ``limit`` items) plus O(size of the items given).
+
+        Raises:
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            wanted = resolve_session_limit(limit, self.session_settings)
+            if wanted == 0:
+                return []
+            found: list[FrozenDict] = []
+            for _, item in _items_back(self._tree, self._tree.leaf_id):
+                found.append(item)
+                if wanted is not None and 0 < wanted <= len(found):
+                    break
+            found.reverse()
+            return cast("list[TResponseInputItem]", thaw(found))
+
+    # ------------------------------------------------------------------ changes
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Add items under the current leaf, as one undo step and one file write.
+
+        Each item becomes one entry (see the module doc for the Pi message it gets);
+        the last one is the new leaf.  An empty list changes nothing.  Cost: O(size of
+        the items), plus one walk of the current path to name the tool results.
+
+        Raises:
+            InvalidMessageError: (a ``ValueError``) an item is not a JSON-like mapping;
+                nothing is added then.
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            if not items:
+                return
+            frozen: list[FrozenDict] = []
+            for i, given in enumerate(items):
+                if not isinstance(given, Mapping):
+                    raise InvalidMessageError(
+                        f"items[{i}]", f"an item must be a mapping, not {type(given).__name__}"
+                    )
+                frozen.append(freeze(given, where=f"items[{i}]"))
+            tree = self._tree
+            names = self._tool_names(tree)
+            for item in frozen:
+                if item.get("type") == "function_call":
+                    call_id, name = item.get("call_id"), item.get("name")
+                    if isinstance(call_id, str) and isinstance(name, str):
+                        names[call_id] = name
+                timestamp = tree.clock()
+                ms = iso_to_ms(timestamp) or 0
+                message = pi_message(
+                    item, tool_names=names, timestamp=ms, provider=self.provider, model=self.model
+                )
+                entry_id = tree.id_factory(tree)
+                entry: Entry
+                if message is None:
+                    entry = Custom(
+                        id=entry_id,
+                        parent_id=tree.leaf_id,
+                        timestamp=timestamp,
+                        custom_type=CUSTOM_TYPE,
+                        data=item,
+                    )
+                else:
+                    entry = MessageEntry(
+                        id=entry_id,
+                        parent_id=tree.leaf_id,
+                        timestamp=timestamp,
+                        message=message,
+                        extra={ITEM_FIELD: item},
+                    )
+                tree = tree.append_entry(entry)
+            self._step(tree)
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Take the latest item off the current branch and return it; ``None`` if none.
+
+        The leaf moves to the entry before that item; the item's entry stays in the
+        tree (a later :meth:`add_items` grows a sibling branch, :meth:`undo` brings it
+        back).  One undo step.  Cost: O(entries between the leaf and that item).
+
+        Raises:
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            tree = self._tree
+            for entry, item in _items_back(tree, tree.leaf_id):
+                self._step(tree.move_to(entry.parent_id))
+                return cast("TResponseInputItem", thaw(item))
+            return None
+
+    async def clear_session(self) -> None:
+        """Empty the current branch: the leaf moves above the roots.  One undo step.
+
+        Nothing is deleted; the next :meth:`add_items` starts a new root, and
+        :meth:`undo` brings the branch back.  O(1).
+
+        Raises:
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            self._step(self._tree.move_to(None))
+
+    def branch(self, at: int | str) -> None:
+        """Go back to an earlier point: the next items grow a new branch from there.
+
+        ``at`` is an index into :meth:`get_items` (negative ones count from the end)
+        and keeps ``get_items()[:at + 1]``, item ``at`` included; or it is the id of
+        any entry of :attr:`tree`, on any branch, which becomes the leaf.  The old
+        branch stays in the tree.  One undo step (none if the leaf is already there).
+        Cost: O(path length) for an index, O(1) for an id.
+
+        Raises:
+            IndexError: no item has that index.
+            UnknownEntryError: (a ``KeyError``) no entry has that id.
+            TypeError: ``at`` is neither an int nor a str.
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            tree = self._tree
+            if isinstance(at, bool) or not isinstance(at, int | str):
+                raise TypeError(f"at must be an item index or an entry id, not {at!r}")
+            if isinstance(at, int):
+                ids = self.item_entry_ids()
+                if not -len(ids) <= at < len(ids):
+                    raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
+                target = ids[at]
+            else:
+                target = tree[at].id
+            self._step(tree.move_to(target))
+
+    def undo(self) -> None:
+        """Go back one step: the leaf returns to where it was before the last change.
+
+        Items that the undone step added stay in the tree (off the branch); redo
+        brings the branch back.  O(1), plus one ``leaf`` record in the file.
+
+        Raises:
+            NothingToUndo: (an ``IndexError``) no earlier step is kept.
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            history = self._history.undo()
+            self._move(history)
+
+    def redo(self) -> None:
+        """Go forward one undone step.  O(1), plus one ``leaf`` record in the file.
+
+        Raises:
+            NothingToRedo: (an ``IndexError``) nothing was undone since the last step.
+            ValueError: the session is closed.
+        """
+        with self._lock:
+            self._check_open()
+            history = self._history.redo()
+            self._move(history)
+
+    def close(self) -> None:
+        """Release the file (its lock) and refuse further calls.  Twice is fine."""
+        with self._lock:
+            self._closed = True
+            if self._writer is not None:
+                self._writer.close()
+
+    async def __aenter__(self) -> TreeSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __enter__(self) -> TreeSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = "in memory" if self._writer is None else repr(self._writer.path)
+        state = "closed" if self._closed else repr(self._tree)
+        return f"TreeSession({self.session_id!r}, {where}, {state})"
+
+    # ------------------------------------------------------------------ internals
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError(f"TreeSession {self.session_id!r} is closed")
+
+    def _commit(self, tree: SessionTree) -> SessionTree:
+        if self._writer is not None:
+            tree = self._writer.commit(tree)
+        self._tree = tree
+        return tree
+
+    def _step(self, tree: SessionTree) -> None:
+        if tree is self._tree:
+            return
+        self._history = self._history.commit(self._commit(tree))
+
+    def _move(self, history: History[SessionTree]) -> None:
+        # The file only grows: the tree keeps every entry, and the step undone or
+        # redone to gives only where the leaf goes.
+        self._commit(self._tree.move_to(history.present.leaf_id))
+        self._history = history
+
+    @staticmethod
+    def _tool_names(tree: SessionTree) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for _, item in _items_back(tree, tree.leaf_id):
+            if item.get("type") == "function_call":
+                call_id, name = item.get("call_id"), item.get("name")
+                if isinstance(call_id, str) and isinstance(name, str):
+                    names.setdefault(call_id, name)
+        return names
