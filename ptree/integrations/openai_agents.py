@@ -62,7 +62,7 @@ from ..tree import SessionTree
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
 
-__all__ = ["CUSTOM_TYPE", "ITEM_FIELD", "TreeSession", "pi_message"]
+__all__ = ["CUSTOM_TYPE", "ITEM_FIELD", "TreeSession", "branch_items", "pi_message"]
 
 ITEM_FIELD = "openaiAgentsItem"
 """The entry field that keeps an SDK item whole beside its Pi message."""
@@ -251,6 +251,27 @@ def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, Fr
         entry = None if entry.parent_id is None else tree[entry.parent_id]
 
 
+def branch_items(tree: SessionTree, leaf: str | None = None) -> list[TResponseInputItem]:
+    """The SDK items on the path from the root to ``leaf`` (default: the tree's leaf).
+
+    What :meth:`TreeSession.get_items` returns for a session whose value is ``tree``:
+    fresh plain dicts and lists, oldest first.  Entries that hold no item (labels,
+    model changes, messages written by other code) are passed over.  Works on any
+    value a session ever had (:attr:`TreeSession.history`).
+    Cost: O(path length + size of the items).
+
+    Raises:
+        UnknownEntryError: ``leaf`` names no entry.
+
+    >>> t = SessionTree().append({"role": "user", "content": "not from the SDK"})
+    >>> branch_items(t)
+    []
+    """
+    found = [item for _, item in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+    found.reverse()
+    return cast("list[TResponseInputItem]", thaw(found))
+
+
 class TreeSession:
     """An OpenAI Agents SDK session kept as a ptree tree, optionally in a Pi file.
 
@@ -386,9 +407,9 @@ class TreeSession:
         Raises:
             UnknownEntryError: ``leaf`` names no entry.
         """
-        found = [item for _, item in _items_back(self._tree, leaf)]
-        found.reverse()
-        return cast("list[TResponseInputItem]", thaw(found))
+        if leaf is None:
+            return []
+        return branch_items(self._tree, leaf)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items of the current branch, oldest first, exactly as they were added.
