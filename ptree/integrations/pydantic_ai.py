@@ -61,6 +61,7 @@ from pydantic_ai.usage import RequestUsage
 
 from ..context import Context, to_provider_messages
 from ..entries import Custom, Entry, MessageEntry
+from ..errors import InvalidMessageError
 from ..frozen import FrozenDict, thaw
 from ..tree import SessionTree
 
@@ -228,7 +229,8 @@ def append_messages(tree: SessionTree, messages: Iterable[ModelMessage]) -> Sess
     Cost: O(size of the messages).
 
     Raises:
-        pydantic.ValidationError: a message is not a pydantic-ai message.
+        InvalidMessageError: (a ``ValueError``) one of ``messages`` is not a
+            ``ModelRequest`` or ``ModelResponse``; nothing is added.
 
     >>> from pydantic_ai.messages import ModelRequest, UserPromptPart
     >>> m = ModelRequest(parts=[UserPromptPart("Hi")])
@@ -237,6 +239,12 @@ def append_messages(tree: SessionTree, messages: Iterable[ModelMessage]) -> Sess
     ('Hi', True)
     """
     messages = list(messages)
+    for i, message in enumerate(messages):
+        if not isinstance(message, ModelRequest | ModelResponse):
+            raise InvalidMessageError(
+                f"messages[{i}]",
+                f"must be a ModelRequest or ModelResponse, not {type(message).__name__}",
+            )
     records = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
     for message, record in zip(messages, records, strict=True):
         found = pi_messages(message)
