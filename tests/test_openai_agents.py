@@ -309,11 +309,19 @@ class TestPiMessages:
             assert pi_message(item) is None, item
 
     def test_assistant_text_and_refusal(self) -> None:
+        """One text block, the parts joined, the item's id in textSignature (as Pi does)."""
         item = answer("Hello.", "m1")
-        item["content"].append({"type": "refusal", "refusal": "No."})
+        item["content"].append({"type": "refusal", "refusal": " No."})
+        item["phase"] = "final_answer"
         assert pi_message(item, model="gpt-5", timestamp=7) == {
             "role": "assistant",
-            "content": [{"type": "text", "text": "Hello."}, {"type": "text", "text": "No."}],
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Hello. No.",
+                    "textSignature": '{"v":1,"id":"m1","phase":"final_answer"}',
+                }
+            ],
             "api": "openai-responses",
             "provider": "openai",
             "model": "gpt-5",
@@ -323,19 +331,25 @@ class TestPiMessages:
         }
 
     def test_function_call_and_output(self) -> None:
+        """A call's Pi id is call_id|id, as Pi's Responses provider writes it."""
         assert pi_message(CALL1) == {
             "role": "assistant",
             "content": [
-                {"type": "toolCall", "id": "c1", "name": "weather", "arguments": {"city": "Paris"}}
+                {
+                    "type": "toolCall",
+                    "id": "c1|fc1",
+                    "name": "weather",
+                    "arguments": {"city": "Paris"},
+                }
             ],
             "api": "openai-responses",
             "usage": ZERO_USAGE,
             "stopReason": "toolUse",
             "timestamp": 0,
         }
-        assert pi_message(OUT1, tool_names={"c1": "weather"}) == {
+        assert pi_message(OUT1, calls={"c1": ("weather", "c1|fc1")}) == {
             "role": "toolResult",
-            "toolCallId": "c1",
+            "toolCallId": "c1|fc1",
             "toolName": "weather",
             "content": [{"type": "text", "text": "sunny in Paris"}],
             "isError": False,
@@ -370,14 +384,44 @@ class TestPiMessages:
         """A message entry keeps the item in openaiAgentsItem; others are custom entries."""
         system: Any = {"role": "system", "content": "Be brief."}
         s = TreeSession("s")
-        run(s.add_items([system, CALL1, OUT1]))
+        run(s.add_items([system, CALL1]))
+        run(s.add_items([OUT1]))  # answers a call of an earlier add_items
         e1, e2, e3 = s.tree.entries()
         assert isinstance(e1, ptree.Custom)
         assert (e1.custom_type, e1.data) == (CUSTOM_TYPE, system)
         assert isinstance(e2, ptree.MessageEntry)
         assert e2.extra[ITEM_FIELD] == CALL1
         assert isinstance(e3, ptree.MessageEntry)
-        assert e3.message["toolName"] == "weather"  # named after the call it answers
+        assert e3.message["toolName"] == "weather"
+        assert e3.message["toolCallId"] == "c1|fc1"
+
+    def test_a_turn_is_one_assistant_message(self) -> None:
+        """Reasoning and parallel calls added together: one Pi message on the last entry."""
+        reasoning: Any = {"type": "reasoning", "id": "rs1", "summary": []}
+        s = TreeSession("s")
+        run(s.add_items([U1, reasoning, CALL1, CALL2, OUT1, OUT2, A1]))
+        kinds = [e.type for e in s.tree.entries()]
+        assert kinds == [
+            "message",  # U1
+            "custom",  # reasoning, CALL1: their blocks are in the next message
+            "custom",
+            "message",  # CALL2: the turn's message
+            "message",  # OUT1
+            "message",  # OUT2
+            "message",  # A1: a turn of its own (after the results)
+        ]
+        turn = s.tree.entries()[3]
+        assert isinstance(turn, ptree.MessageEntry)
+        assert [b["type"] for b in turn.message["content"]] == ["thinking", "toolCall", "toolCall"]
+        assert turn.message["stopReason"] == "toolUse"
+        assert run(s.get_items()) == [U1, reasoning, CALL1, CALL2, OUT1, OUT2, A1]
+        assert [m["role"] for m in build_context(s.tree).messages] == [
+            "user",
+            "assistant",
+            "toolResult",
+            "toolResult",
+            "assistant",
+        ]
 
 
 class TestRunner:
@@ -444,11 +488,14 @@ class TestRunner:
         assert [m["role"] for m in ctx.messages] == ["user", "assistant", "toolResult", "assistant"]
         assert ctx.messages[0]["content"] == "Weather in Paris?"
         assert ctx.messages[1]["content"] == [
-            {"type": "toolCall", "id": "c1", "name": "weather", "arguments": {"city": "Paris"}}
+            {"type": "toolCall", "id": "c1|fc1", "name": "weather", "arguments": {"city": "Paris"}}
         ]
         assert ctx.messages[2]["toolName"] == "weather"
+        assert ctx.messages[2]["toolCallId"] == "c1|fc1"
         assert ctx.messages[2]["content"] == [{"type": "text", "text": "sunny in Paris"}]
-        assert ctx.messages[3]["content"] == [{"type": "text", "text": "Sunny in Paris."}]
+        assert ctx.messages[3]["content"] == [
+            {"type": "text", "text": "Sunny in Paris.", "textSignature": '{"v":1,"id":"m1"}'}
+        ]
         assert ctx.model == ptree.ModelRef(provider="openai", model_id="scripted")
         header = json.loads(path.read_text().splitlines()[0])
         assert header["id"] == "chat"

@@ -15,19 +15,23 @@ field, so that :meth:`~TreeSession.get_items` returns exactly what was added:
 
 - a user message (text, or input text and base64 ``data:`` images) is a Pi
   ``user`` message;
-- an assistant message (output text and refusals) is a Pi ``assistant`` message with
-  text blocks; a ``function_call`` (arguments a JSON object) is an ``assistant``
-  message with one ``toolCall`` block (id = ``call_id``, arguments parsed);
+- the model's output items become the blocks of a Pi ``assistant`` message, as Pi's
+  own OpenAI Responses provider stores them: an assistant message is one text block
+  (its output text and refusals joined, ``textSignature`` naming the item's id), a
+  ``function_call`` (arguments a JSON object) a ``toolCall`` block (id
+  ``call_id|id``, arguments parsed), a ``reasoning`` item a ``thinking`` block whose
+  signature is the item as JSON;
 - a ``function_call_output`` (a string, or input text and ``data:`` images) is a
-  ``toolResult`` named after the call it answers;
-- a ``reasoning`` item is an ``assistant`` message with one ``thinking`` block whose
-  signature is the item as JSON, as Pi itself stores OpenAI reasoning.
+  ``toolResult`` that names the call it answers and its tool.
 
-Every other item (system and developer messages, hosted tool calls, file inputs,
-anything newer than this module) is a ``custom`` entry of type
-``openai-agents-item`` holding the item as its ``data``: kept, but not shown to a
-model that Pi drives.  One item per entry means that a model turn of several output
-items is several consecutive Pi ``assistant`` messages.
+Consecutive output items added together (one model turn: reasoning, text, parallel
+tool calls) make one Pi ``assistant`` message, on the entry of the turn's last item;
+the entries before it in the turn are ``custom`` entries holding their items only.
+Pi pairs tool calls with their results only within one message, so a turn split over
+several messages would not replay.  Every other item (system and developer messages,
+hosted tool calls, file inputs, anything newer than this module) is a ``custom``
+entry of type ``openai-agents-item`` holding the item as its ``data``: kept, but not
+shown to a model that Pi drives.
 
 Imports: the core and :mod:`ptree.pi`, and the ``agents`` package (the extra
 ``ptree[openai-agents]``).
@@ -62,7 +66,14 @@ from ..tree import SessionTree
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
 
-__all__ = ["CUSTOM_TYPE", "ITEM_FIELD", "TreeSession", "branch_items", "pi_message"]
+__all__ = [
+    "CUSTOM_TYPE",
+    "ITEM_FIELD",
+    "TreeSession",
+    "branch_items",
+    "pi_call_id",
+    "pi_message",
+]
 
 ITEM_FIELD = "openaiAgentsItem"
 """The entry field that keeps an SDK item whole beside its Pi message."""
@@ -79,6 +90,10 @@ _ZERO_USAGE = {
     "totalTokens": 0,
     "cost": _ZERO_COST,
 }
+
+
+# Where the text of each part kind of an assistant message is.
+_TEXT_KEYS = {"output_text": "text", "input_text": "text", "refusal": "refusal"}
 
 
 def _image_block(url: object) -> dict[str, Any] | None:
@@ -111,36 +126,155 @@ def _input_blocks(content: object) -> list[dict[str, Any]] | None:
 
 
 def _assistant(
-    blocks: list[dict[str, Any]], stop: str, ms: int, provider: str, model: str | None
+    blocks: list[dict[str, Any]], ms: int, provider: str, model: str | None
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": blocks, "api": "openai-responses"}
     if model is not None:
         message["provider"] = provider
         message["model"] = model
     message["usage"] = _ZERO_USAGE
-    message["stopReason"] = stop
+    calls = any(b["type"] == "toolCall" for b in blocks)
+    message["stopReason"] = "toolUse" if calls else "stop"
     message["timestamp"] = ms
     return message
+
+
+def _json(value: object) -> str:
+    # As JavaScript's JSON.stringify writes it, which is how Pi writes signatures.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def pi_call_id(item: Mapping[str, Any]) -> str | None:
+    """The Pi tool call id of a ``function_call`` item: ``call_id|id``, as Pi writes it.
+
+    Pi's OpenAI Responses provider keeps both ids of a call in one: the ``call_id``
+    that its output answers, and the item's ``id``.  ``None`` for an item without a
+    string ``call_id``.
+
+    >>> pi_call_id({"type": "function_call", "call_id": "c1", "id": "fc_1"})
+    'c1|fc_1'
+    >>> pi_call_id({"type": "function_call", "call_id": "c1"})
+    'c1'
+    """
+    call_id, item_id = item.get("call_id"), item.get("id")
+    if not isinstance(call_id, str):
+        return None
+    return f"{call_id}|{item_id}" if isinstance(item_id, str) and item_id else call_id
+
+
+def _assistant_blocks(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The Pi content blocks of a model output item, or ``None`` if it is none or has none."""
+    kind = item.get("type", "message")
+    if kind == "message":
+        if item.get("role") != "assistant":
+            return None
+        content = item.get("content")
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, Sequence):
+            texts: list[str] = []
+            for part in content:
+                if not isinstance(part, Mapping):
+                    return None
+                key = _TEXT_KEYS.get(str(part.get("type")))
+                value = None if key is None else part.get(key)
+                if not isinstance(value, str):
+                    return None
+                texts.append(value)
+            text = "".join(texts)  # Pi joins a message's parts into one text block
+        else:
+            return None
+        block: dict[str, Any] = {"type": "text", "text": text}
+        item_id = item.get("id")
+        if isinstance(item_id, str) and item_id:
+            signature: dict[str, Any] = {"v": 1, "id": item_id}
+            if isinstance(item.get("phase"), str):
+                signature["phase"] = item["phase"]
+            block["textSignature"] = _json(signature)
+        return [block]
+    if kind == "function_call":
+        name, arguments, pi_id = item.get("name"), item.get("arguments"), pi_call_id(item)
+        if not (isinstance(name, str) and isinstance(arguments, str) and pi_id is not None):
+            return None
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        return [{"type": "toolCall", "id": pi_id, "name": name, "arguments": parsed}]
+    if kind == "reasoning":
+        parts = item.get("summary") or item.get("content") or []
+        if not isinstance(parts, Sequence) or isinstance(parts, str):
+            return None
+        texts = []
+        for p in parts:
+            value = p.get("text") if isinstance(p, Mapping) else None
+            if not isinstance(value, str):
+                return None
+            texts.append(value)
+        # The signature is the item itself: Pi sends it back to the Responses API.
+        return [
+            {"type": "thinking", "thinking": "\n\n".join(texts), "thinkingSignature": _json(item)}
+        ]
+    return None
+
+
+def _input_message(
+    item: Mapping[str, Any], calls: Mapping[str, tuple[str, str]], ms: int
+) -> dict[str, Any] | None:
+    """The Pi user or toolResult message of an input item, or ``None``."""
+    kind = item.get("type", "message")
+    if kind == "message" and item.get("role") == "user":
+        content = item.get("content")
+        if isinstance(content, str):
+            return {"role": "user", "content": content, "timestamp": ms}
+        blocks = _input_blocks(content)
+        if blocks is None:
+            return None
+        return {"role": "user", "content": blocks, "timestamp": ms}
+    if kind == "function_call_output":
+        call_id, output = item.get("call_id"), item.get("output")
+        if not isinstance(call_id, str):
+            return None
+        if isinstance(output, str):
+            blocks = [{"type": "text", "text": output}]
+        else:
+            found = _input_blocks(output)
+            if found is None:
+                return None
+            blocks = found
+        name, pi_id = calls.get(call_id, ("", call_id))
+        return {
+            "role": "toolResult",
+            "toolCallId": pi_id,
+            "toolName": name,
+            "content": blocks,
+            "isError": False,
+            "timestamp": ms,
+        }
+    return None
 
 
 def pi_message(
     item: Mapping[str, Any],
     *,
-    tool_names: Mapping[str, str] | None = None,
+    calls: Mapping[str, tuple[str, str]] | None = None,
     timestamp: int = 0,
     provider: str = "openai",
     model: str | None = None,
 ) -> dict[str, Any] | None:
-    """The Pi message that stands for an Agents SDK item, or ``None`` if none is faithful.
+    """The Pi message that stands for one Agents SDK item, or ``None`` if none is faithful.
 
-    The mapping is the one described in the module doc.  The Pi message carries what
-    a model needs (text, tool calls, tool results, reasoning); the item itself is what
-    :class:`TreeSession` keeps to give back.  Cost: O(size of the item).
+    The mapping is the one described in the module doc; a session puts the blocks of
+    consecutive output items into one assistant message (see :class:`TreeSession`).
+    Cost: O(size of the item).
 
     Args:
         item: an input item (``TResponseInputItem``) as a JSON-like mapping.
-        tool_names: the tool name of each ``call_id`` seen so far, for the
-            ``toolName`` of a function call's output (``""`` when unknown).
+        calls: for each ``call_id`` seen so far, the tool's name and the Pi id of the
+            call (:func:`pi_call_id`), for the tool result that answers it (default:
+            no name, and the ``call_id`` as the id).
         timestamp: the message's ``timestamp`` in Unix milliseconds.
         provider: the ``provider`` of assistant messages (written only with ``model``).
         model: the ``model`` of assistant messages; ``None`` writes neither field,
@@ -154,80 +288,48 @@ def pi_message(
     >>> pi_message({"role": "system", "content": "Be brief."}) is None
     True
     """
-    kind = item.get("type", "message")
-    ms = timestamp
-    if kind == "message":
-        role = item.get("role")
-        content = item.get("content")
-        if role == "user":
-            if isinstance(content, str):
-                return {"role": "user", "content": content, "timestamp": ms}
-            blocks = _input_blocks(content)
-            if blocks is None:
-                return None
-            return {"role": "user", "content": blocks, "timestamp": ms}
-        if role == "assistant":
-            if isinstance(content, str):
-                return _assistant([{"type": "text", "text": content}], "stop", ms, provider, model)
-            if not isinstance(content, Sequence):
-                return None
-            out: list[dict[str, Any]] = []
-            for part in content:
-                if not isinstance(part, Mapping):
-                    return None
-                text = part.get("refusal" if part.get("type") == "refusal" else "text")
-                if part.get("type") not in ("output_text", "input_text", "refusal"):
-                    return None
-                if not isinstance(text, str):
-                    return None
-                out.append({"type": "text", "text": text})
-            return _assistant(out, "stop", ms, provider, model)
-        return None
-    if kind == "function_call":
-        call_id, name, arguments = item.get("call_id"), item.get("name"), item.get("arguments")
-        if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, str)):
-            return None
-        try:
-            parsed = json.loads(arguments)
-        except ValueError:
-            return None
-        if not isinstance(parsed, dict):
-            return None
-        block = {"type": "toolCall", "id": call_id, "name": name, "arguments": parsed}
-        return _assistant([block], "toolUse", ms, provider, model)
-    if kind == "function_call_output":
-        call_id, output = item.get("call_id"), item.get("output")
-        if not isinstance(call_id, str):
-            return None
-        if isinstance(output, str):
-            blocks = [{"type": "text", "text": output}]
-        else:
-            found = _input_blocks(output)
-            if found is None:
-                return None
-            blocks = found
-        return {
-            "role": "toolResult",
-            "toolCallId": call_id,
-            "toolName": (tool_names or {}).get(call_id, ""),
-            "content": blocks,
-            "isError": False,
-            "timestamp": ms,
-        }
-    if kind == "reasoning":
-        parts = item.get("summary") or item.get("content") or []
-        if not isinstance(parts, Sequence) or isinstance(parts, str):
-            return None
-        texts: list[str] = []
-        for p in parts:
-            text = p.get("text") if isinstance(p, Mapping) else None
-            if not isinstance(text, str):
-                return None
-            texts.append(text)
-        signature = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-        block = {"type": "thinking", "thinking": "\n\n".join(texts), "thinkingSignature": signature}
-        return _assistant([block], "stop", ms, provider, model)
-    return None
+    blocks = _assistant_blocks(item)
+    if blocks is not None:
+        return _assistant(blocks, timestamp, provider, model)
+    return _input_message(item, calls or {}, timestamp)
+
+
+def _note_call(item: Mapping[str, Any], calls: dict[str, tuple[str, str]]) -> None:
+    if item.get("type") == "function_call":
+        call_id, name, pi_id = item.get("call_id"), item.get("name"), pi_call_id(item)
+        if isinstance(call_id, str) and isinstance(name, str) and pi_id is not None:
+            calls[call_id] = (name, pi_id)
+
+
+def _calls(tree: SessionTree) -> dict[str, tuple[str, str]]:
+    """The name and Pi id of each function call on the current branch (the latest wins)."""
+    found: list[FrozenDict] = [item for _, item in _items_back(tree, tree.leaf_id)]
+    calls: dict[str, tuple[str, str]] = {}
+    for item in reversed(found):
+        _note_call(item, calls)
+    return calls
+
+
+def _entry(
+    tree: SessionTree, timestamp: str, item: FrozenDict, message: dict[str, Any] | None
+) -> Entry:
+    """The entry that keeps ``item``: a Pi message with the item beside it, or a custom one."""
+    entry_id = tree.id_factory(tree)
+    if message is None:
+        return Custom(
+            id=entry_id,
+            parent_id=tree.leaf_id,
+            timestamp=timestamp,
+            custom_type=CUSTOM_TYPE,
+            data=item,
+        )
+    return MessageEntry(
+        id=entry_id,
+        parent_id=tree.leaf_id,
+        timestamp=timestamp,
+        message=message,
+        extra={ITEM_FIELD: item},
+    )
 
 
 def _item_of(entry: Entry) -> FrozenDict | None:
@@ -462,36 +564,29 @@ class TreeSession:
                     )
                 frozen.append(freeze(given, where=f"items[{i}]"))
             tree = self._tree
-            names = self._tool_names(tree)
-            for item in frozen:
-                if item.get("type") == "function_call":
-                    call_id, name = item.get("call_id"), item.get("name")
-                    if isinstance(call_id, str) and isinstance(name, str):
-                        names[call_id] = name
+            calls = _calls(tree)
+            # Consecutive model output items (a turn's reasoning, text and parallel tool
+            # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
+            # tool call with its result only within one message.  The message goes on
+            # the run's last entry; the entries before it hold their items only.
+            run: list[dict[str, Any]] = []
+            for i, item in enumerate(frozen):
                 timestamp = tree.clock()
-                ms = iso_to_ms(timestamp) or 0
-                message = pi_message(
-                    item, tool_names=names, timestamp=ms, provider=self.provider, model=self.model
-                )
-                entry_id = tree.id_factory(tree)
-                entry: Entry
-                if message is None:
-                    entry = Custom(
-                        id=entry_id,
-                        parent_id=tree.leaf_id,
-                        timestamp=timestamp,
-                        custom_type=CUSTOM_TYPE,
-                        data=item,
-                    )
+                blocks = _assistant_blocks(item)
+                message: dict[str, Any] | None
+                if blocks is not None:
+                    _note_call(item, calls)
+                    run += blocks
+                    following = frozen[i + 1] if i + 1 < len(frozen) else None
+                    if following is not None and _assistant_blocks(following) is not None:
+                        message = None
+                    else:
+                        ms = iso_to_ms(timestamp) or 0
+                        message = _assistant(run, ms, self.provider, self.model)
+                        run = []
                 else:
-                    entry = MessageEntry(
-                        id=entry_id,
-                        parent_id=tree.leaf_id,
-                        timestamp=timestamp,
-                        message=message,
-                        extra={ITEM_FIELD: item},
-                    )
-                tree = tree.append_entry(entry)
+                    message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
+                tree = tree.append_entry(_entry(tree, timestamp, item, message))
             self._step(tree)
 
     async def pop_item(self) -> TResponseInputItem | None:
@@ -637,13 +732,3 @@ class TreeSession:
         # redone to gives only where the leaf goes.
         self._commit(self._tree.move_to(history.present.leaf_id))
         self._history = history
-
-    @staticmethod
-    def _tool_names(tree: SessionTree) -> dict[str, str]:
-        names: dict[str, str] = {}
-        for _, item in _items_back(tree, tree.leaf_id):
-            if item.get("type") == "function_call":
-                call_id, name = item.get("call_id"), item.get("name")
-                if isinstance(call_id, str) and isinstance(name, str):
-                    names.setdefault(call_id, name)
-        return names
