@@ -1,7 +1,14 @@
 """Adapters that plug a ptree session into agent frameworks (optional extras).
 
-Reserved for issue #18.  Each module imports its framework; nothing else in ptree
-imports this package, so the core never needs a framework installed.
+- :mod:`ptree.integrations.openai_agents`: :class:`~ptree.integrations.openai_agents.TreeSession`,
+  the OpenAI Agents SDK's session protocol on a tree in a Pi file, with branches and
+  undo (``pip install 'ptree[openai-agents]'``);
+- :mod:`ptree.integrations.pydantic_ai`: pydantic-ai message history to and from a
+  tree (``pip install 'ptree[pydantic-ai]'``).
+
+Each module imports its framework, so this package imports neither: import the module
+you need.  Nothing else in ptree imports this package, so the core never needs a
+framework installed.  Imports: the core and :mod:`ptree.pi`.
 """
 
 __all__: list[str] = []
