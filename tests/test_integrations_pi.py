@@ -23,6 +23,7 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai.types.responses import ResponseReasoningItem
 from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai import AgentRunResult
 from pydantic_ai.models.test import TestModel
 
 from ptree import SessionWriter, build_context, load
@@ -38,6 +39,11 @@ set_tracing_disabled(True)
 def weather(city: str) -> str:
     """The weather in a city."""
     return f"sunny in {city}"
+
+
+def run(agent: PydanticAgent[Any, Any], prompt: str, **kwargs: Any) -> AgentRunResult[Any]:
+    """``agent.run`` in a fresh event loop, closed afterwards (see test_pydantic_ai.run)."""
+    return asyncio.run(agent.run(prompt, **kwargs))
 
 
 def plain(value: Any) -> Any:
@@ -103,7 +109,7 @@ def test_pydantic_ai_file_in_pi(pi_package: Path, tmp_path: Path) -> None:  # no
     def forecast(city: str) -> str:
         return f"rain in {city}"
 
-    result = agent.run_sync("Forecast?")
+    result = run(agent, "Forecast?")
     path = tmp_path / "chat.jsonl"
     with SessionWriter(path) as w:
         w.commit(append_messages(w.value, result.all_messages()))

@@ -100,11 +100,8 @@ def scripted() -> ScriptedModel:
     )
 
 
-_LOOP = asyncio.Runner()  # one event loop for the module: a new one per example costs more
-
-
 def run(coro: Any) -> Any:
-    return _LOOP.run(coro)
+    return asyncio.run(coro)
 
 
 class TestProtocol:

@@ -7,13 +7,14 @@ what pydantic-ai itself returned from a run.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, AgentRunResult
 from pydantic_ai.messages import (
     BinaryContent,
     BinaryImage,
@@ -330,6 +331,16 @@ class TestFromPi:
         assert parts[1].content == "ok"  # type: ignore[union-attr]
 
 
+def run(agent: Agent[Any, Any], prompt: str, **kwargs: Any) -> AgentRunResult[Any]:
+    """``agent.run`` in a fresh event loop, closed afterwards.
+
+    Not ``run_sync``: it keeps its loop open as the thread's current one for the next
+    call, and a test that sets another loop later would leave it to the garbage
+    collector (a ResourceWarning, an error here).
+    """
+    return asyncio.run(agent.run(prompt, **kwargs))
+
+
 def weather(city: str) -> str:
     """The weather in a city."""
     return f"sunny in {city}"
@@ -355,12 +366,12 @@ class TestAgent:
         path = tmp_path / "chat.jsonl"
         with SessionWriter(path) as w:
             history = History(w.value)
-            r1 = agent.run_sync("Weather in Paris?", message_history=to_messages(w.value))
+            r1 = run(agent, "Weather in Paris?", message_history=to_messages(w.value))
             assert r1.output == "It is sunny in Paris."
             tree = w.commit(append_messages(w.value, r1.new_messages()))
             history = history.commit(tree)
             first_answer = tree.leaf_id
-            r2 = agent.run_sync("And Rome?", message_history=to_messages(tree))
+            r2 = run(agent, "And Rome?", message_history=to_messages(tree))
             tree = w.commit(append_messages(tree, r2.new_messages()))
             history = history.commit(tree)
             assert to_messages(tree) == r2.all_messages()
@@ -371,7 +382,7 @@ class TestAgent:
             history = history.commit(tree)
             assert first_answer is not None
             seen.clear()
-            r3 = agent.run_sync("And London?", message_history=to_messages(tree))
+            r3 = run(agent, "And London?", message_history=to_messages(tree))
             assert r3.output == "It is sunny in London."
             # The model was given exactly the first turn, then the new question.
             assert seen[0][:-1] == r1.all_messages()
@@ -392,9 +403,9 @@ class TestAgent:
     def test_test_model_runs_on_the_history(self) -> None:
         """pydantic-ai's TestModel continues a conversation given by to_messages."""
         agent = Agent(TestModel(), tools=[weather])
-        r1 = agent.run_sync("Weather?")
+        r1 = run(agent, "Weather?")
         tree = append_messages(SessionTree(), r1.new_messages())
-        r2 = agent.run_sync("Again", message_history=to_messages(tree))
+        r2 = run(agent, "Again", message_history=to_messages(tree))
         tree = append_messages(tree, r2.new_messages())
         assert to_messages(tree) == r2.all_messages()
         # TestModel calls the tool in the first run only: the tool's result is then
