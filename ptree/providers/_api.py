@@ -1,0 +1,150 @@
+"""The public entry points: :func:`payload` and :func:`assistant_message`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._context import Context, to_provider_messages
+from .._errors import SessionError
+from . import _anthropic, _completions, _google, _responses
+from ._js import plain
+from ._model import Target
+
+__all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
+
+_BUILDERS = {
+    "openai-completions": _completions,
+    "openai-responses": _responses,
+    "anthropic-messages": _anthropic,
+    "google-generative-ai": _google,
+}
+APIS: tuple[str, ...] = tuple(_BUILDERS)
+"""The APIs ptree builds bodies for, by pi-ai's names."""
+
+
+class ProviderError(SessionError, ValueError):
+    """A value :func:`payload` or :func:`assistant_message` cannot use.
+
+    Attributes:
+        api: the API asked for.
+        where: what was wrong, e.g. ``"api"`` or ``"messages[3]"``.
+    """
+
+    def __init__(self, api: str, where: str, message: str) -> None:
+        self.api = api
+        self.where = where
+        self.message = message
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.api, self.where, self.message))
+
+
+ProviderError.__module__ = "ptree.providers"
+
+
+def _module(api: str) -> Any:
+    module = _BUILDERS.get(api)
+    if module is None:
+        known = ", ".join(repr(a) for a in APIS)
+        raise ProviderError(api, "api", f"unknown api {api!r}; known: {known}")
+    return module
+
+
+def _messages(api: str, messages: Context | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if isinstance(messages, Context):
+        messages = to_provider_messages(messages.messages)
+    out = plain(list(messages))
+    for i, m in enumerate(out):
+        if not isinstance(m, dict):
+            raise ProviderError(api, f"messages[{i}]", f"messages[{i}] is not a message object")
+        content = m.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise ProviderError(
+                api, f"messages[{i}]", f"messages[{i}] has content that is not a string or list"
+            )
+        if isinstance(content, list):
+            for j, block in enumerate(content):
+                if not isinstance(block, dict):
+                    raise ProviderError(
+                        api,
+                        f"messages[{i}].content[{j}]",
+                        f"messages[{i}].content[{j}] is not a content block object",
+                    )
+    return out  # type: ignore[no-any-return]
+
+
+def payload(
+    messages: Context | Iterable[Mapping[str, Any]],
+    *,
+    api: str,
+    provider: str,
+    model: str,
+    system: str | None = None,
+    tools: Iterable[Mapping[str, Any]] = (),
+    reasoning: bool = False,
+    images: bool = True,
+) -> dict[str, Any]:
+    """The conversation part of a request body, exactly as pi-ai 1.6.0 builds it.
+
+    pi-ai's rules apply (see the package docstring and the README): thinking from other
+    models is dropped and same-model signatures kept; tool-call ids are normalised the way
+    the target API needs, and tool results follow the new ids; tool calls without a result
+    get pi-ai's synthetic error result; aborted and errored turns are left out; images
+    become placeholders for a text-only model; tool-call arguments are written as
+    JavaScript's ``JSON.stringify`` writes them.
+
+    Args:
+        messages: Pi LLM messages (``user``, ``assistant``, ``toolResult``), oldest first,
+            or a :class:`ptree.Context` (converted with :func:`ptree.to_provider_messages`).
+        api: ``"openai-completions"``, ``"openai-responses"``, ``"anthropic-messages"`` or
+            ``"google-generative-ai"``.
+        provider: the provider the request goes to, by Pi's names (``"openai"``,
+            ``"anthropic"``, ``"google"``, ``"openrouter"``, ``"deepseek"``, …).
+        model: the model id.
+        system: the system prompt (``None`` or empty: none).
+        tools: Pi tool definitions ``{name, description, parameters}``.
+        reasoning: whether the model is a reasoning model (pi-ai's ``model.reasoning``).
+        images: whether the model takes images (pi-ai's ``"image" in model.input``).
+
+    Returns:
+        A new ``dict`` of plain JSON values holding the fields that carry the
+        conversation: ``messages``/``tools`` (Chat Completions), ``input``/``tools``
+        (Responses), ``messages``/``system``/``tools`` (Anthropic),
+        ``contents``/``systemInstruction``/``tools`` (Gemini, as sent on the wire).
+        The caller adds the model and the request options.
+
+    Raises:
+        ProviderError: (a ``ValueError``) an unknown ``api`` (the message lists the known
+            ones), a message that is not an object, or (Responses) a same-model thinking
+            signature that is not JSON.
+
+    Cost: O(total size of the messages and tools); the inputs are copied, never changed.
+
+    >>> body = payload([{"role": "user", "content": "Hi"}], api="anthropic-messages",
+    ...                provider="anthropic", model="claude-sonnet-4-5", system="Be brief.")
+    >>> body["system"]
+    [{'type': 'text', 'text': 'Be brief.', 'cache_control': {'type': 'ephemeral'}}]
+    >>> body["messages"]
+    [{'role': 'user', 'content': [{'type': 'text', 'text': 'Hi', 'cache_control': {'type': 'ephemeral'}}]}]
+    """  # noqa: E501
+    module = _module(api)
+    target = Target(api, provider, model, bool(reasoning), bool(images))
+    converted = _messages(api, messages)
+    tool_list = plain(list(tools))
+    if system is not None and not isinstance(system, str):
+        raise ProviderError(api, "system", "system must be a string or None")
+    try:
+        return module.build(converted, target, system, tool_list)  # type: ignore[no-any-return]
+    except ProviderError:
+        raise
+    except ValueError as e:
+        raise ProviderError(api, "messages", str(e)) from None
+
+
+def assistant_message(response: Any, *, api: str, provider: str, model: str) -> dict[str, Any]:
+    """Placeholder."""
+    module = _module(api)
+    target = Target(api, provider, model)
+    return module.parse(response, target)  # type: ignore[no-any-return]

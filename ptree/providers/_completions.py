@@ -1,0 +1,257 @@
+"""OpenAI Chat Completions (``openai-completions``): body and reply, as pi-ai builds them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._js import is_blank, js_json, sanitize_surrogates, short_hash, utf16_len, utf16_slice
+from ._js import word_chars
+from ._model import Target, blocks_of, transform_messages
+
+__all__ = ["build", "parse"]
+
+_REASONING_FIELDS = ("reasoning", "reasoning_content", "reasoning_text")
+
+
+def _normalize_id(target: Target) -> Any:
+    def normalize(call_id: str, _source: dict[str, Any]) -> str:
+        if "|" in call_id:
+            sep = call_id.index("|")
+            call = word_chars(call_id[:sep])
+            item = word_chars(call_id[sep + 1 :])
+            combined = f"{call}_{item}" if item else call
+            if len(combined) <= 40:
+                return combined
+            digest = short_hash(call_id)[:8]
+            return f"{call[: max(1, 40 - len(digest) - 1)]}_{digest}"
+        if target.provider == "openai" and utf16_len(call_id) > 40:
+            return utf16_slice(call_id, 40)
+        return call_id
+
+    return normalize
+
+
+def _is_detail(d: Any) -> bool:
+    if not isinstance(d, dict):
+        return False
+    if not (d.get("id") is None or isinstance(d["id"], str)):
+        return False
+    if "format" in d and not isinstance(d["format"], str):
+        return False
+    if "index" in d and (isinstance(d["index"], bool) or not isinstance(d["index"], int | float)):
+        return False
+    kind = d.get("type")
+    if kind == "reasoning.summary":
+        return isinstance(d.get("summary"), str)
+    if kind == "reasoning.encrypted":
+        return isinstance(d.get("data"), str)
+    if kind == "reasoning.text":
+        return isinstance(d.get("text"), str) and (
+            d.get("signature") is None or isinstance(d["signature"], str)
+        )
+    return False
+
+
+def _loads(text: Any) -> Any:
+    if not text or not isinstance(text, str):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _details(signature: Any) -> list[Any] | None:
+    parsed = _loads(signature)
+    if isinstance(parsed, list) and parsed and all(_is_detail(d) for d in parsed):
+        return parsed
+    return None
+
+
+def _legacy_detail(signature: Any) -> Any:
+    parsed = _loads(signature)
+    if (
+        _is_detail(parsed)
+        and parsed["type"] == "reasoning.encrypted"
+        and isinstance(parsed.get("id"), str)
+        and parsed["id"]
+        and parsed["data"]
+    ):
+        return parsed
+    return None
+
+
+def _image_url(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{block.get('mimeType')};base64,{block.get('data')}"},
+    }
+
+
+def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
+    out: dict[str, Any] = {"role": "assistant", "content": None}
+    blocks = [b for b in msg["content"] if isinstance(b, dict)]
+    texts = [
+        sanitize_surrogates(b.get("text", ""))
+        for b in blocks
+        if b.get("type") == "text" and not is_blank(b.get("text"))
+    ]
+    text = "".join(texts)
+    thinking = [b for b in blocks if b.get("type") == "thinking"]
+    calls = [b for b in blocks if b.get("type") == "toolCall"]
+    details = next(
+        (d for d in (_details(b.get("thinkingSignature")) for b in thinking) if d is not None),
+        None,
+    )
+    if details is None:
+        legacy = [d for d in (_legacy_detail(c.get("thoughtSignature")) for c in calls) if d]
+        details = legacy or None
+    if text:
+        out["content"] = text
+    readable = [b for b in thinking if not is_blank(b.get("thinking"))]
+    if readable and details is None:
+        field = readable[0].get("thinkingSignature")
+        if target.provider == "opencode-go" and field == "reasoning":
+            field = "reasoning_content"
+        if field in _REASONING_FIELDS:
+            out[field] = "\n".join(b["thinking"] for b in readable)
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": c.get("id"),
+                "type": "function",
+                "function": {"name": c.get("name"), "arguments": js_json(c.get("arguments"))},
+            }
+            for c in calls
+        ]
+    if details is not None:
+        out["reasoning_details"] = details
+    if _is_deepseek(target) and target.reasoning and "reasoning_content" not in out:
+        out["reasoning_content"] = ""
+    if not out["content"] and not calls:
+        return None
+    return out
+
+
+def _is_deepseek(target: Target) -> bool:
+    return target.provider == "deepseek"
+
+
+def _cache_markers(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> None:
+    """OpenRouter's Anthropic models: pi-ai's three cache breakpoints."""
+    marker = {"type": "ephemeral"}
+    for m in messages:
+        if m["role"] in ("system", "developer"):
+            _mark_text(m, marker)
+            break
+    if tools:
+        tools[-1]["cache_control"] = dict(marker)
+    for m in reversed(messages):
+        if m["role"] in ("user", "assistant", "tool") and _mark_text(m, marker):
+            break
+
+
+def _mark_text(message: dict[str, Any], marker: dict[str, str]) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content:
+            return False
+        message["content"] = [{"type": "text", "text": content, "cache_control": dict(marker)}]
+        return True
+    if not isinstance(content, list):
+        return False
+    for part in reversed(content):
+        if isinstance(part, dict) and part.get("type") == "text":
+            part["cache_control"] = dict(marker)
+            return True
+    return False
+
+
+def build(
+    messages: list[dict[str, Any]],
+    target: Target,
+    system: str | None,
+    tools: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The conversation fields of pi-ai's Chat Completions body."""
+    out: list[dict[str, Any]] = []
+    if system:
+        role = "developer" if target.reasoning and target.provider == "openai" else "system"
+        out.append({"role": role, "content": sanitize_surrogates(system)})
+    transformed = transform_messages(messages, target, _normalize_id(target))
+    i = 0
+    n = len(transformed)
+    while i < n:
+        msg = transformed[i]
+        role = msg.get("role")
+        if role == "user":
+            content = msg["content"]
+            if isinstance(content, str):
+                out.append({"role": "user", "content": sanitize_surrogates(content)})
+            else:
+                parts = []
+                for b in content:
+                    if b.get("type") == "text":
+                        if b.get("text"):
+                            parts.append({"type": "text", "text": sanitize_surrogates(b["text"])})
+                    else:
+                        parts.append(_image_url(b))
+                if parts:
+                    out.append({"role": "user", "content": parts})
+        elif role == "assistant":
+            converted = _assistant(msg, target)
+            if converted is not None:
+                out.append(converted)
+        elif role == "toolResult":
+            images: list[dict[str, Any]] = []
+            while i < n and transformed[i].get("role") == "toolResult":
+                result = transformed[i]
+                blocks = [b for b in blocks_of(result) if isinstance(b, dict)]
+                text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+                has_images = any(b.get("type") == "image" for b in blocks)
+                if is_blank(text):
+                    text = "(see attached image)" if has_images else "(no tool output)"
+                out.append(
+                    {
+                        "role": "tool",
+                        "content": sanitize_surrogates(text),
+                        "tool_call_id": result.get("toolCallId"),
+                    }
+                )
+                if has_images and target.images:
+                    images.extend(_image_url(b) for b in blocks if b.get("type") == "image")
+                i += 1
+            i -= 1
+            if images:
+                out.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "Attached image(s) from tool result:"},
+                            *images,
+                        ],
+                    }
+                )
+        i += 1
+    body: dict[str, Any] = {"messages": out}
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.get("name"),
+                    "description": t.get("description"),
+                    "parameters": t.get("parameters"),
+                },
+            }
+            for t in tools
+        ]
+    if target.provider == "openrouter" and target.model.startswith("anthropic/"):
+        _cache_markers(out, body.get("tools"))
+    return body
+
+
+def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
+    """Placeholder replaced below."""
+    raise NotImplementedError

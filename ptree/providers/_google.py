@@ -1,0 +1,255 @@
+"""Google Gemini (``google-generative-ai``): body and reply, as pi-ai builds them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._js import is_blank, sanitize_surrogates, utf16_slice, word_chars
+from ._model import Target, transform_messages
+
+__all__ = ["build", "parse"]
+
+_GEMINI_VERSION = re.compile(r"gemini(?:-live)?-(\d+)")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def _gemini_major(model: str) -> int | None:
+    m = _GEMINI_VERSION.match(model.lower())
+    return int(m.group(1)) if m else None
+
+
+def needs_call_ids(model: str) -> bool:
+    """Whether Gemini wants tool-call ids for this model (Gemini 3+, Claude, gpt-oss)."""
+    major = _gemini_major(model)
+    return model.startswith(("claude-", "gpt-oss-")) or (major is not None and major >= 3)
+
+
+def _images_inside(model: str) -> bool:
+    major = _gemini_major(model)
+    return major is None or major >= 3
+
+
+def _signature(same: bool, signature: Any) -> str | None:
+    if (
+        same
+        and isinstance(signature, str)
+        and signature
+        and len(signature) % 4 == 0
+        and _BASE64.fullmatch(signature)
+    ):
+        return signature
+    return None
+
+
+def _normalize_id(target: Target) -> Any:
+    def normalize(call_id: str, _source: dict[str, Any]) -> str:
+        if not needs_call_ids(target.model):
+            return call_id
+        return utf16_slice(word_chars(call_id), 64)
+
+    return normalize
+
+
+def _inline(block: dict[str, Any]) -> dict[str, Any]:
+    return {"inlineData": {"mimeType": block.get("mimeType"), "data": block.get("data")}}
+
+
+def _model_parts(msg: dict[str, Any], target: Target) -> list[dict[str, Any]]:
+    same = msg.get("provider") == target.provider and msg.get("model") == target.model
+    parts: list[dict[str, Any]] = []
+    for block in msg["content"]:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            signature = _signature(same, block.get("textSignature"))
+            if is_blank(block.get("text")) and not signature:
+                continue
+            part: dict[str, Any] = {"text": sanitize_surrogates(block.get("text") or "")}
+            if signature:
+                part["thoughtSignature"] = signature
+            parts.append(part)
+        elif kind == "thinking":
+            if same:
+                signature = _signature(same, block.get("thinkingSignature"))
+                if is_blank(block.get("thinking")) and not signature:
+                    continue
+                part = {"thought": True, "text": sanitize_surrogates(block.get("thinking") or "")}
+                if signature:
+                    part["thoughtSignature"] = signature
+            else:
+                if is_blank(block.get("thinking")):
+                    continue
+                part = {"text": sanitize_surrogates(block["thinking"])}
+            parts.append(part)
+        elif kind == "toolCall":
+            signature = _signature(same, block.get("thoughtSignature"))
+            args = block.get("arguments")
+            call: dict[str, Any] = {"name": block.get("name"), "args": {} if args is None else args}
+            if needs_call_ids(target.model):
+                call["id"] = block.get("id")
+            part = {"functionCall": call}
+            if signature:
+                part["thoughtSignature"] = signature
+            parts.append(part)
+    return parts
+
+
+def _tool_result(msg: dict[str, Any], target: Target, contents: list[dict[str, Any]]) -> None:
+    blocks = [b for b in msg["content"] if isinstance(b, dict)]
+    text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    images = [b for b in blocks if b.get("type") == "image"] if target.images else []
+    if not is_blank(text):
+        value = sanitize_surrogates(text)
+    else:
+        value = "(see attached image)" if images else ""
+    inside = _images_inside(target.model)
+    response: dict[str, Any] = {
+        "name": msg.get("toolName"),
+        "response": {"error": value} if msg.get("isError") else {"output": value},
+    }
+    if images and inside:
+        response["parts"] = [_inline(b) for b in images]
+    if needs_call_ids(target.model):
+        response["id"] = msg.get("toolCallId")
+    part = {"functionResponse": response}
+    last = contents[-1] if contents else None
+    if (
+        last is not None
+        and last["role"] == "user"
+        and any("functionResponse" in p for p in last["parts"])
+    ):
+        last["parts"].append(part)
+    else:
+        contents.append({"role": "user", "parts": [part]})
+    if images and not inside:
+        contents.append(
+            {"role": "user", "parts": [{"text": "Tool result image:"}, *(_inline(b) for b in images)]}
+        )
+
+
+_NAME_MAPS = frozenset(
+    ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+)
+_SUBSCHEMAS = frozenset(
+    (
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contentSchema",
+    )
+)
+
+
+def const_as_enum(schema: Any) -> Any:
+    """pi-ai's ``rewriteConstAsEnum``: a string or number ``const`` becomes a one-value ``enum``.
+
+    Only in schema positions (not under a property name map's keys, not in literal data
+    such as ``default`` or ``examples``).  Returns a new value; iterative.
+
+    >>> const_as_enum({"properties": {"const": {"const": "x"}}, "default": {"const": 1}})
+    {'properties': {'const': {'enum': ['x']}}, 'default': {'const': 1}}
+    """
+    root: list[Any] = [None]
+    # (parent, key, value, is_name_map, is_schema)
+    stack: list[tuple[Any, Any, Any, bool, bool]] = [(root, 0, schema, False, True)]
+    fixups: list[dict[str, Any]] = []
+    while stack:
+        parent, key, value, is_name_map, is_schema = stack.pop()
+        if not is_schema:
+            parent[key] = value
+            continue
+        if isinstance(value, list):
+            new_list: list[Any] = [None] * len(value)
+            parent[key] = new_list
+            for i, item in enumerate(value):
+                stack.append((new_list, i, item, False, True))
+            continue
+        if not isinstance(value, dict):
+            parent[key] = value
+            continue
+        new: dict[str, Any] = {}
+        parent[key] = new
+        for k, v in value.items():
+            new[k] = None
+            if is_name_map or k in _SUBSCHEMAS:
+                stack.append((new, k, v, False, True))
+            elif k in _NAME_MAPS:
+                stack.append((new, k, v, True, True))
+            else:
+                stack.append((new, k, v, False, False))
+        if not is_name_map:
+            fixups.append(new)
+    for obj in fixups:
+        if "const" in obj and "enum" not in obj:
+            value = obj["const"]
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                del obj["const"]
+                obj["enum"] = [value]
+    return root[0]
+
+
+def build(
+    messages: list[dict[str, Any]],
+    target: Target,
+    system: str | None,
+    tools: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The conversation fields of the Gemini body as it goes on the wire."""
+    contents: list[dict[str, Any]] = []
+    for msg in transform_messages(messages, target, _normalize_id(target)):
+        role = msg.get("role")
+        if role == "user":
+            content = msg["content"]
+            if isinstance(content, str):
+                contents.append({"role": "user", "parts": [{"text": sanitize_surrogates(content)}]})
+            else:
+                parts = [
+                    {"text": sanitize_surrogates(b.get("text", ""))}
+                    if b.get("type") == "text"
+                    else _inline(b)
+                    for b in content
+                ]
+                if parts:
+                    contents.append({"role": "user", "parts": parts})
+        elif role == "assistant":
+            parts = _model_parts(msg, target)
+            if parts:
+                contents.append({"role": "model", "parts": parts})
+        elif role == "toolResult":
+            _tool_result(msg, target, contents)
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(system)}], "role": "user"}
+    if tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": t.get("name"),
+                        "description": t.get("description"),
+                        "parametersJsonSchema": const_as_enum(t.get("parameters")),
+                    }
+                    for t in tools
+                ]
+            }
+        ]
+    return body
+
+
+def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
+    """Placeholder replaced below."""
+    raise NotImplementedError

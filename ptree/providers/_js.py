@@ -1,0 +1,306 @@
+"""JavaScript's string and JSON rules, as pi-ai applies them: trim, UTF-16, JSON.stringify.
+
+pi-ai runs on JavaScript strings (UTF-16 code units), so lengths, slices, the id hash and
+the ``[^a-zA-Z0-9_-]`` replacement all count code units; a character outside the Basic
+Multilingual Plane is two of them.  Every function here is iterative (inputs are
+untrusted and may nest deeply).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "is_blank",
+    "js_json",
+    "js_trim",
+    "plain",
+    "sanitize_surrogates",
+    "short_hash",
+    "utf16_len",
+    "utf16_slice",
+    "word_chars",
+]
+
+# ECMAScript WhiteSpace and LineTerminator: what String.prototype.trim removes.  Python's
+# str.strip would also remove U+001C..U+001F and U+0085, which JavaScript keeps.
+_JS_SPACE = (
+    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` as JavaScript does it.
+
+    >>> js_trim(" \\x1c a \\u3000")
+    '\\x1c a'
+    """
+    return text.strip(_JS_SPACE)
+
+
+def is_blank(text: Any) -> bool:
+    """Whether ``text`` is missing or JavaScript's ``trim()`` leaves nothing of it."""
+    return not text or not js_trim(str(text))
+
+
+def _units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def _from_units(data: bytes) -> str:
+    return data.decode("utf-16-le", "surrogatepass")
+
+
+def utf16_len(text: str) -> int:
+    """JavaScript's ``text.length``: the number of UTF-16 code units.
+
+    >>> utf16_len("a😀")
+    3
+    """
+    n = len(text)
+    if text.isascii():
+        return n
+    return n + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf16_slice(text: str, end: int) -> str:
+    """JavaScript's ``text.slice(0, end)`` (which may cut a surrogate pair in two)."""
+    if text.isascii():
+        return text[:end]
+    return _from_units(_units(text)[: 2 * end])
+
+
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def word_chars(text: str) -> str:
+    """``text.replace(/[^a-zA-Z0-9_-]/g, "_")``: one ``_`` per UTF-16 code unit replaced.
+
+    >>> word_chars("a|b😀")
+    'a_b__'
+    """
+    return _NOT_WORD.sub(lambda m: "__" if ord(m.group()) > 0xFFFF else "_", text)
+
+
+def sanitize_surrogates(text: str) -> str:
+    """Remove unpaired UTF-16 surrogates (pi-ai's ``sanitizeSurrogates``).
+
+    A pair written as two code points (``"\\ud83d\\ude00"``) is one character in
+    JavaScript and is kept (joined).
+
+    >>> sanitize_surrogates("a\\ud83db\\ud83d\\ude00")
+    'ab😀'
+    """
+    if text.isascii():
+        return text
+    if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        return text
+    joined = _from_units(_units(text))  # pairs written as two code points become one
+    return "".join(ch for ch in joined if not 0xD800 <= ord(ch) <= 0xDFFF)
+
+
+_M32 = 0xFFFFFFFF
+
+
+def _to36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if n == 0:
+        return "0"
+    out = []
+    while n:
+        n, r = divmod(n, 36)
+        out.append(digits[r])
+    return "".join(reversed(out))
+
+
+def short_hash(text: str) -> str:
+    """pi-ai's ``shortHash``: a cyrb53-like hash of the UTF-16 code units, in base 36.
+
+    >>> short_hash("")
+    'k4n83c7h0j2b'
+    """
+    h1 = 0xDEADBEEF
+    h2 = 0x41C6CE57
+    data = _units(text)
+    for i in range(0, len(data), 2):
+        ch = data[i] | (data[i + 1] << 8)
+        h1 = ((h1 ^ ch) * 2654435761) & _M32
+        h2 = ((h2 ^ ch) * 1597334677) & _M32
+    h1 = (((h1 ^ (h1 >> 16)) * 2246822507) & _M32) ^ (((h2 ^ (h2 >> 13)) * 3266489909) & _M32)
+    h2 = (((h2 ^ (h2 >> 16)) * 2246822507) & _M32) ^ (((h1 ^ (h1 >> 13)) * 3266489909) & _M32)
+    return _to36(h2) + _to36(h1)
+
+
+def plain(value: Any) -> Any:
+    """A deep copy of a JSON-like value as plain ``dict``/``list`` (tuples become lists).
+
+    Iterative, so any depth works.  Cost: O(size of the value).
+    """
+    if not isinstance(value, Mapping | list | tuple):
+        return value
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    while stack:
+        parent, key, item = stack.pop()
+        if isinstance(item, Mapping):
+            new: Any = {}
+            parent[key] = new
+            for k, v in item.items():
+                if isinstance(v, Mapping | list | tuple):
+                    new[k] = None
+                    stack.append((new, k, v))
+                else:
+                    new[k] = v
+        elif isinstance(item, list | tuple):
+            new = [None] * len(item)
+            parent[key] = new
+            for i, v in enumerate(item):
+                if isinstance(v, Mapping | list | tuple):
+                    stack.append((new, i, v))
+                else:
+                    new[i] = v
+        else:
+            parent[key] = item
+    return root[0]
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    return _ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
+
+
+def _js_string(text: str) -> str:
+    if not text.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        text = _from_units(_units(text))  # a pair written as two code points is one character
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+
+
+def _js_number(value: float) -> str:
+    """Number::toString(10) for a finite double: the shortest digits, JavaScript's layout."""
+    if value == 0:
+        return "0"
+    if value < 0:
+        return "-" + _js_number(-value)
+    mantissa, _, exp_text = repr(value).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = whole + frac
+    point = len(whole) + (int(exp_text) if exp_text else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    all_digits = stripped.rstrip("0")
+    k = len(all_digits)
+    n = point
+    if k <= n <= 21:
+        return all_digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return all_digits[:n] + "." + all_digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + all_digits
+    e = n - 1
+    sign = "+" if e >= 0 else "-"
+    head = all_digits[0] + ("." + all_digits[1:] if k > 1 else "")
+    return f"{head}e{sign}{abs(e)}"
+
+
+class _Lit:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+_CLOSE_OBJECT = _Lit("}")
+_CLOSE_ARRAY = _Lit("]")
+_OPEN_ARRAY = _Lit("[")
+_COMMA = _Lit(",")
+
+
+def _array_index(key: str) -> int | None:
+    # An array index is the canonical decimal form of an integer below 2**32 - 1.
+    if key.isascii() and key.isdigit() and (key == "0" or key[0] != "0"):
+        n = int(key)
+        if n < 0xFFFFFFFF:
+            return n
+    return None
+
+
+def _ordered_keys(obj: Mapping[str, Any]) -> list[str]:
+    keys = list(obj)
+    indices = [(n, k) for k in keys if (n := _array_index(k)) is not None]
+    if not indices:
+        return keys
+    indices.sort()
+    return [k for _, k in indices] + [k for k in keys if _array_index(k) is None]
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _js_string(value)
+    if isinstance(value, int):
+        if -(2**53) <= value <= 2**53:
+            return str(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            return "null"
+    if isinstance(value, float):
+        return _js_number(value) if math.isfinite(value) else "null"
+    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+
+
+def js_json(value: Any) -> str:
+    """``JSON.stringify(value)`` as V8 writes it.
+
+    No spaces; object keys in insertion order except that array-index keys come first in
+    ascending order; numbers in JavaScript's shortest form; non-ASCII kept; control
+    characters and unpaired surrogates escaped.  Iterative.  Cost: O(size of the value).
+
+    >>> js_json({"b": 1.0, "10": [1e21, 1e-7, 0.1], "2": "é\\n"})
+    '{"2":"é\\\\n","10":[1e+21,1e-7,0.1],"b":1}'
+    """
+    out: list[str] = []
+    # the stack holds values still to write and literal text (_Lit)
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Lit):
+            out.append(item.text)
+        elif isinstance(item, Mapping):
+            keys = _ordered_keys(item)
+            if not keys:
+                out.append("{}")
+                continue
+            parts: list[Any] = [_CLOSE_OBJECT]
+            for i in range(len(keys) - 1, -1, -1):
+                k = keys[i]
+                parts.append(item[k])
+                parts.append(_Lit(("," if i else "{") + _js_string(str(k)) + ":"))
+            stack.extend(parts)
+        elif isinstance(item, list | tuple):
+            if not item:
+                out.append("[]")
+                continue
+            parts = [_CLOSE_ARRAY]
+            for i in range(len(item) - 1, -1, -1):
+                parts.append(item[i])
+                parts.append(_COMMA if i else _OPEN_ARRAY)
+            stack.extend(parts)
+        else:
+            out.append(_scalar(item))
+    return "".join(out)
+
+

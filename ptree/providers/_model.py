@@ -1,0 +1,158 @@
+"""The target model as pi-ai's converters see it, and the steps common to every API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from ._js import is_blank
+
+__all__ = ["Target", "transform_messages"]
+
+USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
+TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
+ERROR_IMAGE_PLACEHOLDER = "(image attached after the tool results)"
+NO_RESULT = "No result provided"
+
+
+@attrs.frozen
+class Target:
+    """The model a body is built for: what pi-ai's ``Model`` holds that changes the body."""
+
+    api: str
+    provider: str
+    model: str
+    reasoning: bool = False
+    images: bool = True
+
+    def same_model(self, message: dict[str, Any]) -> bool:
+        """Whether an assistant message came from this very model (provider, api and id)."""
+        return (
+            message.get("provider") == self.provider
+            and message.get("api") == self.api
+            and message.get("model") == self.model
+        )
+
+
+def replace_images(content: list[Any], placeholder: str) -> list[Any]:
+    """Each run of image blocks becomes one placeholder text (none right after one)."""
+    out: list[Any] = []
+    previous_was_placeholder = False
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "image":
+            if not previous_was_placeholder:
+                out.append({"type": "text", "text": placeholder})
+            previous_was_placeholder = True
+            continue
+        out.append(block)
+        previous_was_placeholder = isinstance(block, dict) and block.get("text") == placeholder
+    return out
+
+
+def blocks_of(message: dict[str, Any]) -> list[Any]:
+    """A message's content as a list (``None``/missing is empty; a string stays a string)."""
+    content = message.get("content")
+    return [] if content is None else content  # type: ignore[no-any-return]
+
+
+def transform_messages(
+    messages: list[dict[str, Any]],
+    target: Target,
+    normalize_id: Callable[[str, dict[str, Any]], str] | None,
+) -> list[dict[str, Any]]:
+    """pi-ai's ``transformMessages``: the steps every API shares, in its order.
+
+    Null content becomes empty; images for a text-only model become placeholders;
+    assistant messages from other models lose thinking and signatures and get their
+    tool-call ids normalised (later tool results follow the new ids); failed turns are
+    left out; unanswered tool calls get a synthetic error result.  The messages are plain
+    dicts owned by the caller (copied before), so they are changed in place where that is
+    cheaper.  Cost: O(total size of the messages).
+    """
+    id_map: dict[str, str] = {}
+    transformed: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg.get("content") is None:
+            msg["content"] = []
+        role = msg.get("role")
+        if not target.images:
+            if role == "user" and isinstance(msg["content"], list):
+                msg["content"] = replace_images(msg["content"], USER_IMAGE_PLACEHOLDER)
+            elif role == "toolResult":
+                msg["content"] = replace_images(msg["content"], TOOL_IMAGE_PLACEHOLDER)
+        if role == "toolResult":
+            new_id = id_map.get(msg.get("toolCallId"))  # type: ignore[arg-type]
+            if new_id and new_id != msg.get("toolCallId"):
+                msg["toolCallId"] = new_id
+        elif role == "assistant":
+            same = target.same_model(msg)
+            content: list[Any] = []
+            for block in msg["content"]:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "thinking":
+                    if not same:
+                        continue
+                    if block.get("redacted") or block.get("thinkingSignature"):
+                        content.append(block)
+                    elif not is_blank(block.get("thinking")):
+                        content.append(block)
+                elif kind == "text":
+                    content.append(block if same else {"type": "text", "text": block.get("text")})
+                elif kind == "toolCall":
+                    if not same:
+                        block.pop("thoughtSignature", None)
+                        if normalize_id is not None:
+                            old = block.get("id")
+                            new = normalize_id(old, msg)
+                            if new != old:
+                                id_map[old] = new
+                                block["id"] = new
+                    content.append(block)
+                else:
+                    content.append(block)
+            msg["content"] = content
+        transformed.append(msg)
+
+    result: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    answered: set[Any] = set()
+
+    def close_pending() -> None:
+        nonlocal pending, answered
+        for call in pending:
+            if call.get("id") not in answered:
+                result.append(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": call.get("id"),
+                        "toolName": call.get("name"),
+                        "content": [{"type": "text", "text": NO_RESULT}],
+                        "isError": True,
+                    }
+                )
+        pending = []
+        answered = set()
+
+    for msg in transformed:
+        role = msg.get("role")
+        if role == "assistant":
+            close_pending()
+            if msg.get("stopReason") in ("error", "aborted"):
+                continue
+            calls = [b for b in msg["content"] if isinstance(b, dict) and b.get("type") == "toolCall"]
+            if calls:
+                pending = calls
+                answered = set()
+            result.append(msg)
+        elif role == "toolResult":
+            answered.add(msg.get("toolCallId"))
+            result.append(msg)
+        elif role == "user":
+            close_pending()
+            result.append(msg)
+        else:
+            result.append(msg)
+    close_pending()
+    return result
