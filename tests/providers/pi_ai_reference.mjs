@@ -1,7 +1,7 @@
 // The reference for ptree.providers: runs @earendil-works/pi-ai offline.
 //
-// Reads one JSON array of cases from stdin and writes one JSON array of results to stdout,
-// so a test run starts Node once.  A case is either
+// Reads cases from stdin, one JSON object a line, and answers each with one line of JSON on
+// stdout, so a test run starts Node once.  A case is either
 //   {kind: "payload", api, provider, model, reasoning, images, system, tools, messages}
 //     -> {body}: the JSON body pi-ai's stream function sends (caught by a stub fetch), or
 //        {error} when pi-ai fails before sending;
@@ -9,6 +9,7 @@
 //     -> {message}: the assistant message pi-ai builds when the non-streaming `response`
 //        arrives as the equivalent server-sent event stream.
 // No network: every request goes to the stub fetch.
+import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 
@@ -132,18 +133,16 @@ async function run(c) {
     return { message };
 }
 
-const input = await new Promise((resolve) => {
-    let data = "";
-    process.stdin.setEncoding("utf8");
-    process.stdin.on("data", (d) => { data += d; });
-    process.stdin.on("end", () => resolve(data));
-});
-const out = [];
-for (const c of JSON.parse(input)) {
+// One case per line in, one result per line out, so a test session keeps one Node
+// process and asks it as it goes (Hypothesis examples one by one, or a whole batch).
+const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+    if (!line.trim()) continue;
+    let result;
     try {
-        out.push(await run(c));
+        result = await run(JSON.parse(line));
     } catch (e) {
-        out.push({ error: String(e && e.stack || e) });
+        result = { error: String((e && e.stack) || e) };
     }
+    process.stdout.write(JSON.stringify(result) + "\n");
 }
-process.stdout.write(JSON.stringify(out));
