@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._js import is_blank, sanitize_surrogates, utf16_slice, word_chars
+from ._js import is_blank, js_json, sanitize_surrogates, utf16_slice, word_chars
 from ._model import ERROR_IMAGE_PLACEHOLDER, Target, replace_images, transform_messages
+from ._reply import new_message, num, parse_arguments, priced, total_usage
 
 __all__ = ["build", "parse"]
 
@@ -187,6 +188,86 @@ def build(
     return body
 
 
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "pause_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+}
+
+
+def _count(value: Any) -> Any:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
-    """Placeholder replaced below."""
-    raise NotImplementedError
+    """pi-ai's message for an Anthropic Messages reply (streamed block by block)."""
+    out = new_message(target)
+    content: list[dict[str, Any]] = out["content"]
+    out["responseId"] = response.get("id")
+    if response.get("model") != target.model:
+        out["responseModel"] = response.get("model")
+    raw = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+    usage = out["usage"]
+    usage["input"] = num(raw.get("input_tokens"))
+    usage["output"] = num(raw.get("output_tokens"))
+    usage["cacheRead"] = num(raw.get("cache_read_input_tokens"))
+    usage["cacheWrite"] = num(raw.get("cache_creation_input_tokens"))
+    creation = raw.get("cache_creation")
+    usage["cacheWrite1h"] = (
+        num(creation.get("ephemeral_1h_input_tokens")) if isinstance(creation, dict) else 0
+    )
+    details = raw.get("output_tokens_details")
+    thinking_tokens = _count(details.get("thinking_tokens")) if isinstance(details, dict) else None
+    if thinking_tokens is not None:
+        usage["reasoning"] = thinking_tokens
+    total_usage(usage)
+    priced(usage)
+    for block in response.get("content") or []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            content.append({"type": "text", "text": block.get("text") or ""})
+        elif kind == "thinking":
+            content.append(
+                {
+                    "type": "thinking",
+                    "thinking": block.get("thinking") or "",
+                    "thinkingSignature": block.get("signature") or "",
+                }
+            )
+        elif kind == "redacted_thinking":
+            thinking: dict[str, Any] = {"type": "thinking", "thinking": "[Reasoning redacted]"}
+            if "data" in block:
+                thinking["thinkingSignature"] = block["data"]
+            thinking["redacted"] = True
+            content.append(thinking)
+        elif kind == "tool_use":
+            call: dict[str, Any] = {"type": "toolCall", "id": block.get("id"), "name": block.get("name")}
+            arguments = block.get("input")
+            if isinstance(arguments, dict):
+                call["arguments"] = arguments
+            else:
+                call.update(parse_arguments(js_json(arguments) if arguments is not None else ""))
+            content.append(call)
+    reason = response.get("stop_reason")
+    if reason:
+        out["rawStopReason"] = reason
+    if not reason:
+        out["stopReason"] = "error"
+        out["errorMessage"] = "Anthropic stream ended without a stop reason"
+    elif reason in _STOP_REASONS:
+        out["stopReason"] = _STOP_REASONS[reason]
+    else:
+        out["stopReason"] = "error"
+        if reason == "refusal":
+            stop_details = response.get("stop_details")
+            explanation = stop_details.get("explanation") if isinstance(stop_details, dict) else None
+            out["errorMessage"] = explanation or "The model refused to complete the request"
+        elif reason == "sensitive":
+            out["errorMessage"] = "Provider stopped with: sensitive"
+        else:
+            out["errorMessage"] = f"Unhandled stop reason: {reason}"
+    return out

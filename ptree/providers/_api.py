@@ -10,6 +10,7 @@ from .._errors import SessionError
 from . import _anthropic, _completions, _google, _responses
 from ._js import plain
 from ._model import Target
+from ._reply import as_json
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
 
@@ -144,7 +145,50 @@ def payload(
 
 
 def assistant_message(response: Any, *, api: str, provider: str, model: str) -> dict[str, Any]:
-    """Placeholder."""
+    """The Pi assistant message for a provider's non-streaming reply, as pi-ai builds it.
+
+    pi-ai reads streams; this reads the whole reply and gives the message pi-ai builds
+    from the same reply streamed: content blocks (text, thinking with its signature, tool
+    calls with parsed arguments), ``stopReason``, ``usage`` (token counts; costs are zero,
+    as ptree has no price table), ``api``, ``provider``, ``model``, ``timestamp`` (now,
+    in milliseconds) and, when known, ``responseId``, ``responseModel`` (the model that
+    served, when it is not the one asked for) and ``errorMessage``.  Append it to a tree
+    with ``tree.append(Message(message))`` (or the writer).
+
+    Args:
+        response: the reply as its JSON body (a mapping), or the official SDK's parsed
+            object: ``openai``'s ``ChatCompletion`` or ``Response``, ``anthropic``'s
+            ``Message`` (or ``BetaMessage``), ``google-genai``'s
+            ``GenerateContentResponse``.  Only the first choice/candidate is read.
+        api: the API that answered (as for :func:`payload`).
+        provider: the provider that answered, by Pi's names.
+        model: the model id the request asked for.
+
+    Returns:
+        A new ``dict``: the Pi assistant message.  A reply that stopped with an error
+        (a refusal, a content filter, an incomplete response) keeps its partial content
+        and has ``stopReason`` ``"error"`` and an ``errorMessage``, as in pi-ai;
+        :func:`payload` leaves such a turn out of the next request.
+
+    Raises:
+        ProviderError: (a ``ValueError``) an unknown ``api``.
+        TypeError: ``response`` is neither a mapping nor an SDK object.
+
+    Tool-call arguments that are not a JSON object give ``{}`` and an
+    ``argumentsError`` ending in the text received, as in pi-ai; its first line is
+    Python's wording of the parse error where pi-ai would give V8's.
+
+    Cost: O(size of the reply).
+
+    >>> reply = {"id": "msg_1", "type": "message", "role": "assistant",
+    ...          "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+    ...          "content": [{"type": "text", "text": "Hello!"}],
+    ...          "usage": {"input_tokens": 12, "output_tokens": 3}}
+    >>> message = assistant_message(reply, api="anthropic-messages",
+    ...                             provider="anthropic", model="claude-sonnet-4-5")
+    >>> message["content"], message["stopReason"], message["usage"]["totalTokens"]
+    ([{'type': 'text', 'text': 'Hello!'}], 'stop', 15)
+    """
     module = _module(api)
     target = Target(api, provider, model)
-    return module.parse(response, target)  # type: ignore[no-any-return]
+    return module.parse(as_json(response), target)  # type: ignore[no-any-return]

@@ -8,6 +8,7 @@ from typing import Any
 from ._js import is_blank, js_json, sanitize_surrogates, short_hash, utf16_len, utf16_slice
 from ._js import word_chars
 from ._model import Target, blocks_of, transform_messages
+from ._reply import new_message, num, parse_arguments, priced
 
 __all__ = ["build", "parse"]
 
@@ -252,6 +253,140 @@ def build(
     return body
 
 
+_STOP_REASONS = {
+    "stop": "stop",
+    "end": "stop",
+    "length": "length",
+    "function_call": "toolUse",
+    "tool_calls": "toolUse",
+}
+
+
+def _usage(raw: dict[str, Any]) -> dict[str, Any]:
+    details = raw.get("prompt_tokens_details")
+    cached: Any = None
+    if isinstance(details, dict):
+        cached = details.get("cached_tokens")
+    if cached is None:
+        cached = raw.get("prompt_cache_hit_tokens")
+    if cached is None:
+        cached = raw.get("cached_tokens")
+    if cached is None:
+        cached = 0
+    write = num(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+    prompt = num(raw.get("prompt_tokens"))
+    output = num(raw.get("completion_tokens"))
+    completion_details = raw.get("completion_tokens_details")
+    reasoning = (
+        num(completion_details.get("reasoning_tokens")) if isinstance(completion_details, dict) else 0
+    ) or num(raw.get("reasoning_tokens"))
+    input_tokens = max(0, prompt - cached - write)
+    return {
+        "input": input_tokens,
+        "output": output,
+        "cacheRead": cached,
+        "cacheWrite": write,
+        "reasoning": reasoning,
+        "totalTokens": input_tokens + output + cached + write,
+    }
+
+
+def _append_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
+    last = details[-1] if details else None
+    if last is not None and detail["type"] == last["type"] and detail["type"] in (
+        "reasoning.text",
+        "reasoning.summary",
+    ):
+        if detail["type"] == "reasoning.text":
+            last["text"] += detail["text"]
+            if not last.get("signature"):
+                last["signature"] = detail.get("signature")
+        else:
+            last["summary"] += detail["summary"]
+        if last.get("id") is None:
+            last["id"] = detail.get("id")
+        if not last.get("format"):
+            last["format"] = detail.get("format")
+        if last.get("index") is None:
+            last["index"] = detail.get("index")
+        for key in ("id", "format", "index", "signature"):
+            if key in last and last[key] is None and key not in detail:
+                del last[key]  # JavaScript's undefined is not written
+        return
+    details.append(dict(detail))
+
+
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
-    """Placeholder replaced below."""
-    raise NotImplementedError
+    """pi-ai's message for a Chat Completions reply (streamed as one delta)."""
+    out = new_message(target)
+    content: list[dict[str, Any]] = out["content"]
+    if response.get("id"):
+        out["responseId"] = response["id"]
+    served = response.get("model")
+    if isinstance(served, str) and served and served != target.model:
+        out["responseModel"] = served
+    choices = response.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    usage = response.get("usage")
+    if not isinstance(usage, dict) and isinstance(choice, dict) and isinstance(choice.get("usage"), dict):
+        usage = choice["usage"]
+    if isinstance(usage, dict):
+        out["usage"] = priced(_usage(usage))
+    finished = False
+    error: str | None = None
+    if isinstance(choice, dict):
+        delta = choice.get("message") or {}
+        thinking: dict[str, Any] | None = None
+        for field in ("reasoning_content", "reasoning", "reasoning_text"):
+            value = delta.get(field)
+            if isinstance(value, str) and value:
+                signature = (
+                    "reasoning_content"
+                    if target.provider == "opencode-go" and field == "reasoning"
+                    else field
+                )
+                thinking = {"type": "thinking", "thinking": value, "thinkingSignature": signature}
+                content.append(thinking)
+                break
+        details: list[dict[str, Any]] | None = None
+        raw_details = delta.get("reasoning_details")
+        if isinstance(raw_details, list):
+            for detail in raw_details:
+                if not _is_detail(detail):
+                    continue
+                if thinking is None:
+                    thinking = {"type": "thinking", "thinking": "", "thinkingSignature": ""}
+                    content.append(thinking)
+                if details is None:
+                    details = []
+                _append_detail(details, detail)
+        text = delta.get("content")
+        if isinstance(text, str) and text:
+            content.append({"type": "text", "text": text})
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            block: dict[str, Any] = {
+                "type": "toolCall",
+                "id": call.get("id") or "",
+                "name": function.get("name") or "",
+            }
+            block.update(parse_arguments(function.get("arguments") or ""))
+            content.append(block)
+        if thinking is not None and details is not None:
+            thinking["thinkingSignature"] = js_json(details)
+        reason = choice.get("finish_reason")
+        if reason:
+            finished = True
+            out["rawStopReason"] = reason
+            out["stopReason"] = _STOP_REASONS.get(reason, "error")
+            if out["stopReason"] == "error":
+                error = f"Provider finish_reason: {reason}"
+    if out["stopReason"] == "error":
+        out["errorMessage"] = error or "Provider returned an error stop reason"
+    elif not finished or out["stopReason"] == "pending":
+        out["stopReason"] = "error"
+        out["errorMessage"] = "Stream ended without finish_reason"
+    return out

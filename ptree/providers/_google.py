@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+import time
 from typing import Any
 
 from ._js import is_blank, sanitize_surrogates, utf16_slice, word_chars
 from ._model import Target, transform_messages
+from ._reply import new_message, num, priced
 
 __all__ = ["build", "parse"]
 
@@ -250,6 +253,121 @@ def build(
     return body
 
 
+_LENGTH = frozenset(("MAX_TOKENS", "CONTINUATION"))
+_ERRORS = frozenset(
+    (
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "SAFETY",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "IMAGE_OTHER",
+        "RECITATION",
+        "FINISH_REASON_UNSPECIFIED",
+        "OTHER",
+        "LANGUAGE",
+        "MALFORMED_FUNCTION_CALL",
+        "UNEXPECTED_TOOL_CALL",
+        "TOO_MANY_TOOL_CALLS",
+        "NO_IMAGE",
+    )
+)
+_call_numbers = itertools.count(1)
+
+
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
-    """Placeholder replaced below."""
-    raise NotImplementedError
+    """pi-ai's message for a Gemini reply (streamed as one chunk).
+
+    A function call without an id, or with one an earlier call of the reply has, gets
+    pi-ai's made-up id ``<name>_<milliseconds>_<counter>``.
+    """
+    out = new_message(target)
+    out["api"] = "google-generative-ai"
+    content: list[dict[str, Any]] = out["content"]
+    if response.get("responseId"):
+        out["responseId"] = response["responseId"]
+    candidates = response.get("candidates")
+    candidate = candidates[0] if isinstance(candidates, list) and candidates else None
+    current: dict[str, Any] | None = None
+    candidate_content = candidate.get("content") if isinstance(candidate, dict) else None
+    parts = candidate_content.get("parts") if isinstance(candidate_content, dict) else None
+    for part in parts if isinstance(parts, list) else ():
+        if not isinstance(part, dict):
+            continue
+        signature = part.get("thoughtSignature")
+        signature = signature if isinstance(signature, str) and signature else None
+        if "text" in part:
+            piece = "null" if part["text"] is None else str(part["text"])
+            thought = part.get("thought") is True
+            if current is None or (current["type"] == "thinking") != thought:
+                current = (
+                    {"type": "thinking", "thinking": ""} if thought else {"type": "text", "text": ""}
+                )
+                content.append(current)
+            if thought:
+                current["thinking"] += piece
+                if signature:
+                    current["thinkingSignature"] = signature
+            else:
+                current["text"] += piece
+                if signature:
+                    current["textSignature"] = signature
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            current = None
+            name = call.get("name")
+            given = call.get("id")
+            if not given or any(b["type"] == "toolCall" and b["id"] == given for b in content):
+                given = f"{_template(name)}_{int(time.time() * 1000)}_{next(_call_numbers)}"
+            args = call.get("args")
+            block: dict[str, Any] = {
+                "type": "toolCall",
+                "id": given,
+                "name": name or "",
+                "arguments": {} if args is None else args,
+            }
+            if signature:
+                block["thoughtSignature"] = signature
+            content.append(block)
+    reason = candidate.get("finishReason") if isinstance(candidate, dict) else None
+    error: str | None = None
+    if reason:
+        out["rawStopReason"] = reason
+        if reason == "STOP":
+            out["stopReason"] = "toolUse" if any(b["type"] == "toolCall" for b in content) else "stop"
+        elif reason in _LENGTH:
+            out["stopReason"] = "length"
+        elif reason in _ERRORS:
+            out["stopReason"] = "error"
+            error = f"Provider stopped with: {reason}"
+        else:
+            out["stopReason"] = "error"
+            error = f"Unhandled stop reason: {reason}"
+    meta = response.get("usageMetadata")
+    # pi-ai throws on an unknown finish reason before it reads the usage of that chunk
+    if isinstance(meta, dict) and not (reason and error and reason not in _ERRORS):
+        cached = num(meta.get("cachedContentTokenCount"))
+        thoughts = num(meta.get("thoughtsTokenCount"))
+        out["usage"] = {
+            "input": num(meta.get("promptTokenCount")) - cached,
+            "output": num(meta.get("candidatesTokenCount")) + thoughts,
+            "cacheRead": cached,
+            "cacheWrite": 0,
+            "reasoning": thoughts,
+            "totalTokens": num(meta.get("totalTokenCount")),
+        }
+        priced(out["usage"])
+    if out["stopReason"] == "pending":
+        out["stopReason"] = "error"
+        error = "Google stream ended without a finish reason"
+    if out["stopReason"] == "error":
+        out["errorMessage"] = error
+    return out
+
+
+def _template(value: Any) -> str:
+    if value is None:
+        return "undefined"
+    return value if isinstance(value, str) else str(value)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ._js import is_blank, js_json, sanitize_surrogates, short_hash, utf16_len, word_chars
 from ._model import Target, transform_messages
+from ._reply import new_message, num, parse_arguments, priced
 
 __all__ = ["build", "parse"]
 
@@ -190,6 +191,138 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
     return output
 
 
+def _text_signature_v1(item_id: Any, phase: Any) -> str:
+    data: dict[str, Any] = {"v": 1}
+    if item_id is not None:
+        data["id"] = item_id
+    if phase:
+        data["phase"] = phase
+    return js_json(data)
+
+
+def _joined(parts: Any, key: str, sep: str) -> str:
+    if not isinstance(parts, list):
+        return ""
+    return sep.join(_js_str(p.get(key)) if isinstance(p, dict) else "" for p in parts)
+
+
+def _js_str(value: Any) -> str:
+    # Array.prototype.join writes null and undefined as ""
+    return "" if value is None else value if isinstance(value, str) else js_json(value)
+
+
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
-    """Placeholder replaced below."""
-    raise NotImplementedError
+    """pi-ai's message for a Responses reply (streamed item by item)."""
+    out = new_message(target)
+    content: list[dict[str, Any]] = out["content"]
+    if response.get("id") is not None:
+        out["responseId"] = response["id"]
+    for item in response.get("output") or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "reasoning":
+            summary = _joined(item.get("summary"), "text", "\n\n")
+            text = _joined(item.get("content"), "text", "\n\n")
+            content.append(
+                {"type": "thinking", "thinking": summary or text or "", "thinkingSignature": js_json(item)}
+            )
+        elif kind == "message":
+            parts = item.get("content")
+            text = ""
+            if isinstance(parts, list):
+                text = "".join(
+                    _js_str(p.get("text") if p.get("type") == "output_text" else p.get("refusal"))
+                    for p in parts
+                    if isinstance(p, dict)
+                )
+            content.append(
+                {
+                    "type": "text",
+                    "text": text,
+                    "textSignature": _text_signature_v1(item.get("id"), item.get("phase")),
+                }
+            )
+        elif kind == "function_call":
+            block: dict[str, Any] = {
+                "type": "toolCall",
+                "id": f"{_js_template(item, 'call_id')}|{_js_template(item, 'id')}",
+                "name": item.get("name"),
+            }
+            block.update(parse_arguments(item.get("arguments") or ""))
+            if "namespace" in item:
+                block["namespace"] = item["namespace"]
+            content.append(block)
+    status = response.get("status")
+    if status == "failed":  # streamed as response.failed
+        error = response.get("error")
+        details = response.get("incomplete_details")
+        if isinstance(error, dict) and error:
+            message = f"{error.get('code') or 'unknown'}: {error.get('message') or 'no message'}"
+        elif isinstance(details, dict) and details.get("reason"):
+            message = f"incomplete: {details['reason']}"
+        else:
+            message = "Unknown error (no error details in response)"
+        out["stopReason"] = "error"
+        out["errorMessage"] = message
+        if status is not None:
+            out["rawStopReason"] = status
+        return out
+    usage = response.get("usage")
+    if isinstance(usage, dict):
+        details = usage.get("input_tokens_details")
+        cached = num(details.get("cached_tokens")) if isinstance(details, dict) else 0
+        write = num(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+        output_details = usage.get("output_tokens_details")
+        out["usage"] = {
+            "input": max(0, num(usage.get("input_tokens")) - cached - write),
+            "output": num(usage.get("output_tokens")),
+            "cacheRead": cached,
+            "cacheWrite": write,
+            "reasoning": num(output_details.get("reasoning_tokens"))
+            if isinstance(output_details, dict)
+            else 0,
+            "totalTokens": num(usage.get("total_tokens")),
+        }
+    priced(out["usage"])
+    incomplete = response.get("incomplete_details")
+    reason = incomplete.get("reason") if isinstance(incomplete, dict) else None
+    reason = reason if isinstance(reason, str) else None
+    raw_reason = f"{_js_template(response, 'status')}.{reason}" if reason else status
+    if raw_reason is not None:
+        out["rawStopReason"] = raw_reason
+    error_message: str | None = None
+    if not status or status in ("completed", "in_progress", "queued"):
+        out["stopReason"] = "stop"
+    elif status == "incomplete":
+        if reason == "max_output_tokens":
+            out["stopReason"] = "length"
+        else:
+            out["stopReason"] = "error"
+            error_message = (
+                f"Response incomplete: {reason}" if reason else "Response incomplete without a provider reason"
+            )
+    elif status == "cancelled":
+        out["stopReason"] = "error"
+    else:
+        out["stopReason"] = "error"
+        error_message = f"Unhandled stop reason: {status}"
+    if out["stopReason"] == "stop" and any(b["type"] == "toolCall" for b in content):
+        out["stopReason"] = "toolUse"
+    if out["stopReason"] == "error":
+        out["errorMessage"] = error_message or "An unknown error occurred"
+    return out
+
+
+def _js_template(item: dict[str, Any], key: str) -> str:
+    # `${item[key]}` in JavaScript
+    if key not in item:
+        return "undefined"
+    value = item[key]
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return value if isinstance(value, str) else js_json(value)

@@ -73,7 +73,8 @@ function streamFor(api, r) {
             events.push({ type: "response.output_item.added", output_index: i, item });
             events.push({ type: "response.output_item.done", output_index: i, item });
         });
-        const terminal = r.status === "incomplete" ? "response.incomplete" : "response.completed";
+        const terminal = r.status === "incomplete" ? "response.incomplete"
+            : r.status === "failed" ? "response.failed" : "response.completed";
         events.push({ type: terminal, response: r });
         return sse(events, true);
     }
@@ -124,12 +125,13 @@ async function run(c) {
             status: 200, headers: { "content-type": "text/event-stream" } });
     };
     const context = { systemPrompt: c.system ?? undefined, tools: c.tools?.length ? c.tools : undefined,
-        messages: c.messages ?? [] };
+        messages: c.messages ?? [{ role: "user", content: "Hi", timestamp: 0 }] };
     const s = mod.stream(m, normalizeContext(context), { apiKey: "sk-test", fetch, maxRetries: 0 });
     const message = await s.result();
     if (c.kind === "payload") {
         return body === undefined ? { error: message.errorMessage ?? "no request" } : { body };
     }
+    delete message.durationMs; // when the stream ended: no counterpart in a reply body
     return { message };
 }
 

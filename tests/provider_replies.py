@@ -1,0 +1,329 @@
+"""Hand-written non-streaming replies of the four APIs, for ``assistant_message``.
+
+Each is (name, api, provider, model, reply body).  The expected messages are not written
+here: the tests get them from pi-ai 1.6.0, which reads each reply as the equivalent
+server-sent event stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+REPLIES: list[tuple[str, str, str, str, dict[str, Any]]] = []
+
+
+def _add(name: str, api: str, provider: str, model: str, body: dict[str, Any]) -> None:
+    REPLIES.append((name, api, provider, model, body))
+
+
+def _chat(message: dict[str, Any], finish: Any, usage: Any = None, model: str = "gpt-5") -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+_USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+_add("chat text", "openai-completions", "openai", "gpt-5", _chat({"content": "Hi there"}, "stop", _USAGE))
+_add(
+    "chat tool calls, parallel, odd arguments",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat(
+        {
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path":"a.txt"}'}},
+                {"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": ""}},
+                {"id": "call_3", "type": "function", "function": {"name": "edit", "arguments": "[1,2]"}},
+                {"id": "call_4", "type": "function", "function": {"name": "edit", "arguments": '{"a":"x\ny"}'}},
+                {"id": "call_5", "type": "function", "function": {"name": "edit", "arguments": '{"a":"\\d"}'}},
+            ],
+        },
+        "tool_calls",
+        {
+            "prompt_tokens": 100,
+            "completion_tokens": 40,
+            "prompt_tokens_details": {"cached_tokens": 30, "cache_write_tokens": 5},
+            "completion_tokens_details": {"reasoning_tokens": 12},
+        },
+    ),
+)
+_add(
+    "chat reasoning_content (DeepSeek) and cache hits",
+    "openai-completions",
+    "deepseek",
+    "deepseek-reasoner",
+    _chat(
+        {"content": "42", "reasoning_content": "Let me think."},
+        "stop",
+        {"prompt_tokens": 50, "completion_tokens": 10, "prompt_cache_hit_tokens": 20},
+        model="deepseek-reasoner",
+    ),
+)
+_add(
+    "chat reasoning field on opencode-go",
+    "openai-completions",
+    "opencode-go",
+    "kimi-k2",
+    _chat({"content": "ok", "reasoning": "thinking"}, "stop", {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 1}, model="kimi-k2"),
+)
+_add(
+    "chat OpenRouter reasoning_details merge",
+    "openai-completions",
+    "openrouter",
+    "anthropic/claude-sonnet-4.5",
+    _chat(
+        {
+            "content": "done",
+            "reasoning": "step one",
+            "reasoning_details": [
+                {"type": "reasoning.text", "text": "step ", "format": "anthropic-claude-v1", "index": 0},
+                {"type": "reasoning.text", "text": "one", "signature": "sig", "index": 0},
+                {"type": "reasoning.encrypted", "data": "abc", "id": "r1"},
+                {"type": "reasoning.bogus"},
+                {"type": "reasoning.summary", "summary": "a"},
+                {"type": "reasoning.summary", "summary": "b", "id": None},
+            ],
+        },
+        "stop",
+        model="anthropic/claude-4.5-sonnet-20250929",
+    ),
+)
+_add("chat refusal is ignored", "openai-completions", "openai", "gpt-5", _chat({"content": None, "refusal": "I can't."}, "stop"))
+_add("chat length", "openai-completions", "openai", "gpt-5", _chat({"content": "cut"}, "length"))
+_add("chat content filter", "openai-completions", "openai", "gpt-5", _chat({"content": "par"}, "content_filter"))
+_add("chat unknown finish", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, "weird_reason"))
+_add("chat no finish reason", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, None))
+_add("chat served by another model", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, "stop", model="gpt-5-2025-08-07"))
+
+
+def _responses(output: list[dict[str, Any]], status: str = "completed", **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-5",
+        "status": status,
+        "output": output,
+        "usage": {
+            "input_tokens": 200,
+            "input_tokens_details": {"cached_tokens": 50},
+            "output_tokens": 30,
+            "output_tokens_details": {"reasoning_tokens": 10},
+            "total_tokens": 230,
+        },
+    }
+    body.update(extra)
+    return body
+
+
+_REASONING = {
+    "type": "reasoning",
+    "id": "rs_1",
+    "summary": [{"type": "summary_text", "text": "First."}, {"type": "summary_text", "text": "Second."}],
+    "encrypted_content": "gAAAA",
+}
+_MESSAGE = {
+    "type": "message",
+    "id": "msg_1",
+    "role": "assistant",
+    "status": "completed",
+    "content": [{"type": "output_text", "text": "Answer", "annotations": []}],
+}
+_CALL = {
+    "type": "function_call",
+    "id": "fc_1",
+    "call_id": "call_1",
+    "name": "read",
+    "arguments": '{"path": "x", "10": 1.0}',
+    "status": "completed",
+}
+_add("responses reasoning, text, call", "openai-responses", "openai", "gpt-5", _responses([_REASONING, _MESSAGE, _CALL]))
+_add(
+    "responses reasoning content without summary, phase",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses(
+        [
+            {"type": "reasoning", "id": "rs_2", "summary": [], "content": [{"type": "reasoning_text", "text": "raw"}]},
+            {**_MESSAGE, "phase": "final_answer"},
+            {**_MESSAGE, "id": "msg_2", "phase": "commentary", "content": [{"type": "refusal", "refusal": "No."}, {"type": "output_text", "text": "!", "annotations": []}]},
+        ]
+    ),
+)
+_add("responses text only", "openai-responses", "openai", "gpt-5", _responses([_MESSAGE]))
+_add(
+    "responses incomplete max tokens",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], "incomplete", incomplete_details={"reason": "max_output_tokens"}),
+)
+_add(
+    "responses incomplete content filter",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], "incomplete", incomplete_details={"reason": "content_filter"}),
+)
+_add(
+    "responses failed",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], "failed", error={"code": "server_error", "message": "boom"}),
+)
+_add(
+    "responses call with bad arguments and namespace",
+    "openai-responses",
+    "openai-codex",
+    "gpt-5-codex",
+    _responses([{**_CALL, "arguments": "{oops", "namespace": "tools"}]),
+)
+
+
+def _anthropic(content: list[dict[str, Any]], stop: Any, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 20,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 50,
+            "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 30},
+        },
+    }
+    body.update(extra)
+    return body
+
+
+_add(
+    "anthropic thinking, redacted, text, tool use",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic(
+        [
+            {"type": "thinking", "thinking": "Hmm.", "signature": "EqQBCkYIBx"},
+            {"type": "redacted_thinking", "data": "EmwKAhgB"},
+            {"type": "text", "text": "Let me read."},
+            {"type": "tool_use", "id": "toolu_01", "name": "read", "input": {"path": "a", "2": 1.5}},
+            {"type": "tool_use", "id": "toolu_02", "name": "ls", "input": {}},
+        ],
+        "tool_use",
+    ),
+)
+_add("anthropic end turn", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([{"type": "text", "text": "Hi"}], "end_turn"))
+_add("anthropic max tokens", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([{"type": "text", "text": "Hi"}], "max_tokens"))
+_add("anthropic pause turn", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([], "pause_turn"))
+_add(
+    "anthropic refusal with explanation",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([{"type": "text", "text": "I"}], "refusal", stop_details={"type": "refusal", "explanation": "Policy."}),
+)
+_add("anthropic refusal without explanation", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([], "refusal"))
+_add(
+    "anthropic server tool blocks dropped, other model served",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic(
+        [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+            {"type": "text", "text": "Found."},
+        ],
+        "end_turn",
+        model="claude-sonnet-4-5-20250929",
+    ),
+)
+_add(
+    "anthropic thinking tokens",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic(
+        [{"type": "text", "text": "ok"}],
+        "end_turn",
+        usage={"input_tokens": 3, "output_tokens": 9, "output_tokens_details": {"thinking_tokens": 4}},
+    ),
+)
+
+
+def _gemini(parts: list[dict[str, Any]], finish: Any, **extra: Any) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    body: dict[str, Any] = {
+        "candidates": [candidate],
+        "usageMetadata": {
+            "promptTokenCount": 100,
+            "candidatesTokenCount": 20,
+            "thoughtsTokenCount": 7,
+            "cachedContentTokenCount": 40,
+            "totalTokenCount": 127,
+        },
+        "modelVersion": "gemini-2.5-pro",
+        "responseId": "resp-g1",
+    }
+    body.update(extra)
+    return body
+
+
+_add(
+    "gemini thought parts merge, signatures kept, calls with ids",
+    "google-generative-ai",
+    "google",
+    "gemini-3-pro-preview",
+    _gemini(
+        [
+            {"text": "Think 1. ", "thought": True, "thoughtSignature": "c2lnMQ=="},
+            {"text": "Think 2.", "thought": True},
+            {"text": "Answer ", "thoughtSignature": "c2lnMg=="},
+            {"text": "part two.", "thoughtSignature": ""},
+            {"functionCall": {"id": "fc-1", "name": "read", "args": {"path": "a"}}, "thoughtSignature": "c2lnMw=="},
+            {"text": "After."},
+        ],
+        "STOP",
+    ),
+)
+_add("gemini text stop", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "Hi"}], "STOP"))
+_add("gemini max tokens", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "Hi"}], "MAX_TOKENS"))
+_add("gemini safety", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([], "SAFETY"))
+_add("gemini recitation", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "a"}], "RECITATION"))
+_add("gemini no finish reason", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "a"}], None))
+_add(
+    "gemini calls without ids and with a repeated id",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-flash",
+    _gemini(
+        [
+            {"functionCall": {"name": "read", "args": {"p": 1}}},
+            {"functionCall": {"id": "same", "name": "ls"}},
+            {"functionCall": {"id": "same", "name": "ls", "args": {}}},
+        ],
+        "STOP",
+    ),
+)
+
+assert len({r[0] for r in REPLIES}) == len(REPLIES)
+assert json.dumps(REPLIES)  # all JSON
