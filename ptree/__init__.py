@@ -71,6 +71,7 @@ from .errors import (
     HistoryError,
     InvalidEntryError,
     InvalidMessageError,
+    ProviderError,
     SessionError,
     UnknownEntryError,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
+    "ProviderError",
     "Label",
     "MessageEntry",
     "ModelChange",

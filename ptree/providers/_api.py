@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._context import Context, to_provider_messages
-from .._errors import SessionError
+from .._errors import ProviderError
 from . import _anthropic, _completions, _google, _responses
 from ._js import plain
 from ._model import Target
@@ -22,27 +22,6 @@ _BUILDERS = {
 }
 APIS: tuple[str, ...] = tuple(_BUILDERS)
 """The APIs ptree builds bodies for, by pi-ai's names."""
-
-
-class ProviderError(SessionError, ValueError):
-    """A value :func:`payload` or :func:`assistant_message` cannot use.
-
-    Attributes:
-        api: the API asked for.
-        where: what was wrong, e.g. ``"api"`` or ``"messages[3]"``.
-    """
-
-    def __init__(self, api: str, where: str, message: str) -> None:
-        self.api = api
-        self.where = where
-        self.message = message
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.api, self.where, self.message))
-
-
-ProviderError.__module__ = "ptree.providers"
 
 
 def _module(api: str) -> Any:
