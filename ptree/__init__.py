@@ -71,7 +71,6 @@ from .errors import (
     HistoryError,
     InvalidEntryError,
     InvalidMessageError,
-    ProviderError,
     SessionError,
     UnknownEntryError,
 )
@@ -141,7 +140,6 @@ __all__ = [
     "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
-    "ProviderError",
     "Label",
     "MessageEntry",
     "ModelChange",

@@ -14,7 +14,6 @@ __all__ = [
     "HistoryError",
     "InvalidEntryError",
     "InvalidMessageError",
-    "ProviderError",
     "SessionError",
     "SessionFileError",
     "SessionFileWarning",
@@ -202,24 +201,3 @@ def _rebuild_file_warning(
     message: str, path: object, line: int | None, reason: str, entry_id: object
 ) -> SessionFileWarning:
     return SessionFileWarning(message, path=path, line=line, reason=reason, entry_id=entry_id)
-
-
-class ProviderError(SessionError, ValueError):
-    """A value ``ptree.providers`` cannot turn into a request body or a message.
-
-    Attributes:
-        api: the API asked for.
-        where: what was wrong, e.g. ``"api"`` or ``"messages[3]"``.
-    """
-
-    def __init__(self, api: str, where: str, message: str) -> None:
-        self.api = api
-        self.where = where
-        self.message = message
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.api, self.where, self.message))
-
-
-ProviderError.__module__ = "ptree"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._context import Context, to_provider_messages
-from .._errors import ProviderError
+from ..context import Context, to_provider_messages
+from .errors import ProviderError
 from . import _anthropic, _completions, _google, _responses
 from ._js import plain
 from ._model import Target
