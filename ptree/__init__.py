@@ -95,6 +95,7 @@ from .pi import (
     dump,
     load,
 )
+from .providers import ProviderError
 from .ref import ReentrantSwapError, SessionRef, Watcher, WatchError
 from .tree import SessionTree
 
@@ -147,6 +148,7 @@ __all__ = [
     "MoveResult",
     "NothingToRedo",
     "NothingToUndo",
+    "ProviderError",
     "ReentrantSwapError",
     "SessionError",
     "SessionFileError",
