@@ -79,7 +79,7 @@ TEXTS = [
     "émoji 😀 and 中文",
     "cut emoji \ud83d end",  # an unpaired high surrogate
     "\ude00 lone low",
-    "tab\tquote\"back\\slash",
+    'tab\tquote"back\\slash',
     "\u2028\u2029 separators",
     "(image omitted: model does not support images)",
     "(tool image omitted: model does not support images)",
@@ -119,7 +119,12 @@ def _reasoning_item(chooser: Chooser) -> str:
 
 def _openrouter_details(chooser: Chooser) -> str:
     kinds = [
-        {"type": "reasoning.text", "text": "step", "signature": None, "format": "anthropic-claude-v1"},
+        {
+            "type": "reasoning.text",
+            "text": "step",
+            "signature": None,
+            "format": "anthropic-claude-v1",
+        },
         {"type": "reasoning.summary", "summary": "sum", "index": 0},
         {"type": "reasoning.encrypted", "data": "enc", "id": "r1"},
         {"type": "reasoning.unknown", "x": 1},
@@ -173,11 +178,13 @@ def _json_value(chooser: Chooser, depth: int = 0) -> Any:
     if kind == 2:
         return chooser.choice([1.0, 100.0, 1e-7, 1e21, 0.1, -2.5e-10, 1.5e300, 123.456, -0.0])
     if kind in (3, 4, 5):
-        return chooser.choice(TEXTS + ["\x00\x07\x0b", "key"])
+        return chooser.choice([*TEXTS, "\x00\x07\x0b", "key"])
     if kind in (6, 7):
         return [_json_value(chooser, depth + 1) for _ in range(chooser.integer(0, 3))]
     keys = ["b", "a", "10", "2", "01", "4294967295", "-1", "1.5", "é", "😀", "", "0"]
-    return {chooser.choice(keys): _json_value(chooser, depth + 1) for _ in range(chooser.integer(0, 4))}
+    return {
+        chooser.choice(keys): _json_value(chooser, depth + 1) for _ in range(chooser.integer(0, 4))
+    }
 
 
 def _arguments(chooser: Chooser) -> Any:
@@ -188,7 +195,11 @@ def _arguments(chooser: Chooser) -> Any:
 
 
 def _image(chooser: Chooser) -> dict[str, Any]:
-    return {"type": "image", "data": chooser.choice(["iVBORw0K", "R0lGOD"]), "mimeType": "image/png"}
+    return {
+        "type": "image",
+        "data": chooser.choice(["iVBORw0K", "R0lGOD"]),
+        "mimeType": "image/png",
+    }
 
 
 def _text_block(chooser: Chooser) -> dict[str, Any]:
@@ -397,7 +408,8 @@ class Reference:
         return self.ask_many([case])[0]
 
     def ask_many(self, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         with self.lock:
             # Write and read in a thread each way so a large batch cannot fill both pipes.
             lines = [json.dumps(c) + "\n" for c in cases]
@@ -414,7 +426,8 @@ class Reference:
         return out
 
     def close(self) -> None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.close()
         self.proc.wait(timeout=30)
         self.proc.stdout.close()
@@ -436,8 +449,16 @@ def install_reference() -> None:
         pytest.skip("npm is not installed: it is needed to fetch pi-ai")
     CACHE.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        ["npm", "install", "--prefix", str(CACHE), "--no-audit", "--no-fund",
-         "--loglevel=error", f"@earendil-works/pi-ai@{PIN}"],
+        [
+            "npm",
+            "install",
+            "--prefix",
+            str(CACHE),
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"@earendil-works/pi-ai@{PIN}",
+        ],
         check=True,
         capture_output=True,
     )

@@ -17,13 +17,17 @@ def _add(name: str, api: str, provider: str, model: str, body: dict[str, Any]) -
     REPLIES.append((name, api, provider, model, body))
 
 
-def _chat(message: dict[str, Any], finish: Any, usage: Any = None, model: str = "gpt-5") -> dict[str, Any]:
+def _chat(
+    message: dict[str, Any], finish: Any, usage: Any = None, model: str = "gpt-5"
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "created": 1,
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}
+        ],
     }
     if usage is not None:
         body["usage"] = usage
@@ -31,7 +35,13 @@ def _chat(message: dict[str, Any], finish: Any, usage: Any = None, model: str = 
 
 
 _USAGE = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-_add("chat text", "openai-completions", "openai", "gpt-5", _chat({"content": "Hi there"}, "stop", _USAGE))
+_add(
+    "chat text",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat({"content": "Hi there"}, "stop", _USAGE),
+)
 _add(
     "chat tool calls, parallel, odd arguments",
     "openai-completions",
@@ -41,11 +51,27 @@ _add(
         {
             "content": None,
             "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path":"a.txt"}'}},
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path":"a.txt"}'},
+                },
                 {"id": "call_2", "type": "function", "function": {"name": "bash", "arguments": ""}},
-                {"id": "call_3", "type": "function", "function": {"name": "edit", "arguments": "[1,2]"}},
-                {"id": "call_4", "type": "function", "function": {"name": "edit", "arguments": '{"a":"x\ny"}'}},
-                {"id": "call_5", "type": "function", "function": {"name": "edit", "arguments": '{"a":"\\d"}'}},
+                {
+                    "id": "call_3",
+                    "type": "function",
+                    "function": {"name": "edit", "arguments": "[1,2]"},
+                },
+                {
+                    "id": "call_4",
+                    "type": "function",
+                    "function": {"name": "edit", "arguments": '{"a":"x\ny"}'},
+                },
+                {
+                    "id": "call_5",
+                    "type": "function",
+                    "function": {"name": "edit", "arguments": '{"a":"\\d"}'},
+                },
             ],
         },
         "tool_calls",
@@ -74,7 +100,12 @@ _add(
     "openai-completions",
     "opencode-go",
     "kimi-k2",
-    _chat({"content": "ok", "reasoning": "thinking"}, "stop", {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 1}, model="kimi-k2"),
+    _chat(
+        {"content": "ok", "reasoning": "thinking"},
+        "stop",
+        {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 1},
+        model="kimi-k2",
+    ),
 )
 _add(
     "chat OpenRouter reasoning_details merge",
@@ -86,7 +117,12 @@ _add(
             "content": "done",
             "reasoning": "step one",
             "reasoning_details": [
-                {"type": "reasoning.text", "text": "step ", "format": "anthropic-claude-v1", "index": 0},
+                {
+                    "type": "reasoning.text",
+                    "text": "step ",
+                    "format": "anthropic-claude-v1",
+                    "index": 0,
+                },
                 {"type": "reasoning.text", "text": "one", "signature": "sig", "index": 0},
                 {"type": "reasoning.encrypted", "data": "abc", "id": "r1"},
                 {"type": "reasoning.bogus"},
@@ -98,15 +134,43 @@ _add(
         model="anthropic/claude-4.5-sonnet-20250929",
     ),
 )
-_add("chat refusal is ignored", "openai-completions", "openai", "gpt-5", _chat({"content": None, "refusal": "I can't."}, "stop"))
+_add(
+    "chat refusal is ignored",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat({"content": None, "refusal": "I can't."}, "stop"),
+)
 _add("chat length", "openai-completions", "openai", "gpt-5", _chat({"content": "cut"}, "length"))
-_add("chat content filter", "openai-completions", "openai", "gpt-5", _chat({"content": "par"}, "content_filter"))
-_add("chat unknown finish", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, "weird_reason"))
-_add("chat no finish reason", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, None))
-_add("chat served by another model", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, "stop", model="gpt-5-2025-08-07"))
+_add(
+    "chat content filter",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat({"content": "par"}, "content_filter"),
+)
+_add(
+    "chat unknown finish",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat({"content": "x"}, "weird_reason"),
+)
+_add(
+    "chat no finish reason", "openai-completions", "openai", "gpt-5", _chat({"content": "x"}, None)
+)
+_add(
+    "chat served by another model",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    _chat({"content": "x"}, "stop", model="gpt-5-2025-08-07"),
+)
 
 
-def _responses(output: list[dict[str, Any]], status: str = "completed", **extra: Any) -> dict[str, Any]:
+def _responses(
+    output: list[dict[str, Any]], status: str = "completed", **extra: Any
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": "resp_1",
         "object": "response",
@@ -129,7 +193,10 @@ def _responses(output: list[dict[str, Any]], status: str = "completed", **extra:
 _REASONING = {
     "type": "reasoning",
     "id": "rs_1",
-    "summary": [{"type": "summary_text", "text": "First."}, {"type": "summary_text", "text": "Second."}],
+    "summary": [
+        {"type": "summary_text", "text": "First."},
+        {"type": "summary_text", "text": "Second."},
+    ],
     "encrypted_content": "gAAAA",
 }
 _MESSAGE = {
@@ -147,7 +214,13 @@ _CALL = {
     "arguments": '{"path": "x", "10": 1.0}',
     "status": "completed",
 }
-_add("responses reasoning, text, call", "openai-responses", "openai", "gpt-5", _responses([_REASONING, _MESSAGE, _CALL]))
+_add(
+    "responses reasoning, text, call",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_REASONING, _MESSAGE, _CALL]),
+)
 _add(
     "responses reasoning content without summary, phase",
     "openai-responses",
@@ -155,9 +228,22 @@ _add(
     "gpt-5",
     _responses(
         [
-            {"type": "reasoning", "id": "rs_2", "summary": [], "content": [{"type": "reasoning_text", "text": "raw"}]},
+            {
+                "type": "reasoning",
+                "id": "rs_2",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": "raw"}],
+            },
             {**_MESSAGE, "phase": "final_answer"},
-            {**_MESSAGE, "id": "msg_2", "phase": "commentary", "content": [{"type": "refusal", "refusal": "No."}, {"type": "output_text", "text": "!", "annotations": []}]},
+            {
+                **_MESSAGE,
+                "id": "msg_2",
+                "phase": "commentary",
+                "content": [
+                    {"type": "refusal", "refusal": "No."},
+                    {"type": "output_text", "text": "!", "annotations": []},
+                ],
+            },
         ]
     ),
 )
@@ -223,23 +309,56 @@ _add(
             {"type": "thinking", "thinking": "Hmm.", "signature": "EqQBCkYIBx"},
             {"type": "redacted_thinking", "data": "EmwKAhgB"},
             {"type": "text", "text": "Let me read."},
-            {"type": "tool_use", "id": "toolu_01", "name": "read", "input": {"path": "a", "2": 1.5}},
+            {
+                "type": "tool_use",
+                "id": "toolu_01",
+                "name": "read",
+                "input": {"path": "a", "2": 1.5},
+            },
             {"type": "tool_use", "id": "toolu_02", "name": "ls", "input": {}},
         ],
         "tool_use",
     ),
 )
-_add("anthropic end turn", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([{"type": "text", "text": "Hi"}], "end_turn"))
-_add("anthropic max tokens", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([{"type": "text", "text": "Hi"}], "max_tokens"))
-_add("anthropic pause turn", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([], "pause_turn"))
+_add(
+    "anthropic end turn",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([{"type": "text", "text": "Hi"}], "end_turn"),
+)
+_add(
+    "anthropic max tokens",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([{"type": "text", "text": "Hi"}], "max_tokens"),
+)
+_add(
+    "anthropic pause turn",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([], "pause_turn"),
+)
 _add(
     "anthropic refusal with explanation",
     "anthropic-messages",
     "anthropic",
     "claude-sonnet-4-5",
-    _anthropic([{"type": "text", "text": "I"}], "refusal", stop_details={"type": "refusal", "explanation": "Policy."}),
+    _anthropic(
+        [{"type": "text", "text": "I"}],
+        "refusal",
+        stop_details={"type": "refusal", "explanation": "Policy."},
+    ),
 )
-_add("anthropic refusal without explanation", "anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic([], "refusal"))
+_add(
+    "anthropic refusal without explanation",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([], "refusal"),
+)
 _add(
     "anthropic server tool blocks dropped, other model served",
     "anthropic-messages",
@@ -247,7 +366,12 @@ _add(
     "claude-sonnet-4-5",
     _anthropic(
         [
-            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "x"},
+            },
             {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
             {"type": "text", "text": "Found."},
         ],
@@ -263,7 +387,11 @@ _add(
     _anthropic(
         [{"type": "text", "text": "ok"}],
         "end_turn",
-        usage={"input_tokens": 3, "output_tokens": 9, "output_tokens_details": {"thinking_tokens": 4}},
+        usage={
+            "input_tokens": 3,
+            "output_tokens": 9,
+            "output_tokens_details": {"thinking_tokens": 4},
+        },
     ),
 )
 
@@ -299,17 +427,44 @@ _add(
             {"text": "Think 2.", "thought": True},
             {"text": "Answer ", "thoughtSignature": "c2lnMg=="},
             {"text": "part two.", "thoughtSignature": ""},
-            {"functionCall": {"id": "fc-1", "name": "read", "args": {"path": "a"}}, "thoughtSignature": "c2lnMw=="},
+            {
+                "functionCall": {"id": "fc-1", "name": "read", "args": {"path": "a"}},
+                "thoughtSignature": "c2lnMw==",
+            },
             {"text": "After."},
         ],
         "STOP",
     ),
 )
-_add("gemini text stop", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "Hi"}], "STOP"))
-_add("gemini max tokens", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "Hi"}], "MAX_TOKENS"))
+_add(
+    "gemini text stop",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    _gemini([{"text": "Hi"}], "STOP"),
+)
+_add(
+    "gemini max tokens",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    _gemini([{"text": "Hi"}], "MAX_TOKENS"),
+)
 _add("gemini safety", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([], "SAFETY"))
-_add("gemini recitation", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "a"}], "RECITATION"))
-_add("gemini no finish reason", "google-generative-ai", "google", "gemini-2.5-pro", _gemini([{"text": "a"}], None))
+_add(
+    "gemini recitation",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    _gemini([{"text": "a"}], "RECITATION"),
+)
+_add(
+    "gemini no finish reason",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    _gemini([{"text": "a"}], None),
+)
 _add(
     "gemini calls without ids and with a repeated id",
     "google-generative-ai",

@@ -79,7 +79,9 @@ def expected_body(case: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any
     return body_part(answer["body"])
 
 
-def assert_same(case: dict[str, Any], mine: dict[str, Any], reference: dict[str, Any] | None) -> None:
+def assert_same(
+    case: dict[str, Any], mine: dict[str, Any], reference: dict[str, Any] | None
+) -> None:
     if reference is None:
         assert mine["contents"] == [], json.dumps(case)[:4000]
         return
@@ -136,7 +138,9 @@ def assistant(
     }
 
 
-def result(call_id: str, content: list[dict[str, Any]], error: bool = False, name: str = "read") -> dict[str, Any]:
+def result(
+    call_id: str, content: list[dict[str, Any]], error: bool = False, name: str = "read"
+) -> dict[str, Any]:
     return {
         "role": "toolResult",
         "toolCallId": call_id,
@@ -160,7 +164,11 @@ def call(call_id: str, args: Any = None, name: str = "read", **extra: Any) -> di
 
 
 IMG = {"type": "image", "data": "iVBO", "mimeType": "image/png"}
-TOOL = {"name": "read", "description": "Read a file", "parameters": {"type": "object", "properties": {"p": {"type": "string"}}}}
+TOOL = {
+    "name": "read",
+    "description": "Read a file",
+    "parameters": {"type": "object", "properties": {"p": {"type": "string"}}},
+}
 CC = ("openai-completions", "openai", "gpt-5")
 RS = ("openai-responses", "openai", "gpt-5")
 AN = ("anthropic-messages", "anthropic", "claude-sonnet-4-5")
@@ -173,97 +181,823 @@ def case(target: tuple[str, str, str], messages: list[dict[str, Any]], **kw: Any
     return {"api": api, "provider": provider, "model": model, "messages": messages, **kw}
 
 
-def same(target: tuple[str, str, str], content: list[dict[str, Any]], stop: str = "stop") -> dict[str, Any]:
+def same(
+    target: tuple[str, str, str], content: list[dict[str, Any]], stop: str = "stop"
+) -> dict[str, Any]:
     return assistant(content, *target, stop=stop)
 
 
 # (rule name, case, path into ptree's body, hand-written expected value)
 RULES: list[tuple[str, dict[str, Any], tuple[Any, ...], Any]] = [
     # -- steps common to every API
-    ("empty system prompt sends nothing", case(CC, [U], system=""), ("messages", 0), {"role": "user", "content": "Hi"}),
-    ("tools without a prompt add no system message", case(CC, [U], tools=[TOOL]), ("messages", 0, "role"), "user"),
-    ("null content counts as empty", case(AN, [user(None), U]), ("messages",), [{"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}]),
-    ("text-only model: user image placeholder", case(CC, [user([IMG, IMG, text("x")])], images=False), ("messages", 0, "content", 0, "text"), "(image omitted: model does not support images)"),
-    ("text-only model: a run of images gives one placeholder", case(CC, [user([IMG, IMG])], images=False), ("messages", 0, "content"), [{"type": "text", "text": "(image omitted: model does not support images)"}]),
-    ("text-only model: no placeholder right after a placeholder", case(CC, [user([text("(image omitted: model does not support images)"), IMG])], images=False), ("messages", 0, "content"), [{"type": "text", "text": "(image omitted: model does not support images)"}]),
-    ("text-only model: tool image placeholder", case(CC, [same(CC, [call("c1")], "toolUse"), result("c1", [IMG])], images=False), ("messages", 1, "content"), "(tool image omitted: model does not support images)"),
-    ("thinking from another model is dropped, signed or not", case(AN, [assistant([think("a", thinkingSignature="sig"), think("b"), text("t")], *CC), U]), ("messages", 0, "content"), [{"type": "text", "text": "t"}]),
-    ("same model keeps signed thinking even when empty", case(AN, [same(AN, [think("", thinkingSignature="sig"), text("t")]), U]), ("messages", 0, "content", 0), {"type": "thinking", "thinking": "", "signature": "sig"}),
-    ("same model drops blank unsigned thinking", case(AN, [same(AN, [think(" \n"), text("t")]), U]), ("messages", 0, "content"), [{"type": "text", "text": "t"}]),
-    ("another model's text loses its signature (Responses falls back to msg_pi ids)", case(RS, [U, assistant([text("t", textSignature="msg_keep")], *CC)]), ("input", 1, "id"), "msg_pi_1"),
-    ("another model's tool call loses its thoughtSignature", case(GG, [assistant([call("c1", thoughtSignature="QUJD")], "google-generative-ai", "google", "gemini-2.5-flash", "toolUse"), result("c1", [text("ok")])]), ("contents", 0, "parts", 0), {"functionCall": {"name": "read", "args": {}}}),
-    ("same model keeps the thoughtSignature (valid base64)", case(GG, [same(GG, [call("c1", thoughtSignature="QUJD")], "toolUse"), result("c1", [text("ok")])]), ("contents", 0, "parts", 0, "thoughtSignature"), "QUJD"),
-    ("renamed ids are followed by their tool results", case(AN, [assistant([call("call 1|x")], *CC, stop="toolUse"), result("call 1|x", [text("ok")])]), ("messages", 1, "content", 0, "tool_use_id"), "call_1_x"),
-    ("errored turns are left out", case(AN, [U, assistant([text("partial")], *AN, stop="error"), U]), ("messages", 1, "content", 0, "text"), "Hi"),
-    ("aborted turns are left out, their results stay as orphans", case(CC, [U, same(CC, [call("c1")], "aborted"), result("c1", [text("late")])]), ("messages", 1), {"role": "tool", "content": "late", "tool_call_id": "c1"}),
-    ("an unanswered call gets a synthetic error result", case(AN, [same(AN, [call("c1"), call("c2")], "toolUse"), result("c2", [text("ok")])]), ("messages", 1, "content", 1), {"type": "tool_result", "tool_use_id": "c1", "content": "No result provided", "is_error": True, "cache_control": {"type": "ephemeral"}}),
-    ("a result after the next user message does not count", case(CC, [same(CC, [call("c1")], "toolUse"), U, result("c1", [text("late")])]), ("messages", 1, "content"), "No result provided"),
-    ("a call left open at the end is closed", case(CC, [same(CC, [call("c1")], "toolUse")]), ("messages", -1), {"role": "tool", "content": "No result provided", "tool_call_id": "c1"}),
-    ("blank is JavaScript's trim: NBSP is blank", case(AN, [user("\xa0\u3000"), U]), ("messages", 0, "content", 0, "text"), "Hi"),
-    ("blank is JavaScript's trim: U+001C is not blank", case(AN, [user("\x1c")]), ("messages", 0, "content", 0, "text"), "\x1c"),
-    ("unpaired surrogates leave text", case(CC, [user("a\ud83db")]), ("messages", 0, "content"), "ab"),
-    ("unpaired surrogates stay in ids and arguments", case(AN, [same(AN, [call("i\ud83d", {"k": "v\ud83d"})], "toolUse"), result("i\ud83d", [text("ok")])]), ("messages", 0, "content", 0, "input", "k"), "v\ud83d"),
-    ("arguments are JSON.stringify text", case(CC, [same(CC, [call("c1", {"b": 1.0, "10": 1e21, "2": [1e-7, 100.0], "é": "\x01"})], "toolUse"), result("c1", [text("ok")])]), ("messages", 0, "tool_calls", 0, "function", "arguments"), '{"2":[1e-7,100],"10":1e+21,"b":1,"é":"\\u0001"}'),
+    (
+        "empty system prompt sends nothing",
+        case(CC, [U], system=""),
+        ("messages", 0),
+        {"role": "user", "content": "Hi"},
+    ),
+    (
+        "tools without a prompt add no system message",
+        case(CC, [U], tools=[TOOL]),
+        ("messages", 0, "role"),
+        "user",
+    ),
+    (
+        "null content counts as empty",
+        case(AN, [user(None), U]),
+        ("messages",),
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}],
+            }
+        ],
+    ),
+    (
+        "text-only model: user image placeholder",
+        case(CC, [user([IMG, IMG, text("x")])], images=False),
+        ("messages", 0, "content", 0, "text"),
+        "(image omitted: model does not support images)",
+    ),
+    (
+        "text-only model: a run of images gives one placeholder",
+        case(CC, [user([IMG, IMG])], images=False),
+        ("messages", 0, "content"),
+        [{"type": "text", "text": "(image omitted: model does not support images)"}],
+    ),
+    (
+        "text-only model: no placeholder right after a placeholder",
+        case(
+            CC, [user([text("(image omitted: model does not support images)"), IMG])], images=False
+        ),
+        ("messages", 0, "content"),
+        [{"type": "text", "text": "(image omitted: model does not support images)"}],
+    ),
+    (
+        "text-only model: tool image placeholder",
+        case(CC, [same(CC, [call("c1")], "toolUse"), result("c1", [IMG])], images=False),
+        ("messages", 1, "content"),
+        "(tool image omitted: model does not support images)",
+    ),
+    (
+        "thinking from another model is dropped, signed or not",
+        case(AN, [assistant([think("a", thinkingSignature="sig"), think("b"), text("t")], *CC), U]),
+        ("messages", 0, "content"),
+        [{"type": "text", "text": "t"}],
+    ),
+    (
+        "same model keeps signed thinking even when empty",
+        case(AN, [same(AN, [think("", thinkingSignature="sig"), text("t")]), U]),
+        ("messages", 0, "content", 0),
+        {"type": "thinking", "thinking": "", "signature": "sig"},
+    ),
+    (
+        "same model drops blank unsigned thinking",
+        case(AN, [same(AN, [think(" \n"), text("t")]), U]),
+        ("messages", 0, "content"),
+        [{"type": "text", "text": "t"}],
+    ),
+    (
+        "another model's text loses its signature (Responses falls back to msg_pi ids)",
+        case(RS, [U, assistant([text("t", textSignature="msg_keep")], *CC)]),
+        ("input", 1, "id"),
+        "msg_pi_1",
+    ),
+    (
+        "another model's tool call loses its thoughtSignature",
+        case(
+            GG,
+            [
+                assistant(
+                    [call("c1", thoughtSignature="QUJD")],
+                    "google-generative-ai",
+                    "google",
+                    "gemini-2.5-flash",
+                    "toolUse",
+                ),
+                result("c1", [text("ok")]),
+            ],
+        ),
+        ("contents", 0, "parts", 0),
+        {"functionCall": {"name": "read", "args": {}}},
+    ),
+    (
+        "same model keeps the thoughtSignature (valid base64)",
+        case(
+            GG,
+            [
+                same(GG, [call("c1", thoughtSignature="QUJD")], "toolUse"),
+                result("c1", [text("ok")]),
+            ],
+        ),
+        ("contents", 0, "parts", 0, "thoughtSignature"),
+        "QUJD",
+    ),
+    (
+        "renamed ids are followed by their tool results",
+        case(
+            AN,
+            [assistant([call("call 1|x")], *CC, stop="toolUse"), result("call 1|x", [text("ok")])],
+        ),
+        ("messages", 1, "content", 0, "tool_use_id"),
+        "call_1_x",
+    ),
+    (
+        "errored turns are left out",
+        case(AN, [U, assistant([text("partial")], *AN, stop="error"), U]),
+        ("messages", 1, "content", 0, "text"),
+        "Hi",
+    ),
+    (
+        "aborted turns are left out, their results stay as orphans",
+        case(CC, [U, same(CC, [call("c1")], "aborted"), result("c1", [text("late")])]),
+        ("messages", 1),
+        {"role": "tool", "content": "late", "tool_call_id": "c1"},
+    ),
+    (
+        "an unanswered call gets a synthetic error result",
+        case(AN, [same(AN, [call("c1"), call("c2")], "toolUse"), result("c2", [text("ok")])]),
+        ("messages", 1, "content", 1),
+        {
+            "type": "tool_result",
+            "tool_use_id": "c1",
+            "content": "No result provided",
+            "is_error": True,
+            "cache_control": {"type": "ephemeral"},
+        },
+    ),
+    (
+        "a result after the next user message does not count",
+        case(CC, [same(CC, [call("c1")], "toolUse"), U, result("c1", [text("late")])]),
+        ("messages", 1, "content"),
+        "No result provided",
+    ),
+    (
+        "a call left open at the end is closed",
+        case(CC, [same(CC, [call("c1")], "toolUse")]),
+        ("messages", -1),
+        {"role": "tool", "content": "No result provided", "tool_call_id": "c1"},
+    ),
+    (
+        "blank is JavaScript's trim: NBSP is blank",
+        case(AN, [user("\xa0\u3000"), U]),
+        ("messages", 0, "content", 0, "text"),
+        "Hi",
+    ),
+    (
+        "blank is JavaScript's trim: U+001C is not blank",
+        case(AN, [user("\x1c")]),
+        ("messages", 0, "content", 0, "text"),
+        "\x1c",
+    ),
+    (
+        "unpaired surrogates leave text",
+        case(CC, [user("a\ud83db")]),
+        ("messages", 0, "content"),
+        "ab",
+    ),
+    (
+        "unpaired surrogates stay in ids and arguments",
+        case(
+            AN,
+            [
+                same(AN, [call("i\ud83d", {"k": "v\ud83d"})], "toolUse"),
+                result("i\ud83d", [text("ok")]),
+            ],
+        ),
+        ("messages", 0, "content", 0, "input", "k"),
+        "v\ud83d",
+    ),
+    (
+        "arguments are JSON.stringify text",
+        case(
+            CC,
+            [
+                same(
+                    CC,
+                    [call("c1", {"b": 1.0, "10": 1e21, "2": [1e-7, 100.0], "é": "\x01"})],
+                    "toolUse",
+                ),
+                result("c1", [text("ok")]),
+            ],
+        ),
+        ("messages", 0, "tool_calls", 0, "function", "arguments"),
+        '{"2":[1e-7,100],"10":1e+21,"b":1,"é":"\\u0001"}',
+    ),
     # -- openai-completions
-    ("completions: system role", case(("openai-completions", "openai", "gpt-4o"), [U], system="S"), ("messages", 0), {"role": "system", "content": "S"}),
-    ("completions: developer role for an OpenAI reasoning model", case(CC, [U], system="S", reasoning=True), ("messages", 0, "role"), "developer"),
-    ("completions: no developer role on other hosts", case(("openai-completions", "groq", "gpt-oss"), [U], system="S", reasoning=True), ("messages", 0, "role"), "system"),
-    ("completions: an empty user string stays", case(CC, [user("")]), ("messages",), [{"role": "user", "content": ""}]),
-    ("completions: empty text blocks removed, an empty list sends nothing", case(CC, [user([text("")]), user([text(""), text(" "), IMG])]), ("messages",), [{"role": "user", "content": [{"type": "text", "text": " "}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}]}]),
-    ("completions: assistant text concatenated without separator", case(CC, [U, same(CC, [text("a"), text(" "), text("b")])]), ("messages", 1), {"role": "assistant", "content": "ab"}),
-    ("completions: content null beside tool calls", case(CC, [same(CC, [call("c1")], "toolUse"), result("c1", [text("ok")])]), ("messages", 0, "content"), None),
-    ("completions: a thinking-only turn is not sent", case(CC, [U, same(CC, [think("hmm")]), U]), ("messages", 1, "role"), "user"),
-    ("completions: OpenRouter reasoning_details from the signature", case(("openai-completions", "openrouter", "x/y"), [U, assistant([think("t", thinkingSignature=json.dumps([{"type": "reasoning.encrypted", "data": "E"}])), text("a")], "openai-completions", "openrouter", "x/y")]), ("messages", 1, "reasoning_details"), [{"type": "reasoning.encrypted", "data": "E"}]),
-    ("completions: legacy encrypted detail from tool calls", case(CC, [same(CC, [call("c1", thoughtSignature=json.dumps({"type": "reasoning.encrypted", "id": "r", "data": "E"}))], "toolUse"), result("c1", [text("ok")])]), ("messages", 0, "reasoning_details"), [{"type": "reasoning.encrypted", "id": "r", "data": "E"}]),
-    ("completions: the reasoning field named by the signature", case(CC, [U, same(CC, [think("a", thinkingSignature="reasoning_text"), think(" "), think("b"), text("x")])]), ("messages", 1, "reasoning_text"), "a\nb"),
-    ("completions: opencode-go sends reasoning as reasoning_content", case(("openai-completions", "opencode-go", "k"), [U, assistant([think("a", thinkingSignature="reasoning"), text("x")], "openai-completions", "opencode-go", "k")]), ("messages", 1, "reasoning_content"), "a"),
-    ("completions: DeepSeek reasoning models always get reasoning_content", case(("openai-completions", "deepseek", "deepseek-reasoner"), [U, assistant([text("x")], *CC)], reasoning=True), ("messages", 1, "reasoning_content"), ""),
-    ("completions: tool result text joined, placeholders", case(CC, [same(CC, [call("c1"), call("c2"), call("c3")], "toolUse"), result("c1", [text("a"), text("b")]), result("c2", [IMG]), result("c3", [])]), ("messages", slice(1, 4), "content"), ["a\nb", "(see attached image)", "(no tool output)"]),
-    ("completions: images of a run of results follow it in one user message", case(CC, [same(CC, [call("c1"), call("c2")], "toolUse"), result("c1", [IMG]), result("c2", [text("t"), IMG])]), ("messages", 3), {"role": "user", "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}]}),
-    ("completions: a Responses id becomes call_item", case(CC, [assistant([call("call_a|fc+b")], *RS, stop="toolUse"), result("call_a|fc+b", [text("ok")])]), ("messages", 1, "tool_call_id"), "call_a_fc_b"),
-    ("completions: a long Responses id is cut and hashed", case(CC, [assistant([call("call_" + "x" * 40 + "|fc_1")], *RS, stop="toolUse")]), ("messages", 0, "tool_calls", 0, "id"), Hashed("call_" + "x" * 26 + "_")),
-    ("completions: OpenAI ids without | are cut to 40", case(CC, [assistant([call("z" * 45)], *AN, stop="toolUse")]), ("messages", 0, "tool_calls", 0, "id"), "z" * 40),
-    ("completions: other hosts keep ids without |", case(("openai-completions", "groq", "m"), [assistant([call("z" * 45)], *AN, stop="toolUse")]), ("messages", 0, "tool_calls", 0, "id"), "z" * 45),
-    ("completions: tool shape", case(CC, [U], tools=[TOOL]), ("tools",), [{"type": "function", "function": {"name": "read", "description": "Read a file", "parameters": TOOL["parameters"]}}]),
-    ("completions: OpenRouter Anthropic cache markers", case(("openai-completions", "openrouter", "anthropic/claude-sonnet-4.5"), [U], system="S", tools=[TOOL]), ("messages",), [{"role": "system", "content": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}]}, {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}]),
+    (
+        "completions: system role",
+        case(("openai-completions", "openai", "gpt-4o"), [U], system="S"),
+        ("messages", 0),
+        {"role": "system", "content": "S"},
+    ),
+    (
+        "completions: developer role for an OpenAI reasoning model",
+        case(CC, [U], system="S", reasoning=True),
+        ("messages", 0, "role"),
+        "developer",
+    ),
+    (
+        "completions: no developer role on other hosts",
+        case(("openai-completions", "groq", "gpt-oss"), [U], system="S", reasoning=True),
+        ("messages", 0, "role"),
+        "system",
+    ),
+    (
+        "completions: an empty user string stays",
+        case(CC, [user("")]),
+        ("messages",),
+        [{"role": "user", "content": ""}],
+    ),
+    (
+        "completions: empty text blocks removed, an empty list sends nothing",
+        case(CC, [user([text("")]), user([text(""), text(" "), IMG])]),
+        ("messages",),
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": " "},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                ],
+            }
+        ],
+    ),
+    (
+        "completions: assistant text concatenated without separator",
+        case(CC, [U, same(CC, [text("a"), text(" "), text("b")])]),
+        ("messages", 1),
+        {"role": "assistant", "content": "ab"},
+    ),
+    (
+        "completions: content null beside tool calls",
+        case(CC, [same(CC, [call("c1")], "toolUse"), result("c1", [text("ok")])]),
+        ("messages", 0, "content"),
+        None,
+    ),
+    (
+        "completions: a thinking-only turn is not sent",
+        case(CC, [U, same(CC, [think("hmm")]), U]),
+        ("messages", 1, "role"),
+        "user",
+    ),
+    (
+        "completions: OpenRouter reasoning_details from the signature",
+        case(
+            ("openai-completions", "openrouter", "x/y"),
+            [
+                U,
+                assistant(
+                    [
+                        think(
+                            "t",
+                            thinkingSignature=json.dumps(
+                                [{"type": "reasoning.encrypted", "data": "E"}]
+                            ),
+                        ),
+                        text("a"),
+                    ],
+                    "openai-completions",
+                    "openrouter",
+                    "x/y",
+                ),
+            ],
+        ),
+        ("messages", 1, "reasoning_details"),
+        [{"type": "reasoning.encrypted", "data": "E"}],
+    ),
+    (
+        "completions: legacy encrypted detail from tool calls",
+        case(
+            CC,
+            [
+                same(
+                    CC,
+                    [
+                        call(
+                            "c1",
+                            thoughtSignature=json.dumps(
+                                {"type": "reasoning.encrypted", "id": "r", "data": "E"}
+                            ),
+                        )
+                    ],
+                    "toolUse",
+                ),
+                result("c1", [text("ok")]),
+            ],
+        ),
+        ("messages", 0, "reasoning_details"),
+        [{"type": "reasoning.encrypted", "id": "r", "data": "E"}],
+    ),
+    (
+        "completions: the reasoning field named by the signature",
+        case(
+            CC,
+            [
+                U,
+                same(
+                    CC,
+                    [
+                        think("a", thinkingSignature="reasoning_text"),
+                        think(" "),
+                        think("b"),
+                        text("x"),
+                    ],
+                ),
+            ],
+        ),
+        ("messages", 1, "reasoning_text"),
+        "a\nb",
+    ),
+    (
+        "completions: opencode-go sends reasoning as reasoning_content",
+        case(
+            ("openai-completions", "opencode-go", "k"),
+            [
+                U,
+                assistant(
+                    [think("a", thinkingSignature="reasoning"), text("x")],
+                    "openai-completions",
+                    "opencode-go",
+                    "k",
+                ),
+            ],
+        ),
+        ("messages", 1, "reasoning_content"),
+        "a",
+    ),
+    (
+        "completions: DeepSeek reasoning models always get reasoning_content",
+        case(
+            ("openai-completions", "deepseek", "deepseek-reasoner"),
+            [U, assistant([text("x")], *CC)],
+            reasoning=True,
+        ),
+        ("messages", 1, "reasoning_content"),
+        "",
+    ),
+    (
+        "completions: tool result text joined, placeholders",
+        case(
+            CC,
+            [
+                same(CC, [call("c1"), call("c2"), call("c3")], "toolUse"),
+                result("c1", [text("a"), text("b")]),
+                result("c2", [IMG]),
+                result("c3", []),
+            ],
+        ),
+        ("messages", slice(1, 4), "content"),
+        ["a\nb", "(see attached image)", "(no tool output)"],
+    ),
+    (
+        "completions: images of a run of results follow it in one user message",
+        case(
+            CC,
+            [
+                same(CC, [call("c1"), call("c2")], "toolUse"),
+                result("c1", [IMG]),
+                result("c2", [text("t"), IMG]),
+            ],
+        ),
+        ("messages", 3),
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Attached image(s) from tool result:"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+            ],
+        },
+    ),
+    (
+        "completions: a Responses id becomes call_item",
+        case(
+            CC,
+            [
+                assistant([call("call_a|fc+b")], *RS, stop="toolUse"),
+                result("call_a|fc+b", [text("ok")]),
+            ],
+        ),
+        ("messages", 1, "tool_call_id"),
+        "call_a_fc_b",
+    ),
+    (
+        "completions: a long Responses id is cut and hashed",
+        case(CC, [assistant([call("call_" + "x" * 40 + "|fc_1")], *RS, stop="toolUse")]),
+        ("messages", 0, "tool_calls", 0, "id"),
+        Hashed("call_" + "x" * 26 + "_"),
+    ),
+    (
+        "completions: OpenAI ids without | are cut to 40",
+        case(CC, [assistant([call("z" * 45)], *AN, stop="toolUse")]),
+        ("messages", 0, "tool_calls", 0, "id"),
+        "z" * 40,
+    ),
+    (
+        "completions: other hosts keep ids without |",
+        case(
+            ("openai-completions", "groq", "m"), [assistant([call("z" * 45)], *AN, stop="toolUse")]
+        ),
+        ("messages", 0, "tool_calls", 0, "id"),
+        "z" * 45,
+    ),
+    (
+        "completions: tool shape",
+        case(CC, [U], tools=[TOOL]),
+        ("tools",),
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": "read",
+                    "description": "Read a file",
+                    "parameters": TOOL["parameters"],
+                },
+            }
+        ],
+    ),
+    (
+        "completions: OpenRouter Anthropic cache markers",
+        case(
+            ("openai-completions", "openrouter", "anthropic/claude-sonnet-4.5"),
+            [U],
+            system="S",
+            tools=[TOOL],
+        ),
+        ("messages",),
+        [
+            {
+                "role": "system",
+                "content": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}],
+            },
+        ],
+    ),
     # -- openai-responses
-    ("responses: developer role for any reasoning model", case(("openai-responses", "xai", "grok"), [U], system="S", reasoning=True), ("input", 0), {"role": "developer", "content": "S"}),
-    ("responses: a user string becomes input_text", case(RS, [U]), ("input", 0), {"role": "user", "content": [{"type": "input_text", "text": "Hi"}]}),
-    ("responses: images are input_image with detail auto", case(RS, [user([IMG])]), ("input", 0, "content", 0), {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBO"}),
-    ("responses: same-model reasoning item replayed from the signature", case(RS, [U, same(RS, [think("", thinkingSignature='{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"E"}'), text("a")])]), ("input", 1), {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "E"}),
-    ("responses: text ids msg_pi_n and msg_pi_n_k, blank text sent", case(RS, [U, same(RS, [text("a"), text(" ")])]), ("input", slice(1, 3), "id"), ["msg_pi_1", "msg_pi_1_1"]),
-    ("responses: a v1 text signature gives id and phase", case(RS, [U, same(RS, [text("a", textSignature='{"v":1,"id":"msg_9","phase":"commentary"}')])]), ("input", 1, "phase"), "commentary"),
-    ("responses: a long text id becomes msg_<hash>", case(RS, [U, same(RS, [text("a", textSignature="m" * 65)])]), ("input", 1, "id"), Hashed("msg_")),
-    ("responses: an fc_ item id is sent for the same model", case(RS, [same(RS, [call("call_1|fc_1")], "toolUse"), result("call_1|fc_1", [text("ok")])]), ("input", 0), {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read", "arguments": "{}"}),
-    ("responses: no item id for another model of the same host", case(RS, [assistant([call("call_1|fc_1", namespace="ns")], "openai-responses", "openai", "gpt-4.1", "toolUse")]), ("input", 0), {"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"}),
-    ("responses: namespace kept for the same model", case(RS, [same(RS, [call("call_1|fc_1", namespace="ns")], "toolUse")]), ("input", 0, "namespace"), "ns"),
-    ("responses: foreign item ids become fc_<hash>", case(("openai-responses", "openai", "gpt-5"), [assistant([call("call_1|item")], "openai-responses", "opencode", "gpt-5", "toolUse"), U]), ("input", 0, "call_id"), "call_1"),
-    ("responses: other providers reduce the whole id", case(("openai-responses", "xai", "grok"), [assistant([call("call 1|fc 2")], *AN, stop="toolUse")]), ("input", 0, "call_id"), "call_1_fc_2"),
-    ("responses: tool output with images is a list", case(RS, [same(RS, [call("c1")], "toolUse"), result("c1", [text("t"), IMG])]), ("input", 1, "output"), [{"type": "input_text", "text": "t"}, {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBO"}]),
-    ("responses: tool shape", case(RS, [U], tools=[TOOL]), ("tools",), [{"type": "function", "name": "read", "description": "Read a file", "parameters": TOOL["parameters"]}]),
+    (
+        "responses: developer role for any reasoning model",
+        case(("openai-responses", "xai", "grok"), [U], system="S", reasoning=True),
+        ("input", 0),
+        {"role": "developer", "content": "S"},
+    ),
+    (
+        "responses: a user string becomes input_text",
+        case(RS, [U]),
+        ("input", 0),
+        {"role": "user", "content": [{"type": "input_text", "text": "Hi"}]},
+    ),
+    (
+        "responses: images are input_image with detail auto",
+        case(RS, [user([IMG])]),
+        ("input", 0, "content", 0),
+        {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBO"},
+    ),
+    (
+        "responses: same-model reasoning item replayed from the signature",
+        case(
+            RS,
+            [
+                U,
+                same(
+                    RS,
+                    [
+                        think(
+                            "",
+                            thinkingSignature='{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"E"}',
+                        ),
+                        text("a"),
+                    ],
+                ),
+            ],
+        ),
+        ("input", 1),
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "E"},
+    ),
+    (
+        "responses: text ids msg_pi_n and msg_pi_n_k, blank text sent",
+        case(RS, [U, same(RS, [text("a"), text(" ")])]),
+        ("input", slice(1, 3), "id"),
+        ["msg_pi_1", "msg_pi_1_1"],
+    ),
+    (
+        "responses: a v1 text signature gives id and phase",
+        case(
+            RS,
+            [U, same(RS, [text("a", textSignature='{"v":1,"id":"msg_9","phase":"commentary"}')])],
+        ),
+        ("input", 1, "phase"),
+        "commentary",
+    ),
+    (
+        "responses: a long text id becomes msg_<hash>",
+        case(RS, [U, same(RS, [text("a", textSignature="m" * 65)])]),
+        ("input", 1, "id"),
+        Hashed("msg_"),
+    ),
+    (
+        "responses: an fc_ item id is sent for the same model",
+        case(RS, [same(RS, [call("call_1|fc_1")], "toolUse"), result("call_1|fc_1", [text("ok")])]),
+        ("input", 0),
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "read",
+            "arguments": "{}",
+        },
+    ),
+    (
+        "responses: no item id for another model of the same host",
+        case(
+            RS,
+            [
+                assistant(
+                    [call("call_1|fc_1", namespace="ns")],
+                    "openai-responses",
+                    "openai",
+                    "gpt-4.1",
+                    "toolUse",
+                )
+            ],
+        ),
+        ("input", 0),
+        {"type": "function_call", "call_id": "call_1", "name": "read", "arguments": "{}"},
+    ),
+    (
+        "responses: namespace kept for the same model",
+        case(RS, [same(RS, [call("call_1|fc_1", namespace="ns")], "toolUse")]),
+        ("input", 0, "namespace"),
+        "ns",
+    ),
+    (
+        "responses: foreign item ids become fc_<hash>",
+        case(
+            ("openai-responses", "openai", "gpt-5"),
+            [
+                assistant(
+                    [call("call_1|item")], "openai-responses", "opencode", "gpt-5", "toolUse"
+                ),
+                U,
+            ],
+        ),
+        ("input", 0, "call_id"),
+        "call_1",
+    ),
+    (
+        "responses: other providers reduce the whole id",
+        case(
+            ("openai-responses", "xai", "grok"),
+            [assistant([call("call 1|fc 2")], *AN, stop="toolUse")],
+        ),
+        ("input", 0, "call_id"),
+        "call_1_fc_2",
+    ),
+    (
+        "responses: tool output with images is a list",
+        case(RS, [same(RS, [call("c1")], "toolUse"), result("c1", [text("t"), IMG])]),
+        ("input", 1, "output"),
+        [
+            {"type": "input_text", "text": "t"},
+            {"type": "input_image", "detail": "auto", "image_url": "data:image/png;base64,iVBO"},
+        ],
+    ),
+    (
+        "responses: tool shape",
+        case(RS, [U], tools=[TOOL]),
+        ("tools",),
+        [
+            {
+                "type": "function",
+                "name": "read",
+                "description": "Read a file",
+                "parameters": TOOL["parameters"],
+            }
+        ],
+    ),
     # -- anthropic-messages
-    ("anthropic: system block with cache marker", case(AN, [U], system="S"), ("system",), [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}]),
-    ("anthropic: a blank user string sends nothing", case(AN, [user(" "), user("a")]), ("messages", 0, "content", 0, "text"), "a"),
-    ("anthropic: consecutive user messages are not merged", case(AN, [user("a"), user("b")]), ("messages", 0), {"role": "user", "content": "a"}),
-    ("anthropic: unsigned thinking becomes text", case(AN, [U, same(AN, [think("idea")]), U]), ("messages", 1, "content"), [{"type": "text", "text": "idea"}]),
-    ("anthropic: redacted thinking", case(AN, [U, same(AN, [think("[Reasoning redacted]", thinkingSignature="D", redacted=True)]), U]), ("messages", 1, "content"), [{"type": "redacted_thinking", "data": "D"}]),
-    ("anthropic: a run of results is one user message", case(AN, [same(AN, [call("c1"), call("c2")], "toolUse"), result("c1", [text("a")]), result("c2", [])]), ("messages", 1, "content", slice(None), "content"), ["a", ""]),
-    ("anthropic: result with images is a block list", case(AN, [same(AN, [call("c1")], "toolUse"), result("c1", [IMG]), U]), ("messages", 1, "content", 0, "content"), [{"type": "text", "text": "(see attached image)"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}]),
-    ("anthropic: error result images move after the results", case(AN, [same(AN, [call("c1")], "toolUse"), result("c1", [text("bad"), IMG, IMG], error=True), U]), ("messages", 1, "content"), [{"type": "tool_result", "tool_use_id": "c1", "content": "bad\n(image attached after the tool results)", "is_error": True}, {"type": "text", "text": "Images from the error result of tool call c1 (read):"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}]),
-    ("anthropic: no cache marker when the last message is the assistant's", case(AN, [U, same(AN, [text("a")])]), ("messages", 0, "content"), "Hi"),
-    ("anthropic: ids reduced to word characters, cut to 64", case(AN, [assistant([call("a.b" + "c" * 70)], *CC, stop="toolUse")]), ("messages", 0, "content", 0, "id"), "a_b" + "c" * 61),
-    ("anthropic: tool schema rebuilt", case(AN, [U], tools=[{"name": "t", "description": "d", "parameters": {"type": "object", "anyOf": [], "$defs": {"x": {}}}}]), ("tools", 0), {"name": "t", "description": "d", "eager_input_streaming": True, "input_schema": {"type": "object", "properties": {}, "required": [], "$defs": {"x": {}}}, "cache_control": {"type": "ephemeral"}}),
+    (
+        "anthropic: system block with cache marker",
+        case(AN, [U], system="S"),
+        ("system",),
+        [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+    ),
+    (
+        "anthropic: a blank user string sends nothing",
+        case(AN, [user(" "), user("a")]),
+        ("messages", 0, "content", 0, "text"),
+        "a",
+    ),
+    (
+        "anthropic: consecutive user messages are not merged",
+        case(AN, [user("a"), user("b")]),
+        ("messages", 0),
+        {"role": "user", "content": "a"},
+    ),
+    (
+        "anthropic: unsigned thinking becomes text",
+        case(AN, [U, same(AN, [think("idea")]), U]),
+        ("messages", 1, "content"),
+        [{"type": "text", "text": "idea"}],
+    ),
+    (
+        "anthropic: redacted thinking",
+        case(
+            AN,
+            [U, same(AN, [think("[Reasoning redacted]", thinkingSignature="D", redacted=True)]), U],
+        ),
+        ("messages", 1, "content"),
+        [{"type": "redacted_thinking", "data": "D"}],
+    ),
+    (
+        "anthropic: a run of results is one user message",
+        case(
+            AN,
+            [
+                same(AN, [call("c1"), call("c2")], "toolUse"),
+                result("c1", [text("a")]),
+                result("c2", []),
+            ],
+        ),
+        ("messages", 1, "content", slice(None), "content"),
+        ["a", ""],
+    ),
+    (
+        "anthropic: result with images is a block list",
+        case(AN, [same(AN, [call("c1")], "toolUse"), result("c1", [IMG]), U]),
+        ("messages", 1, "content", 0, "content"),
+        [
+            {"type": "text", "text": "(see attached image)"},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
+            },
+        ],
+    ),
+    (
+        "anthropic: error result images move after the results",
+        case(
+            AN,
+            [
+                same(AN, [call("c1")], "toolUse"),
+                result("c1", [text("bad"), IMG, IMG], error=True),
+                U,
+            ],
+        ),
+        ("messages", 1, "content"),
+        [
+            {
+                "type": "tool_result",
+                "tool_use_id": "c1",
+                "content": "bad\n(image attached after the tool results)",
+                "is_error": True,
+            },
+            {"type": "text", "text": "Images from the error result of tool call c1 (read):"},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
+            },
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
+            },
+        ],
+    ),
+    (
+        "anthropic: no cache marker when the last message is the assistant's",
+        case(AN, [U, same(AN, [text("a")])]),
+        ("messages", 0, "content"),
+        "Hi",
+    ),
+    (
+        "anthropic: ids reduced to word characters, cut to 64",
+        case(AN, [assistant([call("a.b" + "c" * 70)], *CC, stop="toolUse")]),
+        ("messages", 0, "content", 0, "id"),
+        "a_b" + "c" * 61,
+    ),
+    (
+        "anthropic: tool schema rebuilt",
+        case(
+            AN,
+            [U],
+            tools=[
+                {
+                    "name": "t",
+                    "description": "d",
+                    "parameters": {"type": "object", "anyOf": [], "$defs": {"x": {}}},
+                }
+            ],
+        ),
+        ("tools", 0),
+        {
+            "name": "t",
+            "description": "d",
+            "eager_input_streaming": True,
+            "input_schema": {
+                "type": "object",
+                "properties": {},
+                "required": [],
+                "$defs": {"x": {}},
+            },
+            "cache_control": {"type": "ephemeral"},
+        },
+    ),
     # -- google-generative-ai
-    ("gemini: systemInstruction with the user role", case(GG, [U], system="S"), ("systemInstruction",), {"parts": [{"text": "S"}], "role": "user"}),
-    ("gemini: an empty user string is sent", case(GG, [user(""), U]), ("contents", 0), {"role": "user", "parts": [{"text": ""}]}),
-    ("gemini: invalid base64 signatures are dropped", case(GG, [U, same(GG, [text("a", textSignature="abc")])]), ("contents", 1, "parts"), [{"text": "a"}]),
-    ("gemini: blank text kept when signed", case(GG, [U, same(GG, [text(" ", textSignature="QUJD")])]), ("contents", 1, "parts"), [{"text": " ", "thoughtSignature": "QUJD"}]),
-    ("gemini: same-model thinking is a thought part", case(GG, [U, same(GG, [think("t", thinkingSignature="QUJD")])]), ("contents", 1, "parts"), [{"thought": True, "text": "t", "thoughtSignature": "QUJD"}]),
-    ("gemini: call ids only for Gemini 3", case(G3, [assistant([call("c.1")], *AN, stop="toolUse"), result("c.1", [text("ok")])]), ("contents", slice(None), "parts", 0), [{"functionCall": {"name": "read", "args": {}, "id": "c_1"}}, {"functionResponse": {"name": "read", "response": {"output": "ok"}, "id": "c_1"}}]),
-    ("gemini: results share one user content", case(GG, [same(GG, [call("c1"), call("c2")], "toolUse"), result("c1", [text("a")], error=True), result("c2", [])]), ("contents", 1, "parts"), [{"functionResponse": {"name": "read", "response": {"error": "a"}}}, {"functionResponse": {"name": "read", "response": {"output": ""}}}]),
-    ("gemini: older models get result images in a content of their own", case(GG, [same(GG, [call("c1")], "toolUse"), result("c1", [IMG])]), ("contents", 2), {"role": "user", "parts": [{"text": "Tool result image:"}, {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}]}),
-    ("gemini: Gemini 3 gets result images inside", case(G3, [same(G3, [call("c1")], "toolUse"), result("c1", [IMG])]), ("contents", 1, "parts", 0, "functionResponse", "parts"), [{"inlineData": {"mimeType": "image/png", "data": "iVBO"}}]),
-    ("gemini: const becomes a one-value enum", case(GG, [U], tools=[{"name": "t", "description": "d", "parameters": {"type": "object", "properties": {"m": {"const": "a"}, "b": {"const": True}}}}]), ("tools", 0, "functionDeclarations", 0, "parametersJsonSchema", "properties"), {"m": {"enum": ["a"]}, "b": {"const": True}}),
+    (
+        "gemini: systemInstruction with the user role",
+        case(GG, [U], system="S"),
+        ("systemInstruction",),
+        {"parts": [{"text": "S"}], "role": "user"},
+    ),
+    (
+        "gemini: an empty user string is sent",
+        case(GG, [user(""), U]),
+        ("contents", 0),
+        {"role": "user", "parts": [{"text": ""}]},
+    ),
+    (
+        "gemini: invalid base64 signatures are dropped",
+        case(GG, [U, same(GG, [text("a", textSignature="abc")])]),
+        ("contents", 1, "parts"),
+        [{"text": "a"}],
+    ),
+    (
+        "gemini: blank text kept when signed",
+        case(GG, [U, same(GG, [text(" ", textSignature="QUJD")])]),
+        ("contents", 1, "parts"),
+        [{"text": " ", "thoughtSignature": "QUJD"}],
+    ),
+    (
+        "gemini: same-model thinking is a thought part",
+        case(GG, [U, same(GG, [think("t", thinkingSignature="QUJD")])]),
+        ("contents", 1, "parts"),
+        [{"thought": True, "text": "t", "thoughtSignature": "QUJD"}],
+    ),
+    (
+        "gemini: call ids only for Gemini 3",
+        case(G3, [assistant([call("c.1")], *AN, stop="toolUse"), result("c.1", [text("ok")])]),
+        ("contents", slice(None), "parts", 0),
+        [
+            {"functionCall": {"name": "read", "args": {}, "id": "c_1"}},
+            {"functionResponse": {"name": "read", "response": {"output": "ok"}, "id": "c_1"}},
+        ],
+    ),
+    (
+        "gemini: results share one user content",
+        case(
+            GG,
+            [
+                same(GG, [call("c1"), call("c2")], "toolUse"),
+                result("c1", [text("a")], error=True),
+                result("c2", []),
+            ],
+        ),
+        ("contents", 1, "parts"),
+        [
+            {"functionResponse": {"name": "read", "response": {"error": "a"}}},
+            {"functionResponse": {"name": "read", "response": {"output": ""}}},
+        ],
+    ),
+    (
+        "gemini: older models get result images in a content of their own",
+        case(GG, [same(GG, [call("c1")], "toolUse"), result("c1", [IMG])]),
+        ("contents", 2),
+        {
+            "role": "user",
+            "parts": [
+                {"text": "Tool result image:"},
+                {"inlineData": {"mimeType": "image/png", "data": "iVBO"}},
+            ],
+        },
+    ),
+    (
+        "gemini: Gemini 3 gets result images inside",
+        case(G3, [same(G3, [call("c1")], "toolUse"), result("c1", [IMG])]),
+        ("contents", 1, "parts", 0, "functionResponse", "parts"),
+        [{"inlineData": {"mimeType": "image/png", "data": "iVBO"}}],
+    ),
+    (
+        "gemini: const becomes a one-value enum",
+        case(
+            GG,
+            [U],
+            tools=[
+                {
+                    "name": "t",
+                    "description": "d",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"m": {"const": "a"}, "b": {"const": True}},
+                    },
+                }
+            ],
+        ),
+        ("tools", 0, "functionDeclarations", 0, "parametersJsonSchema", "properties"),
+        {"m": {"enum": ["a"]}, "b": {"const": True}},
+    ),
 ]
 
 
@@ -275,8 +1009,12 @@ def pick(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-@pytest.mark.parametrize(("case_", "path", "expected"), [r[1:] for r in RULES], ids=[r[0] for r in RULES])
-def test_rule(pi_ai: Reference, case_: dict[str, Any], path: tuple[Any, ...], expected: Any) -> None:
+@pytest.mark.parametrize(
+    ("case_", "path", "expected"), [r[1:] for r in RULES], ids=[r[0] for r in RULES]
+)
+def test_rule(
+    pi_ai: Reference, case_: dict[str, Any], path: tuple[Any, ...], expected: Any
+) -> None:
     """The rule named in the id: ptree's body has the hand-written fragment, and equals pi-ai's."""
     mine = ours(case_)
     reference = theirs(pi_ai, case_)
@@ -325,9 +1063,21 @@ class TestInputs:
 
     def test_context_goes_through_to_provider_messages(self) -> None:
         """A Context's summary messages become user text, as to_provider_messages says."""
-        ctx = Context(messages=[{"role": "branchSummary", "summary": "S", "fromId": "x", "timestamp": "2025-01-01T00:00:00Z"}, U])
+        ctx = Context(
+            messages=[
+                {
+                    "role": "branchSummary",
+                    "summary": "S",
+                    "fromId": "x",
+                    "timestamp": "2025-01-01T00:00:00Z",
+                },
+                U,
+            ]
+        )
         body = payload(ctx, api="openai-completions", provider="openai", model="m")
-        assert body["messages"][0]["content"][0]["text"].startswith("The following is a summary of a branch")
+        assert body["messages"][0]["content"][0]["text"].startswith(
+            "The following is a summary of a branch"
+        )
         assert body["messages"][1] == {"role": "user", "content": "Hi"}
 
     def test_inputs_are_not_changed(self) -> None:
@@ -343,7 +1093,7 @@ class TestInputs:
         """Frozen messages (as a tree stores them) give plain, mutable output."""
         from ptree import freeze
 
-        body = payload(freeze([U]), api="anthropic-messages", provider="a", model="m")  # type: ignore[arg-type]
+        body = payload(freeze([U]), api="anthropic-messages", provider="a", model="m")
         assert type(body["messages"][0]) is dict
         json.dumps(body)
 
@@ -351,11 +1101,31 @@ class TestInputs:
 class TestReplies:
     """``assistant_message`` equals pi-ai's message for the same reply streamed."""
 
-    @pytest.mark.parametrize(("name", "api", "provider", "model", "reply"), REPLIES, ids=[r[0] for r in REPLIES])
-    def test_reply(self, pi_ai: Reference, name: str, api: str, provider: str, model: str, reply: dict[str, Any]) -> None:
+    @pytest.mark.parametrize(
+        ("name", "api", "provider", "model", "reply"), REPLIES, ids=[r[0] for r in REPLIES]
+    )
+    def test_reply(
+        self,
+        pi_ai: Reference,
+        name: str,
+        api: str,
+        provider: str,
+        model: str,
+        reply: dict[str, Any],
+    ) -> None:
         """The reply named in the id gives pi-ai's message (but the timestamp)."""
         mine = assistant_message(reply, api=api, provider=provider, model=model)
-        answer = pi_ai.ask_many([{"kind": "response", "api": api, "provider": provider, "model": model, "response": reply}])[0]
+        answer = pi_ai.ask_many(
+            [
+                {
+                    "kind": "response",
+                    "api": api,
+                    "provider": provider,
+                    "model": model,
+                    "response": reply,
+                }
+            ]
+        )[0]
         reference = answer["message"]
         assert abs(mine.pop("timestamp") - reference.pop("timestamp")) < 60_000
         for msg in (mine, reference):
@@ -365,8 +1135,13 @@ class TestReplies:
                     first, rest = block["argumentsError"].split("\n\n", 1)
                     assert first
                     block["argumentsError"] = rest
-                if api == "google-generative-ai" and block["type"] == "toolCall" and block["id"].startswith(f"{block['name']}_"):
+                if (
+                    api == "google-generative-ai"
+                    and block["type"] == "toolCall"
+                    and block["id"].startswith(f"{block['name']}_")
+                ):
                     stamp, number = block["id"][len(block["name"]) + 1 :].split("_")
-                    assert stamp.isdigit() and number.isdigit()
+                    assert stamp.isdigit()
+                    assert number.isdigit()
                     block["id"] = "<made up>"
         assert as_doubles(mine) == as_doubles(reference)

@@ -19,7 +19,7 @@ OAuth identities, grammar tools, session ids (prompt-cache keys) and request opt
 
 from __future__ import annotations
 
-from .errors import ProviderError
 from ._api import APIS, assistant_message, payload
+from .errors import ProviderError
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload"]

@@ -20,7 +20,11 @@ def _normalize_id(call_id: str, _source: dict[str, Any]) -> str:
 def _image(block: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "image",
-        "source": {"type": "base64", "media_type": block.get("mimeType"), "data": block.get("data")},
+        "source": {
+            "type": "base64",
+            "media_type": block.get("mimeType"),
+            "data": block.get("data"),
+        },
     }
 
 
@@ -73,7 +77,11 @@ def _assistant(msg: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             if signed:
                 blocks.append(
-                    {"type": "thinking", "thinking": sanitize_surrogates(thinking), "signature": signature}
+                    {
+                        "type": "thinking",
+                        "thinking": sanitize_surrogates(thinking),
+                        "signature": signature,
+                    }
                 )
             else:
                 blocks.append({"type": "text", "text": sanitize_surrogates(thinking)})
@@ -169,10 +177,14 @@ def build(
             if block is not None and block.get("type") in ("text", "image", "tool_result"):
                 block["cache_control"] = dict(_MARKER)
         elif isinstance(last["content"], str):
-            last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(_MARKER)}]
+            last["content"] = [
+                {"type": "text", "text": last["content"], "cache_control": dict(_MARKER)}
+            ]
     body: dict[str, Any] = {"messages": out}
     if system:
-        body["system"] = [{"type": "text", "text": sanitize_surrogates(system), "cache_control": dict(_MARKER)}]
+        body["system"] = [
+            {"type": "text", "text": sanitize_surrogates(system), "cache_control": dict(_MARKER)}
+        ]
     if tools:
         converted = [
             {
@@ -208,7 +220,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     out["responseId"] = response.get("id")
     if response.get("model") != target.model:
         out["responseModel"] = response.get("model")
-    raw = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+    raw: dict[str, Any] = response["usage"] if isinstance(response.get("usage"), dict) else {}
     usage = out["usage"]
     usage["input"] = num(raw.get("input_tokens"))
     usage["output"] = num(raw.get("output_tokens"))
@@ -245,7 +257,11 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             thinking["redacted"] = True
             content.append(thinking)
         elif kind == "tool_use":
-            call: dict[str, Any] = {"type": "toolCall", "id": block.get("id"), "name": block.get("name")}
+            call: dict[str, Any] = {
+                "type": "toolCall",
+                "id": block.get("id"),
+                "name": block.get("name"),
+            }
             arguments = block.get("input")
             if isinstance(arguments, dict):
                 call["arguments"] = arguments
@@ -264,7 +280,9 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         out["stopReason"] = "error"
         if reason == "refusal":
             stop_details = response.get("stop_details")
-            explanation = stop_details.get("explanation") if isinstance(stop_details, dict) else None
+            explanation = (
+                stop_details.get("explanation") if isinstance(stop_details, dict) else None
+            )
             out["errorMessage"] = explanation or "The model refused to complete the request"
         elif reason == "sensitive":
             out["errorMessage"] = "Provider stopped with: sensitive"

@@ -6,11 +6,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..context import Context, to_provider_messages
-from .errors import ProviderError
 from . import _anthropic, _completions, _google, _responses
 from ._js import plain
 from ._model import Target
 from ._reply import as_json
+from .errors import ProviderError
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._js import is_blank, js_json, sanitize_surrogates, short_hash, utf16_len, utf16_slice
-from ._js import word_chars
+from ._js import (
+    is_blank,
+    js_json,
+    sanitize_surrogates,
+    short_hash,
+    utf16_len,
+    utf16_slice,
+    word_chars,
+)
 from ._model import Target, blocks_of, transform_messages
 from ._reply import new_message, num, parse_arguments, priced
 
@@ -178,8 +185,8 @@ def build(
     """The conversation fields of pi-ai's Chat Completions body."""
     out: list[dict[str, Any]] = []
     if system:
-        role = "developer" if target.reasoning and target.provider == "openai" else "system"
-        out.append({"role": role, "content": sanitize_surrogates(system)})
+        instruction = "developer" if target.reasoning and target.provider == "openai" else "system"
+        out.append({"role": instruction, "content": sanitize_surrogates(system)})
     transformed = transform_messages(messages, target, _normalize_id(target))
     i = 0
     n = len(transformed)
@@ -278,7 +285,9 @@ def _usage(raw: dict[str, Any]) -> dict[str, Any]:
     output = num(raw.get("completion_tokens"))
     completion_details = raw.get("completion_tokens_details")
     reasoning = (
-        num(completion_details.get("reasoning_tokens")) if isinstance(completion_details, dict) else 0
+        num(completion_details.get("reasoning_tokens"))
+        if isinstance(completion_details, dict)
+        else 0
     ) or num(raw.get("reasoning_tokens"))
     input_tokens = max(0, prompt - cached - write)
     return {
@@ -293,9 +302,14 @@ def _usage(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _append_detail(details: list[dict[str, Any]], detail: dict[str, Any]) -> None:
     last = details[-1] if details else None
-    if last is not None and detail["type"] == last["type"] and detail["type"] in (
-        "reasoning.text",
-        "reasoning.summary",
+    if (
+        last is not None
+        and detail["type"] == last["type"]
+        and detail["type"]
+        in (
+            "reasoning.text",
+            "reasoning.summary",
+        )
     ):
         if detail["type"] == "reasoning.text":
             last["text"] += detail["text"]
@@ -328,7 +342,11 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     choices = response.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else None
     usage = response.get("usage")
-    if not isinstance(usage, dict) and isinstance(choice, dict) and isinstance(choice.get("usage"), dict):
+    if (
+        not isinstance(usage, dict)
+        and isinstance(choice, dict)
+        and isinstance(choice.get("usage"), dict)
+    ):
         usage = choice["usage"]
     if isinstance(usage, dict):
         out["usage"] = priced(_usage(usage))
@@ -367,7 +385,9 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         for call in calls if isinstance(calls, list) else ():
             if not isinstance(call, dict):
                 continue
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function: dict[str, Any] = (
+                call["function"] if isinstance(call.get("function"), dict) else {}
+            )
             block: dict[str, Any] = {
                 "type": "toolCall",
                 "id": call.get("id") or "",

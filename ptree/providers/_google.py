@@ -128,7 +128,10 @@ def _tool_result(msg: dict[str, Any], target: Target, contents: list[dict[str, A
         contents.append({"role": "user", "parts": [part]})
     if images and not inside:
         contents.append(
-            {"role": "user", "parts": [{"text": "Tool result image:"}, *(_inline(b) for b in images)]}
+            {
+                "role": "user",
+                "parts": [{"text": "Tool result image:"}, *(_inline(b) for b in images)],
+            }
         )
 
 
@@ -236,7 +239,10 @@ def build(
             _tool_result(msg, target, contents)
     body: dict[str, Any] = {"contents": contents}
     if system:
-        body["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(system)}], "role": "user"}
+        body["systemInstruction"] = {
+            "parts": [{"text": sanitize_surrogates(system)}],
+            "role": "user",
+        }
     if tools:
         body["tools"] = [
             {
@@ -303,7 +309,9 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             thought = part.get("thought") is True
             if current is None or (current["type"] == "thinking") != thought:
                 current = (
-                    {"type": "thinking", "thinking": ""} if thought else {"type": "text", "text": ""}
+                    {"type": "thinking", "thinking": ""}
+                    if thought
+                    else {"type": "text", "text": ""}
                 )
                 content.append(current)
             if thought:
@@ -336,7 +344,9 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     if reason:
         out["rawStopReason"] = reason
         if reason == "STOP":
-            out["stopReason"] = "toolUse" if any(b["type"] == "toolCall" for b in content) else "stop"
+            out["stopReason"] = (
+                "toolUse" if any(b["type"] == "toolCall" for b in content) else "stop"
+            )
         elif reason in _LENGTH:
             out["stopReason"] = "length"
         elif reason in _ERRORS:

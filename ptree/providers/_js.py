@@ -168,7 +168,15 @@ def plain(value: Any) -> Any:
     return root[0]
 
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 
 
@@ -302,5 +310,3 @@ def js_json(value: Any) -> str:
         else:
             out.append(_scalar(item))
     return "".join(out)
-
-

@@ -54,7 +54,7 @@ def replace_images(content: list[Any], placeholder: str) -> list[Any]:
 def blocks_of(message: dict[str, Any]) -> list[Any]:
     """A message's content as a list (``None``/missing is empty; a string stays a string)."""
     content = message.get("content")
-    return [] if content is None else content  # type: ignore[no-any-return]
+    return [] if content is None else content
 
 
 def transform_messages(
@@ -94,9 +94,11 @@ def transform_messages(
                 if kind == "thinking":
                     if not same:
                         continue
-                    if block.get("redacted") or block.get("thinkingSignature"):
-                        content.append(block)
-                    elif not is_blank(block.get("thinking")):
+                    if (
+                        block.get("redacted")
+                        or block.get("thinkingSignature")
+                        or not is_blank(block.get("thinking"))
+                    ):
                         content.append(block)
                 elif kind == "text":
                     content.append(block if same else {"type": "text", "text": block.get("text")})
@@ -141,7 +143,9 @@ def transform_messages(
             close_pending()
             if msg.get("stopReason") in ("error", "aborted"):
                 continue
-            calls = [b for b in msg["content"] if isinstance(b, dict) and b.get("type") == "toolCall"]
+            calls = [
+                b for b in msg["content"] if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
             if calls:
                 pending = calls
                 answered = set()

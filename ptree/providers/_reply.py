@@ -48,7 +48,9 @@ def priced(usage: dict[str, Any]) -> dict[str, Any]:
 
 def total_usage(usage: dict[str, Any]) -> None:
     """Anthropic's rule: the total is the sum of the parts."""
-    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    usage["totalTokens"] = (
+        usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    )
 
 
 def num(value: Any) -> Any:
@@ -70,9 +72,8 @@ def as_json(response: Any) -> dict[str, Any]:
     elif hasattr(response, "to_dict"):
         data = response.to_dict()
     else:
-        raise TypeError(
-            f"a reply must be a JSON mapping or an SDK response object, not {type(response).__name__}"
-        )
+        kind = type(response).__name__
+        raise TypeError(f"a reply must be a JSON mapping or an SDK response object, not {kind}")
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(root, 0, data)]
     while stack:

@@ -83,8 +83,8 @@ def build(
     """The conversation fields of pi-ai's Responses body."""
     items: list[dict[str, Any]] = []
     if system:
-        role = "developer" if target.reasoning else "system"
-        items.append({"role": role, "content": sanitize_surrogates(system)})
+        instruction = "developer" if target.reasoning else "system"
+        items.append({"role": instruction, "content": sanitize_surrogates(system)})
     index = 0  # pi-ai's msgIndex: messages before this one that produced input
     for msg in transform_messages(messages, target, _normalize_id(target)):
         role = msg.get("role")
@@ -92,7 +92,10 @@ def build(
             content = msg["content"]
             if isinstance(content, str):
                 items.append(
-                    {"role": "user", "content": [{"type": "input_text", "text": sanitize_surrogates(content)}]}
+                    {
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": sanitize_surrogates(content)}],
+                    }
                 )
             else:
                 parts = [
@@ -178,7 +181,7 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
             output.append(item)
         elif kind == "toolCall":
             parts = str(block.get("id")).split("|")
-            call = {"type": "function_call"}
+            call: dict[str, Any] = {"type": "function_call"}
             item_part = parts[1] if len(parts) > 1 else None
             if not other_model and item_part is not None and item_part.startswith("fc_"):
                 call["id"] = item_part
@@ -225,7 +228,11 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             summary = _joined(item.get("summary"), "text", "\n\n")
             text = _joined(item.get("content"), "text", "\n\n")
             content.append(
-                {"type": "thinking", "thinking": summary or text or "", "thinkingSignature": js_json(item)}
+                {
+                    "type": "thinking",
+                    "thinking": summary or text or "",
+                    "thinkingSignature": js_json(item),
+                }
             )
         elif kind == "message":
             parts = item.get("content")
@@ -300,7 +307,9 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         else:
             out["stopReason"] = "error"
             error_message = (
-                f"Response incomplete: {reason}" if reason else "Response incomplete without a provider reason"
+                f"Response incomplete: {reason}"
+                if reason
+                else "Response incomplete without a provider reason"
             )
     elif status == "cancelled":
         out["stopReason"] = "error"
