@@ -197,7 +197,7 @@ def _arguments(chooser: Chooser) -> Any:
 def _image(chooser: Chooser) -> dict[str, Any]:
     return {
         "type": "image",
-        "data": chooser.choice(["iVBORw0K", "R0lGOD"]),
+        "data": chooser.choice(["iVBORw0K", "R0lGODlh"]),
         "mimeType": "image/png",
     }
 
@@ -294,7 +294,9 @@ def _results(chooser: Chooser, calls: list[dict[str, Any]]) -> list[dict[str, An
 
 def conversation(chooser: Chooser) -> dict[str, Any]:
     """One generated payload case: a target, a system prompt, tools and a conversation."""
-    api, provider, model, reasoning, images = chooser.choice(TARGETS)
+    # the API first, so each gets a quarter of the cases whatever its number of targets
+    api = chooser.choice(sorted({t[0] for t in TARGETS}))
+    api, provider, model, reasoning, images = chooser.choice([t for t in TARGETS if t[0] == api])
     sources = list(SOURCES)
     # Same-model turns must be common: weigh the target in.
     sources += [(api, provider, model)] * 6
