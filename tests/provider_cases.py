@@ -219,6 +219,28 @@ def _user(chooser: Chooser) -> dict[str, Any]:
     return {"role": "user", "content": content, "timestamp": 1}
 
 
+def _system(chooser: Chooser) -> dict[str, Any]:
+    """A Pi 1.6 system message: a prompt patch, sections and tool changes."""
+    msg: dict[str, Any] = {"role": "system", "timestamp": 0}
+    msg["content"] = chooser.choice(
+        ["", "Base prompt.", "Later \ud83d note", [_text_block(chooser), _image(chooser)], []]
+    )
+    if chooser.boolean():
+        names = ["preamble", "tools", "10", "2", "skills"]
+        msg["sections"] = {
+            chooser.choice(names): chooser.choice([None, "", "S text", "<tools>x</tools>"])
+            for _ in range(chooser.integer(0, 3))
+        }
+    if chooser.boolean():
+        msg["toolsAdded"] = [
+            {"name": name, "description": "d " + name, "parameters": chooser.choice(SCHEMAS)}
+            for name in chooser.choice([["read"], ["bash", "read"], ["grep"]])
+        ]
+    if chooser.integer(0, 2) == 0:
+        msg["toolsRemoved"] = [{"name": chooser.choice(["read", "bash", "nope"])}]
+    return msg
+
+
 def _assistant(chooser: Chooser, state: dict[str, Any]) -> dict[str, Any]:
     api, provider, model = chooser.choice(state["sources"])
     content: list[dict[str, Any]] = []
@@ -303,8 +325,10 @@ def conversation(chooser: Chooser) -> dict[str, Any]:
     state: dict[str, Any] = {"sources": sources, "n": 0}
     messages: list[dict[str, Any]] = []
     for _ in range(chooser.integer(0, 8)):
-        roll = chooser.integer(0, 9)
-        if roll < 3:
+        roll = chooser.integer(0, 11)
+        if roll >= 10:
+            messages.append(_system(chooser))
+        elif roll < 3:
             messages.append(_user(chooser))
         else:
             msg = _assistant(chooser, state)

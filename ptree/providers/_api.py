@@ -8,7 +8,7 @@ from typing import Any
 from ..context import Context, to_provider_messages
 from . import _anthropic, _completions, _google, _responses
 from ._js import plain
-from ._model import Target
+from ._model import Target, fold_system
 from ._reply import as_json
 from .errors import ProviderError
 
@@ -115,8 +115,9 @@ def payload(
     tool_list = plain(list(tools))
     if system is not None and not isinstance(system, str):
         raise ProviderError(api, "system", "system must be a string or None")
+    prompt, current_tools, conversation = fold_system(system, tool_list, converted)
     try:
-        return module.build(converted, target, system, tool_list)  # type: ignore[no-any-return]
+        return module.build(conversation, target, prompt, current_tools)  # type: ignore[no-any-return]
     except ProviderError:
         raise
     except ValueError as e:

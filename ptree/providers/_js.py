@@ -17,6 +17,7 @@ __all__ = [
     "is_blank",
     "js_json",
     "js_trim",
+    "ordered_keys",
     "plain",
     "sanitize_surrogates",
     "short_hash",
@@ -240,7 +241,8 @@ def _array_index(key: str) -> int | None:
     return None
 
 
-def _ordered_keys(obj: Mapping[str, Any]) -> list[str]:
+def ordered_keys(obj: Mapping[str, Any]) -> list[str]:
+    """An object's keys in JavaScript's order: array indices ascending, then insertion."""
     keys = list(obj)
     indices = [(n, k) for k in keys if (n := _array_index(k)) is not None]
     if not indices:
@@ -288,7 +290,7 @@ def js_json(value: Any) -> str:
         if isinstance(item, _Lit):
             out.append(item.text)
         elif isinstance(item, Mapping):
-            keys = _ordered_keys(item)
+            keys = ordered_keys(item)
             if not keys:
                 out.append("{}")
                 continue

@@ -7,9 +7,9 @@ from typing import Any
 
 import attrs
 
-from ._js import is_blank
+from ._js import is_blank, ordered_keys
 
-__all__ = ["Target", "transform_messages"]
+__all__ = ["Target", "fold_system", "transform_messages"]
 
 USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -160,3 +160,71 @@ def transform_messages(
             result.append(msg)
     close_pending()
     return result
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        _join_text(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def _join_text(value: Any) -> str:
+    # Array.prototype.join writes null and undefined as ""
+    return "" if value is None else str(value)
+
+
+def fold_system(
+    system: str | None,
+    tools: list[dict[str, Any]],
+    messages: list[dict[str, Any]],
+) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """pi-ai's ``normalizeContext`` then ``collapseSystemMessages``, for models without
+    mid-conversation system messages.
+
+    The prompt and tools given as arguments lead; each ``system`` message of the
+    conversation (Pi 1.6 keeps the prompt and tool changes in the transcript) is folded
+    in: non-empty contents joined by a blank line, ``sections`` set or removed (``None``)
+    by name, ``toolsRemoved`` then ``toolsAdded`` applied by name.  Returns the prompt
+    text (contents, then section texts, non-empty ones joined by a blank line), the
+    resulting tools, and the messages without the system messages.
+    """
+    system_messages: list[dict[str, Any]] = []
+    if system or tools:
+        head: dict[str, Any] = {"role": "system", "content": system or "", "timestamp": 0}
+        if tools:
+            head["toolsAdded"] = tools
+        system_messages.append(head)
+    rest: list[dict[str, Any]] = []
+    for m in messages:
+        (system_messages if m.get("role") == "system" else rest).append(m)
+    if not system_messages:
+        return "", [], rest
+    texts: list[str] = []
+    sections: dict[str, Any] = {}
+    current: dict[Any, dict[str, Any]] = {}
+    for m in system_messages:
+        text = _content_text(m.get("content"))
+        if text:
+            texts.append(text)
+        raw_sections = m.get("sections")
+        if isinstance(raw_sections, dict):
+            for name in ordered_keys(raw_sections):
+                value = raw_sections[name]
+                if value is None:
+                    sections.pop(name, None)
+                else:
+                    sections[name] = value
+        for tool in m.get("toolsRemoved") or ():
+            if isinstance(tool, dict):
+                current.pop(tool.get("name"), None)
+        for tool in m.get("toolsAdded") or ():
+            if isinstance(tool, dict):
+                current[tool.get("name")] = tool
+    # the fold's sections become a JavaScript object again: array-index names first
+    parts = ["\n\n".join(texts), *(sections[k] for k in ordered_keys(sections))]
+    prompt = "\n\n".join(p for p in parts if isinstance(p, str) and p)
+    return prompt, list(current.values()), rest
