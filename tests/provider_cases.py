@@ -336,6 +336,20 @@ def conversation(chooser: Chooser) -> dict[str, Any]:
             calls = [b for b in msg["content"] if b["type"] == "toolCall"]
             if calls and chooser.integer(0, 4):
                 messages.extend(_results(chooser, calls))
+    for msg in messages:
+        # hand-made and old messages lack optional fields now and then
+        if chooser.integer(0, 9) == 0:
+            optional = {
+                "user": ["timestamp", "content"],
+                "assistant": ["api", "provider", "model", "usage", "stopReason", "timestamp"],
+                "toolResult": ["isError", "toolName", "timestamp"],
+                "system": ["timestamp"],  # pi-ai fails on a system message without content
+            }[msg["role"]]
+            msg.pop(chooser.choice(optional), None)
+        for block in msg.get("content") or ():
+            is_image = isinstance(block, dict) and block.get("type") == "image"
+            if is_image and chooser.integer(0, 9) == 0:
+                block.pop(chooser.choice(["mimeType", "data"]))
     tools = [
         {
             "name": name,

@@ -388,6 +388,58 @@ RULES: list[tuple[str, dict[str, Any], tuple[Any, ...], Any]] = [
         ("messages", 0, "tool_calls", 0, "function", "arguments"),
         '{"2":[1e-7,100],"10":1e+21,"b":1,"é":"\\u0001"}',
     ),
+    (
+        "Pi 1.6 system messages fold into the leading prompt",
+        case(
+            CC,
+            [
+                {
+                    "role": "system",
+                    "content": "Base.",
+                    "sections": {"b": "B", "a": "A"},
+                    "timestamp": 0,
+                },
+                U,
+                {
+                    "role": "system",
+                    "content": [text("Patch.")],
+                    "sections": {"b": None},
+                    "timestamp": 5,
+                },
+            ],
+            system="Arg.",
+        ),
+        ("messages",),
+        [
+            {"role": "system", "content": "Arg.\n\nBase.\n\nPatch.\n\nA"},
+            {"role": "user", "content": "Hi"},
+        ],
+    ),
+    (
+        "tool changes in system messages set the tools",
+        case(
+            AN,
+            [
+                {
+                    "role": "system",
+                    "content": "",
+                    "toolsAdded": [{"name": "grep", "description": "g", "parameters": {}}],
+                    "toolsRemoved": [{"name": "read"}],
+                    "timestamp": 0,
+                },
+                U,
+            ],
+            tools=[TOOL],
+        ),
+        ("tools", slice(None), "name"),
+        ["grep"],
+    ),
+    (
+        "system messages without a timestamp and no tools vanish",
+        case(GG, [{"role": "system", "content": "Ignored."}, U]),
+        (),
+        {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]},
+    ),
     # -- openai-completions
     (
         "completions: system role",

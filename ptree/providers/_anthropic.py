@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._js import is_blank, js_json, sanitize_surrogates, utf16_slice, word_chars
+from ._js import MISSING, is_blank, js_json, sanitize_surrogates, template, utf16_slice, word_chars
 from ._model import ERROR_IMAGE_PLACEHOLDER, Target, replace_images, transform_messages
 from ._reply import new_message, num, parse_arguments, priced, total_usage
 
@@ -22,8 +22,8 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
         "type": "image",
         "source": {
             "type": "base64",
-            "media_type": block.get("mimeType"),
-            "data": block.get("data"),
+            "media_type": block.get("mimeType", MISSING),
+            "data": block.get("data", MISSING),
         },
     }
 
@@ -46,7 +46,7 @@ def _result_content(content: list[Any]) -> Any:
 def _tool_result(msg: dict[str, Any], content: list[Any]) -> dict[str, Any]:
     out = {
         "type": "tool_result",
-        "tool_use_id": msg.get("toolCallId"),
+        "tool_use_id": msg.get("toolCallId", MISSING),
         "content": _result_content(content),
     }
     if msg.get("isError") is not None:
@@ -90,8 +90,8 @@ def _assistant(msg: dict[str, Any]) -> list[dict[str, Any]]:
             blocks.append(
                 {
                     "type": "tool_use",
-                    "id": block.get("id"),
-                    "name": block.get("name"),
+                    "id": block.get("id", MISSING),
+                    "name": block.get("name", MISSING),
                     "input": {} if args is None else args,
                 }
             )
@@ -160,7 +160,8 @@ def build(
                         {
                             "type": "text",
                             "text": "Images from the error result of tool call "
-                            f"{result.get('toolCallId')} ({result.get('toolName')}):",
+                            f"{template(result.get('toolCallId', MISSING))} "
+                            f"({template(result.get('toolName', MISSING))}):",
                         }
                     )
                     after.extend(_image(b) for b in images)
@@ -188,8 +189,8 @@ def build(
     if tools:
         converted = [
             {
-                "name": t.get("name"),
-                "description": t.get("description"),
+                "name": t.get("name", MISSING),
+                "description": t.get("description", MISSING),
                 "eager_input_streaming": True,
                 "input_schema": _schema(t.get("parameters")),
             }

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..context import Context, to_provider_messages
 from . import _anthropic, _completions, _google, _responses
-from ._js import plain
+from ._js import drop_missing, plain
 from ._model import Target, fold_system
 from ._reply import as_json
 from .errors import ProviderError
@@ -117,11 +117,12 @@ def payload(
         raise ProviderError(api, "system", "system must be a string or None")
     prompt, current_tools, conversation = fold_system(system, tool_list, converted)
     try:
-        return module.build(conversation, target, prompt, current_tools)  # type: ignore[no-any-return]
+        body = module.build(conversation, target, prompt, current_tools)
     except ProviderError:
         raise
     except ValueError as e:
         raise ProviderError(api, "messages", str(e)) from None
+    return drop_missing(body)  # type: ignore[no-any-return]
 
 
 def assistant_message(response: Any, *, api: str, provider: str, model: str) -> dict[str, Any]:

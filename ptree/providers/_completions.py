@@ -6,10 +6,12 @@ import json
 from typing import Any
 
 from ._js import (
+    MISSING,
     is_blank,
     js_json,
     sanitize_surrogates,
     short_hash,
+    template,
     utf16_len,
     utf16_slice,
     word_chars,
@@ -93,7 +95,10 @@ def _legacy_detail(signature: Any) -> Any:
 def _image_url(block: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "image_url",
-        "image_url": {"url": f"data:{block.get('mimeType')};base64,{block.get('data')}"},
+        "image_url": {
+            "url": f"data:{template(block.get('mimeType', MISSING))};base64,"
+            f"{template(block.get('data', MISSING))}"
+        },
     }
 
 
@@ -127,9 +132,12 @@ def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
     if calls:
         out["tool_calls"] = [
             {
-                "id": c.get("id"),
+                "id": c.get("id", MISSING),
                 "type": "function",
-                "function": {"name": c.get("name"), "arguments": js_json(c.get("arguments"))},
+                "function": {
+                    "name": c.get("name", MISSING),
+                    "arguments": js_json(c["arguments"]) if "arguments" in c else MISSING,
+                },
             }
             for c in calls
         ]
@@ -224,7 +232,7 @@ def build(
                     {
                         "role": "tool",
                         "content": sanitize_surrogates(text),
-                        "tool_call_id": result.get("toolCallId"),
+                        "tool_call_id": result.get("toolCallId", MISSING),
                     }
                 )
                 if has_images and target.images:
@@ -248,9 +256,9 @@ def build(
             {
                 "type": "function",
                 "function": {
-                    "name": t.get("name"),
-                    "description": t.get("description"),
-                    "parameters": t.get("parameters"),
+                    "name": t.get("name", MISSING),
+                    "description": t.get("description", MISSING),
+                    "parameters": t.get("parameters", MISSING),
                 },
             }
             for t in tools

@@ -7,7 +7,7 @@ import re
 import time
 from typing import Any
 
-from ._js import is_blank, sanitize_surrogates, utf16_slice, word_chars
+from ._js import MISSING, is_blank, sanitize_surrogates, utf16_slice, word_chars
 from ._model import Target, transform_messages
 from ._reply import new_message, num, priced
 
@@ -55,7 +55,12 @@ def _normalize_id(target: Target) -> Any:
 
 
 def _inline(block: dict[str, Any]) -> dict[str, Any]:
-    return {"inlineData": {"mimeType": block.get("mimeType"), "data": block.get("data")}}
+    return {
+        "inlineData": {
+            "mimeType": block.get("mimeType", MISSING),
+            "data": block.get("data", MISSING),
+        }
+    }
 
 
 def _model_parts(msg: dict[str, Any], target: Target) -> list[dict[str, Any]]:
@@ -89,9 +94,12 @@ def _model_parts(msg: dict[str, Any], target: Target) -> list[dict[str, Any]]:
         elif kind == "toolCall":
             signature = _signature(same, block.get("thoughtSignature"))
             args = block.get("arguments")
-            call: dict[str, Any] = {"name": block.get("name"), "args": {} if args is None else args}
+            call: dict[str, Any] = {
+                "name": block.get("name", MISSING),
+                "args": {} if args is None else args,
+            }
             if needs_call_ids(target.model):
-                call["id"] = block.get("id")
+                call["id"] = block.get("id", MISSING)
             part = {"functionCall": call}
             if signature:
                 part["thoughtSignature"] = signature
@@ -109,13 +117,13 @@ def _tool_result(msg: dict[str, Any], target: Target, contents: list[dict[str, A
         value = "(see attached image)" if images else ""
     inside = _images_inside(target.model)
     response: dict[str, Any] = {
-        "name": msg.get("toolName"),
+        "name": msg.get("toolName", MISSING),
         "response": {"error": value} if msg.get("isError") else {"output": value},
     }
     if images and inside:
         response["parts"] = [_inline(b) for b in images]
     if needs_call_ids(target.model):
-        response["id"] = msg.get("toolCallId")
+        response["id"] = msg.get("toolCallId", MISSING)
     part = {"functionResponse": response}
     last = contents[-1] if contents else None
     if (
@@ -248,9 +256,11 @@ def build(
             {
                 "functionDeclarations": [
                     {
-                        "name": t.get("name"),
-                        "description": t.get("description"),
-                        "parametersJsonSchema": const_as_enum(t.get("parameters")),
+                        "name": t.get("name", MISSING),
+                        "description": t.get("description", MISSING),
+                        "parametersJsonSchema": (
+                            const_as_enum(t["parameters"]) if "parameters" in t else MISSING
+                        ),
                     }
                     for t in tools
                 ]

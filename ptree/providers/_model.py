@@ -168,7 +168,9 @@ def _content_text(content: Any) -> str:
     if not isinstance(content, list):
         return ""
     return "\n".join(
-        _join_text(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        _join_text(b.get("text"))
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text"
     )
 
 
@@ -224,7 +226,12 @@ def fold_system(
         for tool in m.get("toolsAdded") or ():
             if isinstance(tool, dict):
                 current[tool.get("name")] = tool
+    tools_now = list(current.values())
+    if not tools_now and all(m.get("timestamp") is None for m in system_messages):
+        # pi-ai builds the leading message only when some system message has a
+        # timestamp or tools remain; otherwise the system messages just vanish
+        return "", [], rest
     # the fold's sections become a JavaScript object again: array-index names first
     parts = ["\n\n".join(texts), *(sections[k] for k in ordered_keys(sections))]
     prompt = "\n\n".join(p for p in parts if isinstance(p, str) and p)
-    return prompt, list(current.values()), rest
+    return prompt, tools_now, rest

@@ -6,7 +6,16 @@ import json
 import re
 from typing import Any
 
-from ._js import is_blank, js_json, sanitize_surrogates, short_hash, utf16_len, word_chars
+from ._js import (
+    MISSING,
+    is_blank,
+    js_json,
+    sanitize_surrogates,
+    short_hash,
+    template,
+    utf16_len,
+    word_chars,
+)
 from ._model import Target, transform_messages
 from ._reply import new_message, num, parse_arguments, priced
 
@@ -54,7 +63,8 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "input_image",
         "detail": "auto",
-        "image_url": f"data:{block.get('mimeType')};base64,{block.get('data')}",
+        "image_url": f"data:{template(block.get('mimeType', MISSING))};base64,"
+        f"{template(block.get('data', MISSING))}",
     }
 
 
@@ -126,9 +136,9 @@ def build(
         body["tools"] = [
             {
                 "type": "function",
-                "name": t.get("name"),
-                "description": t.get("description"),
-                "parameters": t.get("parameters"),
+                "name": t.get("name", MISSING),
+                "description": t.get("description", MISSING),
+                "parameters": t.get("parameters", MISSING),
             }
             for t in tools
         ]
@@ -186,8 +196,8 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
             if not other_model and item_part is not None and item_part.startswith("fc_"):
                 call["id"] = item_part
             call["call_id"] = parts[0]
-            call["name"] = block.get("name")
-            call["arguments"] = js_json(block.get("arguments"))
+            call["name"] = block.get("name", MISSING)
+            call["arguments"] = js_json(block["arguments"]) if "arguments" in block else MISSING
             if same_model and "namespace" in block:
                 call["namespace"] = block["namespace"]
             output.append(call)
