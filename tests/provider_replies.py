@@ -480,5 +480,198 @@ _add(
     ),
 )
 
+# -- more shapes: missing fields, several choices, odd values
+_add(
+    "chat several choices, first only; reasoning fields in order",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    {
+        "id": "c2",
+        "model": "gpt-5",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "",
+                    "reasoning": "",
+                    "reasoning_text": "rt",
+                    "reasoning_content": None,
+                },
+                "finish_reason": "end",
+            },
+            {
+                "index": 1,
+                "message": {"role": "assistant", "content": "second"},
+                "finish_reason": "stop",
+            },
+        ],
+    },
+)
+_add(
+    "chat reasoning_details only, tool call without id, function_call finish",
+    "openai-completions",
+    "openrouter",
+    "x/y",
+    _chat(
+        {
+            "content": None,
+            "reasoning_details": [{"type": "reasoning.encrypted", "data": "E", "id": "r"}],
+            "tool_calls": [
+                {"type": "function", "function": {"name": "read", "arguments": '{"a": [1, 2.50]}'}}
+            ],
+        },
+        "function_call",
+        {
+            "prompt_tokens": 3,
+            "completion_tokens": 1,
+            "completion_tokens_details": {"reasoning_tokens": 0},
+            "reasoning_tokens": 5,
+        },
+        model="x/y",
+    ),
+)
+_add(
+    "chat no choices",
+    "openai-completions",
+    "openai",
+    "gpt-5",
+    {"id": "c3", "model": "gpt-5", "choices": [], "usage": _USAGE},
+)
+_add(
+    "responses without usage, odd items, custom tool call",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    {
+        "id": "resp_2",
+        "status": "completed",
+        "output": [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+            {"type": "message", "id": "msg_3", "role": "assistant", "content": []},
+            {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "ls"},
+            {
+                "type": "custom_tool_call",
+                "id": "ctc_1",
+                "call_id": "call_3",
+                "name": "apply_patch",
+                "input": "*** Begin",
+            },
+        ],
+    },
+)
+_add(
+    "responses cancelled",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], "cancelled"),
+)
+_add(
+    "responses in progress",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], "in_progress"),
+)
+_add(
+    "responses incomplete without reason",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([], "incomplete"),
+)
+_add(
+    "responses cache writes",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses(
+        [_MESSAGE],
+        usage={
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 3, "cache_write_tokens": 20},
+            "output_tokens": 2,
+            "total_tokens": 12,
+        },
+    ),
+)
+_add(
+    "anthropic sparse usage, non-object tool input, empty signature",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic(
+        [
+            {"type": "thinking", "thinking": "", "signature": ""},
+            {"type": "tool_use", "id": "toolu_9", "name": "x", "input": [1, 2]},
+        ],
+        "tool_use",
+        usage={"output_tokens": 7},
+    ),
+)
+_add(
+    "anthropic no stop reason",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([{"type": "text", "text": "a"}], None),
+)
+_add(
+    "anthropic sensitive",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    _anthropic([], "sensitive"),
+)
+_add(
+    "gemini blocked prompt: no candidates",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    {
+        "promptFeedback": {"blockReason": "SAFETY"},
+        "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9},
+        "responseId": "r2",
+    },
+)
+_add(
+    "gemini empty text parts, call without name, no usage",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-flash",
+    {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"text": ""},
+                        {"text": "", "thought": True},
+                        {"functionCall": {"args": {"q": 1}}},
+                    ],
+                },
+                "finishReason": "STOP",
+            },
+            {"content": {"role": "model", "parts": [{"text": "other"}]}, "finishReason": "STOP"},
+        ]
+    },
+)
+_add(
+    "gemini malformed function call",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-flash",
+    _gemini([], "MALFORMED_FUNCTION_CALL"),
+)
+_add(
+    "gemini unknown finish reason",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-flash",
+    _gemini([{"text": "x"}], "NEW_REASON"),
+)
+
 assert len({r[0] for r in REPLIES}) == len(REPLIES)
 assert json.dumps(REPLIES)  # all JSON

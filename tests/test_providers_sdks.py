@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -196,9 +197,8 @@ class TestAnthropic:
     def test_parsed_replies(self, name: str) -> None:
         """Each hand-written reply, parsed by the SDK, gives the message its JSON gives."""
         _, api, provider, model, reply = next(r for r in REPLIES if r[0] == name)
-        _same_message(
-            anthropic.types.beta.BetaMessage.model_validate(reply), reply, api, provider, model
-        )
+        parsed = anthropic.types.beta.BetaMessage.construct(**reply)  # as the SDK builds it
+        _same_message(parsed, reply, api, provider, model)
 
 
 def _camel(key: str) -> str:
@@ -266,7 +266,10 @@ class TestGoogle:
     def test_parsed_replies(self, name: str) -> None:
         """Each hand-written reply, parsed by the SDK, gives the message its JSON gives."""
         _, api, provider, model, reply = next(r for r in REPLIES if r[0] == name)
-        parsed = genai_types.GenerateContentResponse.model_validate(reply)
+        with warnings.catch_warnings():
+            # google-genai warns about a finish reason it does not know, and keeps it
+            warnings.simplefilter("ignore", UserWarning)
+            parsed = genai_types.GenerateContentResponse.model_validate(reply)
         from_sdk = assistant_message(parsed, api=api, provider=provider, model=model)
         from_json = assistant_message(reply, api=api, provider=provider, model=model)
         for msg in (from_sdk, from_json):

@@ -68,7 +68,9 @@ def as_json(response: Any) -> dict[str, Any]:
     if isinstance(response, Mapping):
         data: Any = response
     elif hasattr(response, "model_dump"):
-        data = response.model_dump(mode="python", by_alias=True, exclude_unset=True)
+        # warnings=False: an SDK builds replies without validation, so a field may hold
+        # what its type does not say (a list as tool input); the dump keeps it as it is
+        data = response.model_dump(mode="python", by_alias=True, exclude_unset=True, warnings=False)
     elif hasattr(response, "to_dict"):
         data = response.to_dict()
     else:

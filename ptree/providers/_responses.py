@@ -270,6 +270,17 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             if "namespace" in item:
                 block["namespace"] = item["namespace"]
             content.append(block)
+        elif kind == "custom_tool_call":
+            # a grammar tool's free-text input; pi-ai files it under "input"
+            block = {
+                "type": "toolCall",
+                "id": f"{_js_template(item, 'call_id')}|{_js_template(item, 'id')}",
+                "name": item.get("name"),
+                "arguments": {"input": item.get("input") or ""},
+            }
+            if "namespace" in item:
+                block["namespace"] = item["namespace"]
+            content.append(block)
     status = response.get("status")
     if status == "failed":  # streamed as response.failed
         error = response.get("error")

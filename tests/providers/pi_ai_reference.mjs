@@ -52,7 +52,8 @@ function sse(events, named) {
 function streamFor(api, r) {
     if (api === "openai-completions") {
         const chunks = [];
-        for (const choice of r.choices ?? []) {
+        // pi-ai asks for one choice; a stream of several would interleave them
+        for (const choice of (r.choices ?? []).slice(0, 1)) {
             const m = choice.message ?? {};
             const delta = {};
             for (const k of ["role", "content", "reasoning_content", "reasoning", "reasoning_text",
