@@ -2,29 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 from ..context import Context, to_provider_messages
-from . import _anthropic, _completions, _google, _responses
+from ._anthropic import build as anthropic_build
+from ._anthropic import parse as anthropic_parse
+from ._completions import build as completions_build
+from ._completions import parse as completions_parse
+from ._google import build as google_build
+from ._google import parse as google_parse
 from ._js import drop_missing, plain
 from ._model import Target, fold_system
 from ._reply import as_json
+from ._responses import build as responses_build
+from ._responses import parse as responses_parse
 from .errors import ProviderError
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
 
+
+class _Api(NamedTuple):
+    build: Callable[[list[dict[str, Any]], Target, str, list[dict[str, Any]]], dict[str, Any]]
+    parse: Callable[[dict[str, Any], Target], dict[str, Any]]
+
+
 _BUILDERS = {
-    "openai-completions": _completions,
-    "openai-responses": _responses,
-    "anthropic-messages": _anthropic,
-    "google-generative-ai": _google,
+    "openai-completions": _Api(completions_build, completions_parse),
+    "openai-responses": _Api(responses_build, responses_parse),
+    "anthropic-messages": _Api(anthropic_build, anthropic_parse),
+    "google-generative-ai": _Api(google_build, google_parse),
 }
 APIS: tuple[str, ...] = tuple(_BUILDERS)
 """The APIs ptree builds bodies for, by pi-ai's names."""
 
 
-def _module(api: str) -> Any:
+def _module(api: str) -> _Api:
     module = _BUILDERS.get(api)
     if module is None:
         known = ", ".join(repr(a) for a in APIS)
@@ -172,4 +185,4 @@ def assistant_message(response: Any, *, api: str, provider: str, model: str) -> 
     """
     module = _module(api)
     target = Target(api, provider, model)
-    return module.parse(as_json(response), target)  # type: ignore[no-any-return]
+    return module.parse(as_json(response), target)
