@@ -325,8 +325,11 @@ def conversation(chooser: Chooser) -> dict[str, Any]:
     state: dict[str, Any] = {"sources": sources, "n": 0}
     messages: list[dict[str, Any]] = []
     for _ in range(chooser.integer(0, 8)):
-        roll = chooser.integer(0, 11)
-        if roll >= 10:
+        roll = chooser.integer(0, 12)
+        if roll == 12:
+            # a role pi-ai does not know: passed along, counted by Responses' msg_pi ids
+            messages.append({"role": "bashExecution", "command": "ls", "content": "x"})
+        elif roll >= 10:
             messages.append(_system(chooser))
         elif roll < 3:
             messages.append(_user(chooser))
@@ -344,6 +347,7 @@ def conversation(chooser: Chooser) -> dict[str, Any]:
                 "assistant": ["api", "provider", "model", "usage", "stopReason", "timestamp"],
                 "toolResult": ["isError", "toolName", "timestamp"],
                 "system": ["timestamp"],  # pi-ai fails on a system message without content
+                "bashExecution": ["content"],
             }[msg["role"]]
             msg.pop(chooser.choice(optional), None)
         for block in msg.get("content") or ():

@@ -1109,6 +1109,14 @@ class TestErrors:
         with pytest.raises(ProviderError, match="not JSON"):
             payload(msgs, api=RS[0], provider=RS[1], model=RS[2])
 
+    def test_assistant_content_that_is_a_string(self) -> None:
+        """Assistant and tool-result content must be block lists (pi-ai fails on strings)."""
+        for bad in ({"role": "assistant", "content": "hi"}, result("c", [])):
+            if bad["role"] == "toolResult":
+                bad["content"] = "text"
+            with pytest.raises(ProviderError, match=r"messages\[1\] is a (assistant|toolResult)"):
+                payload([U, bad], api="openai-completions", provider="openai", model="m")
+
     def test_reply_of_the_wrong_type(self) -> None:
         """A reply that is neither a mapping nor an SDK object is a TypeError."""
         with pytest.raises(TypeError):
@@ -1136,6 +1144,16 @@ class TestInputs:
             "The following is a summary of a branch"
         )
         assert body["messages"][1] == {"role": "user", "content": "Hi"}
+
+    def test_context_keeps_pi_16_system_messages(self) -> None:
+        """A Context's system messages (Pi 1.6) become the prompt, as convertToLlm keeps them."""
+        system = {"role": "system", "content": "From the session.", "timestamp": 0}
+        ctx = Context(messages=[U, system])
+        body = payload(ctx, api="google-generative-ai", provider="google", model="gemini-2.5-pro")
+        assert body == {
+            "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+            "systemInstruction": {"parts": [{"text": "From the session."}], "role": "user"},
+        }
 
     def test_inputs_are_not_changed(self) -> None:
         """The caller's messages and tools are copied, never changed."""

@@ -47,7 +47,11 @@ def _module(api: str) -> _Api:
 
 def _messages(api: str, messages: Context | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     if isinstance(messages, Context):
-        messages = to_provider_messages(messages.messages)
+        # Pi 1.6's convertToLlm passes system messages through; their place among the
+        # others does not matter, since they are folded into the leading prompt
+        agent = messages.messages
+        systems = [m for m in agent if m.get("role") == "system"]
+        messages = systems + to_provider_messages(m for m in agent if m.get("role") != "system")
     out = plain(list(messages))
     for i, m in enumerate(out):
         if not isinstance(m, dict):
@@ -56,6 +60,14 @@ def _messages(api: str, messages: Context | Iterable[Mapping[str, Any]]) -> list
         if content is not None and not isinstance(content, str | list):
             raise ProviderError(
                 api, f"messages[{i}]", f"messages[{i}] has content that is not a string or list"
+            )
+        if isinstance(content, str) and m.get("role") in ("assistant", "toolResult"):
+            # pi-ai fails on these too: its assistant and tool-result content is a list
+            raise ProviderError(
+                api,
+                f"messages[{i}]",
+                f"messages[{i}] is a {m['role']} message whose content is a string, not a list "
+                "of blocks",
             )
         if isinstance(content, list):
             for j, block in enumerate(content):
