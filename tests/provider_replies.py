@@ -675,3 +675,282 @@ _add(
 
 assert len({r[0] for r in REPLIES}) == len(REPLIES)
 assert json.dumps(REPLIES)  # all JSON
+
+
+# -- generated replies ------------------------------------------------------------------
+# The same chooser as the conversations (seeded or Hypothesis-driven).
+
+_WORDS = ["", "Hello", "multi\nline", "émoji 😀", "cut \ud83d", " ", "x" * 50]
+_ARGS = [
+    '{"path": "a"}',
+    "",
+    "  ",
+    "{oops",
+    "[1, 2]",
+    '{"a": {"b": [1, 2.5e-7]}}',
+    '{"s": "x\ny"}',
+    "null",
+]
+
+
+def _usage_subset(chooser: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if chooser.integer(0, 3)}
+
+
+def _chat_reply(chooser: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": chooser.choice([None, *_WORDS])}
+    for field in ("reasoning_content", "reasoning", "reasoning_text"):
+        if chooser.integer(0, 3) == 0:
+            message[field] = chooser.choice(["", "thought", None])
+    if chooser.integer(0, 3) == 0:
+        details = [
+            {"type": "reasoning.text", "text": "a", "index": 0},
+            {"type": "reasoning.text", "text": "b", "signature": "s"},
+            {"type": "reasoning.summary", "summary": "sum"},
+            {"type": "reasoning.encrypted", "data": "E", "id": "r1"},
+            {"type": "other"},
+        ]
+        message["reasoning_details"] = [
+            chooser.choice(details) for _ in range(chooser.integer(0, 4))
+        ]
+    if chooser.boolean():
+        message["tool_calls"] = [
+            {
+                "id": chooser.choice(["call_1", "call_2", ""]),
+                "type": "function",
+                "function": {
+                    "name": chooser.choice(["read", ""]),
+                    "arguments": chooser.choice(_ARGS),
+                },
+            }
+            for _ in range(chooser.integer(1, 3))
+        ]
+    if chooser.integer(0, 5) == 0:
+        message["refusal"] = "No."
+    finish = chooser.choice(
+        ["stop", "length", "tool_calls", "function_call", "content_filter", None, "end", "odd"]
+    )
+    usage = _usage_subset(
+        chooser,
+        {
+            "prompt_tokens": chooser.choice([0, 10, 100]),
+            "completion_tokens": chooser.choice([0, 5]),
+            "total_tokens": 1,
+            "prompt_tokens_details": {
+                "cached_tokens": chooser.choice([0, 4]),
+                "cache_write_tokens": 2,
+            },
+            "completion_tokens_details": {"reasoning_tokens": 3},
+            "prompt_cache_hit_tokens": 7,
+            "cached_tokens": 9,
+        },
+    )
+    body: dict[str, Any] = {
+        "id": chooser.choice(["chatcmpl-9", ""]),
+        "model": chooser.choice(["gpt-5", "gpt-5-2025", ""]),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if chooser.integer(0, 4):
+        body["usage"] = usage
+    return body
+
+
+def _responses_reply(chooser: Any) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    for n in range(chooser.integer(0, 4)):
+        kind = chooser.integer(0, 4)
+        if kind == 0:
+            item: dict[str, Any] = {
+                "type": "reasoning",
+                "id": f"rs_{n}",
+                "summary": [
+                    {"type": "summary_text", "text": chooser.choice(_WORDS)}
+                    for _ in range(chooser.integer(0, 2))
+                ],
+            }
+            if chooser.boolean():
+                item["content"] = [{"type": "reasoning_text", "text": chooser.choice(_WORDS)}]
+            if chooser.boolean():
+                item["encrypted_content"] = "gAAA"
+        elif kind == 1:
+            item = {
+                "type": "message",
+                "id": f"msg_{n}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    chooser.choice(
+                        [
+                            {
+                                "type": "output_text",
+                                "text": chooser.choice(_WORDS),
+                                "annotations": [],
+                            },
+                            {"type": "refusal", "refusal": "Nope."},
+                        ]
+                    )
+                    for _ in range(chooser.integer(0, 2))
+                ],
+            }
+            phase = chooser.choice([None, "commentary", "final_answer"])
+            if phase:
+                item["phase"] = phase
+        elif kind in (2, 3):
+            item = {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": "read",
+            }
+            if chooser.integer(0, 4):
+                item["arguments"] = chooser.choice(_ARGS)
+            if chooser.integer(0, 4) == 0:
+                item["namespace"] = "ns"
+        else:
+            item = {"type": "web_search_call", "id": f"ws_{n}", "status": "completed"}
+        output.append(item)
+    status = chooser.choice(
+        ["completed", "completed", "incomplete", "failed", "cancelled", "in_progress"]
+    )
+    body: dict[str, Any] = {
+        "id": "resp_g",
+        "object": "response",
+        "status": status,
+        "output": output,
+    }
+    if status == "incomplete" and chooser.integer(0, 3):
+        body["incomplete_details"] = {
+            "reason": chooser.choice(["max_output_tokens", "content_filter"])
+        }
+    if status == "failed" and chooser.boolean():
+        body["error"] = {"code": "server_error", "message": "boom"}
+    if chooser.integer(0, 4):
+        body["usage"] = _usage_subset(
+            chooser,
+            {
+                "input_tokens": 50,
+                "input_tokens_details": {
+                    "cached_tokens": chooser.choice([0, 10]),
+                    "cache_write_tokens": 5,
+                },
+                "output_tokens": 7,
+                "output_tokens_details": {"reasoning_tokens": 2},
+                "total_tokens": 57,
+            },
+        )
+    return body
+
+
+def _anthropic_reply(chooser: Any) -> dict[str, Any]:
+    blocks: list[dict[str, Any]] = []
+    for n in range(chooser.integer(0, 4)):
+        kind = chooser.integer(0, 4)
+        if kind == 0:
+            blocks.append({"type": "text", "text": chooser.choice(_WORDS)})
+        elif kind == 1:
+            blocks.append(
+                {
+                    "type": "thinking",
+                    "thinking": chooser.choice(_WORDS),
+                    "signature": chooser.choice(["", "EqQ"]),
+                }
+            )
+        elif kind == 2:
+            blocks.append({"type": "redacted_thinking", "data": "EmwK"})
+        elif kind == 3:
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{n}",
+                    "name": "read",
+                    "input": chooser.choice([{}, {"p": "a", "2": 1.5}]),
+                }
+            )
+        else:
+            blocks.append(
+                {"type": "server_tool_use", "id": f"srv_{n}", "name": "web_search", "input": {}}
+            )
+    stop = chooser.choice(
+        ["end_turn", "tool_use", "max_tokens", "pause_turn", "stop_sequence", "refusal", None]
+    )
+    body: dict[str, Any] = {
+        "id": "msg_g",
+        "type": "message",
+        "role": "assistant",
+        "model": chooser.choice(["claude-sonnet-4-5", "claude-sonnet-4-5-2025"]),
+        "content": blocks,
+        "stop_reason": stop,
+        "usage": _usage_subset(
+            chooser,
+            {
+                "input_tokens": 10,
+                "output_tokens": 3,
+                "cache_read_input_tokens": 5,
+                "cache_creation_input_tokens": 2,
+                "cache_creation": {"ephemeral_1h_input_tokens": 1},
+                "output_tokens_details": {"thinking_tokens": 1},
+            },
+        ),
+    }
+    if stop == "refusal" and chooser.boolean():
+        body["stop_details"] = {"type": "refusal", "explanation": "Policy."}
+    return body
+
+
+def _gemini_reply(chooser: Any) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    for n in range(chooser.integer(0, 5)):
+        if chooser.integer(0, 3):
+            part: dict[str, Any] = {"text": chooser.choice(_WORDS)}
+            if chooser.boolean():
+                part["thought"] = True
+        else:
+            part = {"functionCall": {"name": chooser.choice(["read", "ls"]), "args": {"n": n}}}
+            call_id = chooser.choice([None, "fc-1", "fc-2"])
+            if call_id:
+                part["functionCall"]["id"] = call_id
+        if chooser.integer(0, 2) == 0:
+            part["thoughtSignature"] = chooser.choice(["c2ln", ""])
+        parts.append(part)
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    finish = chooser.choice(
+        ["STOP", "STOP", "MAX_TOKENS", "SAFETY", "MALFORMED_FUNCTION_CALL", None]
+    )
+    if finish:
+        candidate["finishReason"] = finish
+    body: dict[str, Any] = {"candidates": [candidate]}
+    if chooser.integer(0, 3):
+        body["usageMetadata"] = _usage_subset(
+            chooser,
+            {
+                "promptTokenCount": 20,
+                "candidatesTokenCount": 4,
+                "thoughtsTokenCount": 2,
+                "cachedContentTokenCount": 5,
+                "totalTokenCount": 26,
+            },
+        )
+    if chooser.boolean():
+        body["responseId"] = "resp-g"
+    return body
+
+
+_REPLY_TARGETS = [
+    ("openai-completions", "openai", "gpt-5", _chat_reply),
+    ("openai-completions", "opencode-go", "kimi-k2", _chat_reply),
+    ("openai-responses", "openai", "gpt-5", _responses_reply),
+    ("anthropic-messages", "anthropic", "claude-sonnet-4-5", _anthropic_reply),
+    ("google-generative-ai", "google", "gemini-3-pro-preview", _gemini_reply),
+]
+
+
+def reply_case(chooser: Any) -> dict[str, Any]:
+    """One generated reply case: an API, a provider, a model and a reply body."""
+    api, provider, model, make = chooser.choice(_REPLY_TARGETS)
+    return {
+        "kind": "response",
+        "api": api,
+        "provider": provider,
+        "model": model,
+        "response": make(chooser),
+    }

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -21,12 +22,21 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ptree import Context
 from ptree.providers import APIS, ProviderError, assistant_message, payload
 
-from .provider_cases import Reference, body_part, cases, install_reference, seeded_cases
-from .provider_replies import REPLIES
+from .provider_cases import (
+    Chooser,
+    DrawChooser,
+    Reference,
+    body_part,
+    cases,
+    install_reference,
+    seeded_cases,
+)
+from .provider_replies import REPLIES, reply_case
 
 
 @pytest.fixture(scope="module")
@@ -1173,6 +1183,26 @@ class TestInputs:
         json.dumps(body)
 
 
+def assert_same_message(api: str, mine: dict[str, Any], reference: dict[str, Any]) -> None:
+    """ptree's message equals pi-ai's, but for what cannot agree: the timestamp, the
+    wording of a JSON error, and the clock in Gemini's made-up call ids."""
+    assert abs(mine.pop("timestamp") - reference.pop("timestamp")) < 60_000
+    for msg in (mine, reference):
+        for block in msg["content"]:
+            if "argumentsError" in block:
+                # V8 and Python word a JSON error differently; the rest must agree
+                first, rest = block["argumentsError"].split("\n\n", 1)
+                assert first
+                block["argumentsError"] = rest
+            # Gemini calls without an id (or with a repeated one) get
+            # <name>_<milliseconds>_<counter>: the name part must agree
+            made_up = re.fullmatch(r"(.*)_(\d{13})_(\d+)", block.get("id", ""))
+            if api == "google-generative-ai" and block["type"] == "toolCall" and made_up:
+                assert made_up.group(1) == (block["name"] or "undefined")
+                block["id"] = "<made up>"
+    assert as_doubles(mine) == as_doubles(reference)
+
+
 class TestReplies:
     """``assistant_message`` equals pi-ai's message for the same reply streamed."""
 
@@ -1190,30 +1220,26 @@ class TestReplies:
     ) -> None:
         """The reply named in the id gives pi-ai's message (but the timestamp)."""
         mine = assistant_message(reply, api=api, provider=provider, model=model)
-        answer = pi_ai.ask_many(
-            [
-                {
-                    "kind": "response",
-                    "api": api,
-                    "provider": provider,
-                    "model": model,
-                    "response": reply,
-                }
-            ]
-        )[0]
-        reference = answer["message"]
-        assert abs(mine.pop("timestamp") - reference.pop("timestamp")) < 60_000
-        for msg in (mine, reference):
-            for block in msg["content"]:
-                if "argumentsError" in block:
-                    # V8 and Python word a JSON error differently; the rest must agree
-                    first, rest = block["argumentsError"].split("\n\n", 1)
-                    assert first
-                    block["argumentsError"] = rest
-                # Gemini calls without an id (or with a repeated one) get
-                # <name>_<milliseconds>_<counter>: the name part must agree
-                made_up = re.fullmatch(r"(.*)_(\d{13})_(\d+)", block.get("id", ""))
-                if api == "google-generative-ai" and block["type"] == "toolCall" and made_up:
-                    assert made_up.group(1) == (block["name"] or "undefined")
-                    block["id"] = "<made up>"
-        assert as_doubles(mine) == as_doubles(reference)
+        case = {"kind": "response", "api": api, "provider": provider, "model": model}
+        answer = pi_ai.ask_many([{**case, "response": reply}])[0]
+        assert_same_message(api, mine, answer["message"])
+
+    def test_seeded_replies(self, pi_ai: Reference) -> None:
+        """400 generated replies (every API, odd shapes and stop reasons) give pi-ai's messages."""
+        rng = random.Random(13)
+        batch = [reply_case(Chooser(rng)) for _ in range(400)]
+        assert {c["api"] for c in batch} == set(APIS)
+        for case, answer in zip(batch, pi_ai.ask_many(batch), strict=True):
+            mine = assistant_message(
+                case["response"], api=case["api"], provider=case["provider"], model=case["model"]
+            )
+            assert_same_message(case["api"], mine, answer["message"])
+
+    @settings(max_examples=int(os.environ.get("PTREE_PROVIDER_EXAMPLES", "150")))
+    @given(st.composite(lambda draw: reply_case(DrawChooser(draw)))())
+    def test_hypothesis_replies(self, pi_ai: Reference, case: dict[str, Any]) -> None:
+        """Hypothesis-generated replies give pi-ai's messages."""
+        mine = assistant_message(
+            case["response"], api=case["api"], provider=case["provider"], model=case["model"]
+        )
+        assert_same_message(case["api"], mine, pi_ai.ask_many([case])[0]["message"])

@@ -342,8 +342,8 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     """pi-ai's message for a Chat Completions reply (streamed as one delta)."""
     out = new_message(target)
     content: list[dict[str, Any]] = out["content"]
-    if response.get("id"):
-        out["responseId"] = response["id"]
+    if "id" in response:
+        out["responseId"] = response["id"]  # pi-ai keeps even an empty id
     served = response.get("model")
     if isinstance(served, str) and served and served != target.model:
         out["responseModel"] = served
@@ -390,19 +390,33 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         if isinstance(text, str) and text:
             content.append({"type": "text", "text": text})
         calls = delta.get("tool_calls")
+        # The stream finds a call by its index, else by its id: a call repeating an
+        # earlier call's id continues that call (its name fills a blank one, its
+        # arguments text is appended).
+        by_id: dict[str, dict[str, Any]] = {}
+        texts: list[tuple[dict[str, Any], list[str]]] = []
         for call in calls if isinstance(calls, list) else ():
             if not isinstance(call, dict):
                 continue
             function: dict[str, Any] = (
                 call["function"] if isinstance(call.get("function"), dict) else {}
             )
-            block: dict[str, Any] = {
-                "type": "toolCall",
-                "id": call.get("id") or "",
-                "name": function.get("name") or "",
-            }
-            block.update(parse_arguments(function.get("arguments") or ""))
-            content.append(block)
+            call_id = call.get("id")
+            name = function.get("name") or ""
+            block = by_id.get(call_id) if isinstance(call_id, str) and call_id else None
+            if block is None:
+                block = {"type": "toolCall", "id": call_id or "", "name": name}
+                texts.append((block, []))
+                content.append(block)
+                if isinstance(call_id, str) and call_id:
+                    by_id[call_id] = block
+            elif not block["name"] and name:
+                block["name"] = name
+            arguments = function.get("arguments")
+            if isinstance(arguments, str) and arguments:
+                next(t for b, t in texts if b is block).append(arguments)
+        for block, text in texts:
+            block.update(parse_arguments("".join(text)))
         if thinking is not None and details is not None:
             thinking["thinkingSignature"] = js_json(details)
         reason = choice.get("finish_reason")

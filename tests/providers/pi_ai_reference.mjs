@@ -81,7 +81,7 @@ function streamFor(api, r) {
     }
     if (api === "anthropic-messages") {
         const events = [{ type: "message_start", message: { ...r, content: [], stop_reason: null,
-            usage: { ...r.usage, output_tokens: 1 } } }];
+            usage: { ...r.usage } } }];
         (r.content ?? []).forEach((block, index) => {
             if (block.type === "tool_use") {
                 events.push({ type: "content_block_start", index, content_block: { ...block, input: {} } });
