@@ -5,6 +5,8 @@
 //   {kind: "payload", api, provider, model, reasoning, images, system, tools, messages}
 //     -> {body}: the JSON body pi-ai's stream function sends (caught by a stub fetch), or
 //        {error} when pi-ai fails before sending;
+//   {kind: "stringify", value} -> {text}: JSON.stringify(value);
+//   {kind: "hash", text} -> {hash}: pi-ai's shortHash(text);
 //   {kind: "response", api, provider, model, response}
 //     -> {message}: the assistant message pi-ai builds when the non-streaming `response`
 //        arrives as the equivalent server-sent event stream.
@@ -22,6 +24,7 @@ const modules = {
     "anthropic-messages": await load("anthropic-messages"),
     "google-generative-ai": await load("google-generative-ai"),
 };
+const { shortHash } = await import(pathToFileURL(path.join(base, "dist", "utils", "hash.js")).href);
 const { normalizeContext } = await import(pathToFileURL(path.join(base, "dist", "utils", "transcript.js")).href);
 
 function model(c) {
@@ -112,6 +115,8 @@ function streamFor(api, r) {
 }
 
 async function run(c) {
+    if (c.kind === "stringify") return { text: JSON.stringify(c.value) };
+    if (c.kind === "hash") return { hash: shortHash(c.text) };
     const m = model(c);
     const mod = modules[c.api];
     if (!mod) return { error: `unknown api ${c.api}` };
