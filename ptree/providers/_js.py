@@ -194,36 +194,49 @@ def short_hash(text: str) -> str:
     return _to36(h2) + _to36(h1)
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))
+
+
+def _container(value: Any) -> int:
+    """0: a leaf, 1: a mapping, 2: a list or tuple.  Exact types first: it is hot."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return 0
+    if isinstance(value, dict | Mapping):
+        return 1
+    if isinstance(value, list | tuple):
+        return 2
+    return 0
+
+
 def plain(value: Any) -> Any:
     """A deep copy of a JSON-like value as plain ``dict``/``list`` (tuples become lists).
 
     Iterative, so any depth works.  Cost: O(size of the value).
     """
-    if not isinstance(value, Mapping | list | tuple):
+    if not _container(value):
         return value
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
     while stack:
         parent, key, item = stack.pop()
-        if isinstance(item, Mapping):
+        if _container(item) == 1:
             new: Any = {}
             parent[key] = new
             for k, v in item.items():
-                if isinstance(v, Mapping | list | tuple):
+                if _container(v):
                     new[k] = None
                     stack.append((new, k, v))
                 else:
                     new[k] = v
-        elif isinstance(item, list | tuple):
+        else:
             new = [None] * len(item)
             parent[key] = new
             for i, v in enumerate(item):
-                if isinstance(v, Mapping | list | tuple):
+                if _container(v):
                     stack.append((new, i, v))
                 else:
                     new[i] = v
-        else:
-            parent[key] = item
     return root[0]
 
 
