@@ -1125,6 +1125,7 @@ JSON_VALUES = st.recursive(
 class TestJavaScriptRules:
     """The JavaScript pieces pi-ai's bytes depend on, against V8 itself."""
 
+    @settings(max_examples=int(os.environ.get("PTREE_PROVIDER_EXAMPLES", "300")))
     @given(JSON_VALUES)
     def test_json_stringify(self, pi_ai: Reference, value: Any) -> None:
         """Tool-call arguments are written byte for byte as V8's JSON.stringify writes them."""
@@ -1149,6 +1150,7 @@ class TestJavaScriptRules:
             == '{"v":' + expected + "}"
         )
 
+    @settings(max_examples=int(os.environ.get("PTREE_PROVIDER_EXAMPLES", "300")))
     @given(ANY_TEXT)
     def test_short_hash(self, pi_ai: Reference, text_: str) -> None:
         """Long Responses ids end in pi-ai's own shortHash of the id."""
