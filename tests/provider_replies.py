@@ -673,6 +673,34 @@ _add(
     _gemini([{"text": "x"}], "NEW_REASON"),
 )
 
+_add(
+    "anthropic without id and model",
+    "anthropic-messages",
+    "anthropic",
+    "claude-sonnet-4-5",
+    {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "a"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    },
+)
+_add(
+    "responses with a null id",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    _responses([_MESSAGE], id=None),
+)
+_add(
+    "gemini empty response id",
+    "google-generative-ai",
+    "google",
+    "gemini-2.5-pro",
+    _gemini([{"text": "a"}], "STOP", responseId=""),
+)
+
 assert len({r[0] for r in REPLIES}) == len(REPLIES)
 assert json.dumps(REPLIES)  # all JSON
 

@@ -218,9 +218,10 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     """pi-ai's message for an Anthropic Messages reply (streamed block by block)."""
     out = new_message(target)
     content: list[dict[str, Any]] = out["content"]
-    out["responseId"] = response.get("id")
-    if response.get("model") != target.model:
-        out["responseModel"] = response.get("model")
+    if "id" in response:
+        out["responseId"] = response["id"]
+    if "model" in response and response["model"] != target.model:
+        out["responseModel"] = response["model"]
     raw: dict[str, Any] = response["usage"] if isinstance(response.get("usage"), dict) else {}
     usage = out["usage"]
     usage["input"] = num(raw.get("input_tokens"))

@@ -302,8 +302,8 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     out = new_message(target)
     out["api"] = "google-generative-ai"
     content: list[dict[str, Any]] = out["content"]
-    if response.get("responseId"):
-        out["responseId"] = response["responseId"]
+    if "responseId" in response:
+        out["responseId"] = response["responseId"]  # pi-ai keeps even an empty one
     candidates = response.get("candidates")
     candidate = candidates[0] if isinstance(candidates, list) and candidates else None
     current: dict[str, Any] | None = None

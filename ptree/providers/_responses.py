@@ -228,7 +228,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     """pi-ai's message for a Responses reply (streamed item by item)."""
     out = new_message(target)
     content: list[dict[str, Any]] = out["content"]
-    if response.get("id") is not None:
+    if "id" in response:
         out["responseId"] = response["id"]
     for item in response.get("output") or []:
         if not isinstance(item, dict):
