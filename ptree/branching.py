@@ -79,7 +79,7 @@ def editable_text(entry: Entry) -> str | None:
     >>> editable_text(t["e1"])
     'hi'
     """
-    if type(entry) is MessageEntry:
+    if isinstance(entry, MessageEntry):
         if entry.message.get("role") != "user":
             return None
         content = entry.message.get("content")
@@ -298,10 +298,10 @@ def fork(
     """
     target = tree[entry_id]
     if position == "before":
-        if type(target) is not MessageEntry or target.message.get("role") != "user":
+        if not isinstance(target, MessageEntry) or target.message.get("role") != "user":
             what = (
                 f"a message with role {target.message.get('role')!r}"
-                if type(target) is MessageEntry
+                if isinstance(target, MessageEntry)
                 else f"a {target.type} entry"
             )
             raise InvalidEntryError(

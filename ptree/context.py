@@ -283,7 +283,7 @@ def _collect(
     e_: Any = e
     # Until the model is known, every message's role is read; usually a step or two.
     while not state.model_set and e_ is not end:
-        if type(e_) is message_kind:
+        if type(e_) is message_kind or isinstance(e_, message_kind):  # a lazy one too
             message = e_.message
             add(message)
             if message.get("role") == "assistant":
@@ -303,9 +303,11 @@ def _collect(
 
 
 def _other(e: Any, add: Any, state: _State, stop_at_compaction: bool) -> bool:
-    """Take an entry other than a message; true when the walk must stop at it."""
+    """Take an entry other than a plain message; true when the walk must stop at it."""
     kind = type(e)
-    if kind is CustomMessage:
+    if isinstance(e, MessageEntry):  # a message a reader has not decoded yet
+        add(e.message)
+    elif kind is CustomMessage:
         add(_custom_message(e))
     elif kind is BranchSummary:
         if e.summary:
@@ -321,7 +323,7 @@ def _resolve_state(e: Entry | None, state: _State) -> None:
     """Finish resolving the state over the rest of the path, collecting no message."""
     messagekind = MessageEntry
     while e is not None:
-        if type(e) is messagekind:
+        if type(e) is messagekind or isinstance(e, messagekind):  # a lazy one too
             if not state.model_set:
                 message = e.message
                 if message.get("role") == "assistant":

@@ -14,6 +14,7 @@ Entries are values: equal when their fields are equal, hashable, picklable.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -331,6 +332,96 @@ _set_parent_id = Entry.__dict__["parent_id"].__set__
 _set_timestamp = Entry.__dict__["timestamp"].__set__
 _set_extra = Entry.__dict__["extra"].__set__
 _set_message = MessageEntry.__dict__["message"].__set__
+_get_message = MessageEntry.__dict__["message"].__get__
+_decode_lock = threading.Lock()
+
+
+class LazyMessageEntry(MessageEntry):
+    """A message entry whose message is decoded on first read: what a fast reader makes.
+
+    Internal API for readers (the Pi reader subclasses it with its decoder).  The
+    ``message`` slot first holds the message's undecoded source (for the Pi reader,
+    the JSON bytes it has already checked); the first read of ``message`` decodes it
+    with :meth:`decode`, stores the frozen value and turns the entry into a plain
+    :class:`MessageEntry` (same slots, so ``__class__`` can change), after which reads
+    cost what they cost on any entry.  Everything else (equality, hashing, ``repr``,
+    pickling, ``evolve``) decodes first, so a lazy entry behaves exactly like the
+    message entry it stands for.
+
+    Threads: two threads reading one entry for the first time may both decode, but
+    only the first value stored is ever handed out (the store is a check-and-set under
+    a lock taken once per entry); nobody sees the undecoded source.
+
+    A subclass must define :meth:`decode`; whatever it is given must decode without
+    error to a :class:`~ptree.FrozenDict` with a string ``role``: the reader checked
+    that when it made the entry.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def pending(
+        cls, entry_id: str, parent_id: str | None, timestamp: str, source: object
+    ) -> LazyMessageEntry:
+        """An entry whose message will be decoded from ``source`` on first read.  O(1)."""
+        entry = _new_object(cls)
+        _set_id(entry, entry_id)
+        _set_parent_id(entry, parent_id)
+        _set_timestamp(entry, timestamp)
+        _set_extra(entry, EMPTY)
+        _set_message(entry, source)
+        return entry
+
+    @staticmethod
+    def decode(source: Any) -> FrozenDict:
+        """The message ``source`` stands for (subclasses define it)."""
+        raise NotImplementedError
+
+    @property
+    def message(self) -> FrozenDict:
+        """The message, decoded on the first read (then a plain slot read)."""
+        source = _get_message(self, MessageEntry)
+        if type(source) is FrozenDict:  # another thread stored it after our lookup
+            return source
+        value = self.decode(source)
+        with _decode_lock:
+            if type(self) is not MessageEntry:
+                _set_message(self, value)
+                object.__setattr__(self, "__class__", MessageEntry)
+        return _get_message(self, MessageEntry)  # type: ignore[no-any-return]
+
+    def materialize(self) -> MessageEntry:
+        """Decode now; the entry is a plain :class:`MessageEntry` afterwards.  O(message)."""
+        self.message  # noqa: B018
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        self.materialize()
+        return self == other
+
+    def __ne__(self, other: object) -> bool:
+        self.materialize()
+        return self != other
+
+    __hash__ = MessageEntry.__hash__
+
+    def __repr__(self) -> str:
+        self.materialize()
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self.materialize()
+        return self.__reduce_ex__(protocol)
+
+    def evolve(self, **changes: Any) -> Any:
+        """As :meth:`Entry.evolve`, after decoding."""
+        self.materialize()
+        return self.evolve(**changes)
+
+    def json_fields(self) -> dict[str, Any]:
+        """As :meth:`Entry.json_fields`, after decoding."""
+        self.materialize()
+        return self.json_fields()
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)

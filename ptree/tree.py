@@ -228,7 +228,7 @@ class _Queries:
         out: list[FrozenDict] = []
         entry = self._leaf
         while entry is not None:
-            if type(entry) is MessageEntry:
+            if isinstance(entry, MessageEntry):
                 out.append(entry.message)
             entry = entry.parent_entry
         out.reverse()

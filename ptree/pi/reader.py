@@ -40,7 +40,7 @@ import gc
 import os
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -51,6 +51,7 @@ from ..frozen import FrozenDict
 from ..header import SessionHeader
 from ..ids import counter_of
 from ..tree import SessionTree
+from . import fast as fast_path
 from .errors import SessionFileError, SessionFileWarning
 from .lines import LEAF_TYPE, StrPath, is_torn, parse_line, scan_once
 from .migrate import migrate_record, record_lines
@@ -107,49 +108,53 @@ class _Reader:
             stacklevel=4,
         )
 
-    def lines(self, data: bytes) -> list[str | None]:
-        """The file's lines as text; ``None`` for a line that is not UTF-8.
+    def line_text(self, i: int, raw: bytes) -> str | None:
+        """Line ``i`` as text; ``None`` for a line that is not UTF-8.
 
         A line that is UTF-8 but for a character cut short at its very end (a crash
         in the middle of writing a multi-byte character) has its text before that
-        character in :attr:`cut`, to be judged as a torn line.
+        character in :attr:`cut`, to be judged as a torn line.  A byte-order mark
+        opening the file is dropped.
         """
-        self.cut: dict[int, str] = {}
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            out: list[str | None] = []
-            for raw in data.split(b"\n"):
-                try:
-                    out.append(raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    if exc.end == len(raw) and exc.reason == "unexpected end of data":
-                        # The first error is at the end, so all before it is text.
-                        self.cut[len(out)] = raw[: exc.start].decode("utf-8")
-                    out.append(None)
-        else:
-            out = text.split("\n")  # type: ignore[assignment]
-        first = out[0]
-        if first is not None and first.startswith("\ufeff"):
-            out[0] = first[1:]
-        return out
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.end == len(raw) and exc.reason == "unexpected end of data":
+                # The first error is at the end, so all before it is text.
+                self.cut[i] = raw[: exc.start].decode("utf-8")
+            return None
+        if i == 0 and text.startswith("\ufeff"):
+            return text[1:]
+        return text
 
     def read(self, data: bytes) -> FileState:
         path = self.path
-        lines = self.lines(data)
-        ends_clean = lines[-1] == ""
+        lines = data.split(b"\n")
+        ends_clean = lines[-1] == b""
         if ends_clean:
             lines.pop()
         last = len(lines) - 1
+        self.cut: dict[int, str] = {}
 
         # Parse every line.  ``parsed`` holds the line numbers of all records that are
-        # JSON (header first): a version 1 ``firstKeptEntryIndex`` counts them.
-        records: list[FrozenDict] = []
+        # JSON (header first): a version 1 ``firstKeptEntryIndex`` counts them.  Plain
+        # message lines of a version 3 file take the fast path (:mod:`ptree.pi.fast`):
+        # checked whole, their message decoded on first read.
+        records: list[FrozenDict | Entry] = []
         rec_lines: list[int] = []
         parsed: list[int] = []
         header: SessionHeader | None = None
         scan = scan_once
-        for i, text in enumerate(lines):
+        fast: Callable[[bytes], Entry | None] | None = None
+        for i, raw in enumerate(lines):
+            if fast is not None and raw:
+                entry = fast(raw)
+                if entry is not None:
+                    parsed.append(i + 1)
+                    records.append(entry)
+                    rec_lines.append(i + 1)
+                    continue
+            text = self.line_text(i, raw)
             if not text:
                 if text is None:
                     if header is None:
@@ -184,6 +189,8 @@ class _Reader:
             if header is None:
                 header = self.header(lineno, value)
                 parsed.append(lineno)
+                if header.version >= 3 and fast_path.AVAILABLE:
+                    fast = fast_path.message_line
                 continue
             parsed.append(lineno)
             if type(value) is not FrozenDict:
@@ -228,7 +235,7 @@ class _Reader:
     def build(
         self,
         header: SessionHeader,
-        records: list[FrozenDict],
+        records: list[FrozenDict | Entry],
         rec_lines: list[int],
         record_line: Callable[[int], int | None],
     ) -> tuple[SessionTree, set[str]]:
@@ -248,12 +255,24 @@ class _Reader:
         in_order = True
         max_seq = 0
         message_fast = version >= 3
-        for rec, lineno in zip(records, rec_lines, strict=True):
-            kind = rec.get("type")
+        loaded = fast_path.LoadedMessage
+        for item, lineno in zip(records, rec_lines, strict=True):
             entry: Entry | None = None
             eid: str
             pid: str | None
-            if kind == "message" and message_fast and len(rec) == 5:
+            rec: FrozenDict
+            if type(item) is loaded:  # checked and made by the fast path
+                entry = item
+                eid = item.id
+                pid = item.parent_id
+                rec = _EMPTY
+                kind: object = "message"
+            else:
+                rec = cast(FrozenDict, item)
+                kind = rec.get("type")
+            if entry is not None:
+                pass
+            elif kind == "message" and message_fast and len(rec) == 5:
                 eid = rec.get("id")  # type: ignore[assignment]
                 pid = rec.get("parentId", _EMPTY)
                 ts = rec.get("timestamp")

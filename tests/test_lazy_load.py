@@ -1,0 +1,244 @@
+"""The reader's fast path: message lines checked whole at load, decoded on first read.
+
+The reference everywhere is the ordinary reader (the fast path switched off), which
+the rest of the suite tests against Pi itself: the fast path must give the same tree,
+the same values and the same errors, line for line.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ptree
+from ptree import MessageEntry, SessionFileError, SessionTree, load
+from ptree.entries import LazyMessageEntry
+from ptree.pi import fast
+
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def message_line(entry_id: str, parent: str | None, message: str) -> str:
+    """A plain message line with ``message`` spliced in as raw JSON text."""
+    return (
+        f'{{"type":"message","id":"{entry_id}","parentId":'
+        f"{json.dumps(parent)},"
+        f'"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}'
+    )
+
+
+@pytest.fixture
+def eager() -> Iterator[None]:
+    """Switch the fast path off (the ordinary reader decodes every line)."""
+    saved = fast.AVAILABLE
+    fast.AVAILABLE = False
+    try:
+        yield
+    finally:
+        fast.AVAILABLE = saved
+
+
+def load_both(path: Path, strict: bool = True) -> tuple[Any, Any]:
+    """(fast result, ordinary result): (a tree or the error's text, the warnings)."""
+
+    def one() -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                got: Any = load(path, strict=strict)
+            except SessionFileError as exc:
+                got = f"error: {exc}"
+        return got, [str(w.message) for w in caught]
+
+    first = one()
+    saved = fast.AVAILABLE
+    fast.AVAILABLE = False
+    try:
+        second = one()
+    finally:
+        fast.AVAILABLE = saved
+    return first, second
+
+
+class TestLazyEntries:
+    def test_plain_message_lines_load_undecoded(self, tmp_path: Path) -> None:
+        """A plain message line gives a lazy entry until its message is read."""
+        p = write(
+            tmp_path / "s.jsonl",
+            [json.dumps(HEADER), message_line("a", None, '{"role":"user","content":"hi"}')],
+        )
+        entry = load(p)["a"]
+        assert isinstance(entry, LazyMessageEntry)
+        assert isinstance(entry, MessageEntry)
+        assert entry.message == {"role": "user", "content": "hi"}
+        assert type(entry) is MessageEntry  # decoded once, a plain entry from then on
+
+    def test_lazy_entries_equal_the_entries_written(self, tmp_path: Path) -> None:
+        """Equality, hashing, repr, pickling and evolve see the decoded message."""
+        t = SessionTree().append({"role": "user", "content": "q"})
+        t = t.append({"role": "assistant", "content": [{"type": "text", "text": "a"}]})
+        p = tmp_path / "s.jsonl"
+        saved = ptree.dump(t, p)
+
+        def same(e: Any) -> Any:
+            return e
+
+        def pickled(e: Any) -> Any:
+            return pickle.loads(pickle.dumps(e))
+
+        def evolved(e: Any) -> Any:
+            return e.evolve()
+
+        for make in (same, pickled, evolved):
+            loaded = load(p)
+            for original, got in zip(t.entries(), loaded.entries(), strict=True):
+                assert make(got) == original
+                assert hash(make(got)) == hash(original)
+        loaded = load(p)
+        assert [repr(e) for e in loaded.entries()] == [repr(e) for e in t.entries()]
+        assert load(p) == saved
+
+    def test_threads_are_handed_one_value(self, tmp_path: Path) -> None:
+        """Many threads reading one undecoded message at once all get the same object."""
+        lines = [json.dumps(HEADER)]
+        lines += [
+            message_line(f"m{i}", None if i == 0 else f"m{i - 1}", '{"role":"user","n":[1,2]}')
+            for i in range(200)
+        ]
+        tree = load(write(tmp_path / "s.jsonl", lines))
+        entries = tree.entries()
+        got: list[list[object]] = [[] for _ in range(8)]
+        barrier = threading.Barrier(8)
+
+        def reader(k: int) -> None:
+            barrier.wait()
+            got[k].extend(e.message for e in entries)  # type: ignore[attr-defined]
+
+        threads = [threading.Thread(target=reader, args=(k,)) for k in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        for k in range(1, 8):
+            assert all(a is b for a, b in zip(got[0], got[k], strict=True))
+        assert all(type(e) is MessageEntry for e in entries)
+
+    def test_context_of_an_undecoded_tree(self, tmp_path: Path) -> None:
+        """build_context on fresh lazy entries sees every message and the model."""
+        lines = [
+            json.dumps(HEADER),
+            message_line("a", None, '{"role":"user","content":"q"}'),
+            message_line("b", "a", '{"role":"assistant","content":[],"provider":"p","model":"m"}'),
+        ]
+        ctx = ptree.build_context(load(write(tmp_path / "s.jsonl", lines)))
+        assert [m["role"] for m in ctx.messages] == ["user", "assistant"]
+        assert ctx.model == ptree.ModelRef("p", "m")
+
+
+# Lines the fast path must hand to the ordinary reader, each with what it does there.
+UNUSUAL = {
+    "number out of range": '{"role":"user","n":1e400}',
+    "number out of range, plus sign": '{"role":"user","n":-2.5E+309}',
+    "300 digits with a fraction": '{"role":"user","n":' + "9" * 320 + ".5}",
+    "a huge integer (fine)": '{"role":"user","n":' + "9" * 400 + "}",
+    "exponent-like text in a string (fine)": '{"role":"user","content":"sha 5e123 1E999"}',
+    "NaN": '{"role":"user","n":NaN}',
+    "no role": '{"content":"x"}',
+    "a role that is no string": '{"role":5}',
+    "a role given twice, last not a string": '{"role":"user","role":null}',
+    "not an object": '"user"',
+    "lone surrogate escape (fine)": '{"role":"user","content":"\\ud800"}',
+    "nested 80 deep": '{"role":"user","c":' + "[" * 80 + "]" * 80 + "}",
+    "nested 600 deep": '{"role":"user","c":' + "[" * 600 + "]" * 600 + "}",
+    "non-ASCII (fine)": '{"role":"user","content":"héllo → 世界"}',
+}
+
+
+class TestSameAsTheOrdinaryReader:
+    @pytest.mark.parametrize("name", sorted(UNUSUAL))
+    def test_unusual_message_lines(self, tmp_path: Path, name: str) -> None:
+        """Whatever the line, the fast path gives the ordinary reader's tree or error."""
+        lines = [json.dumps(HEADER), message_line("a", None, UNUSUAL[name])]
+        p = write(tmp_path / "s.jsonl", lines)
+        for strict in (True, False):
+            first, second = load_both(p, strict)
+            assert first == second
+
+    @pytest.mark.parametrize(
+        "line",
+        [
+            '{"type":"message","id":"","parentId":null,"timestamp":"t","message":{"role":"u"}}',
+            '{"type":"message","id":"a","parentId":null,"timestamp":5,"message":{"role":"u"}}',
+            '{"type":"message","id":"a","timestamp":"t","message":{"role":"u"}}',
+            '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"u"},'
+            '"x":1}',
+            '{"type":"message","id":"a","id":"b","parentId":null,"timestamp":"t",'
+            '"message":{"role":"u"}}',
+            ' {"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"u"}}\r',
+        ],
+    )
+    def test_unusual_envelopes(self, tmp_path: Path, line: str) -> None:
+        """Envelope oddities (empty id, wrong types, missing or extra keys, duplicate
+        keys, blanks around the line) come out as the ordinary reader has them."""
+        p = write(tmp_path / "s.jsonl", [json.dumps(HEADER), line])
+        assert load_both(p)[0] == load_both(p)[1]
+
+    def test_invalid_utf8_in_a_message(self, tmp_path: Path) -> None:
+        """Bytes that are not UTF-8 inside a message: the same error, same line."""
+        p = tmp_path / "s.jsonl"
+        good = message_line("a", None, '{"role":"user","content":"ok"}').encode()
+        bad = message_line("b", "a", '{"role":"user","content":"\xff"}').encode("latin-1")
+        p.write_bytes(json.dumps(HEADER).encode() + b"\n" + good + b"\n" + bad + b"\n")
+        first, second = load_both(p)
+        assert first == second
+        assert isinstance(first[0], str)
+        assert ":3:" in first[0]
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.lists(
+            st.recursive(
+                st.none()
+                | st.booleans()
+                | st.integers()
+                | st.floats(allow_nan=False, allow_infinity=False)
+                | st.text(),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+                ),
+                max_leaves=20,
+            ),
+            min_size=1,
+            max_size=8,
+        )
+    )
+    def test_random_messages_load_as_the_ordinary_reader_loads_them(
+        self, contents: list[Any]
+    ) -> None:
+        """Generated messages (any JSON content) give equal trees both ways."""
+        import tempfile
+
+        lines = [json.dumps(HEADER)]
+        for i, c in enumerate(contents):
+            message = json.dumps({"role": "user", "content": c}, ensure_ascii=i % 2 == 0)
+            lines.append(message_line(f"m{i}", None if i == 0 else f"m{i - 1}", message))
+        with tempfile.TemporaryDirectory() as d:
+            first, second = load_both(write(Path(d) / "s.jsonl", lines))
+        assert first == second
+        tree_a, tree_b = first[0], second[0]
+        assert [e.message for e in tree_a.entries()] == [e.message for e in tree_b.entries()]
