@@ -242,3 +242,45 @@ class TestSameAsTheOrdinaryReader:
         assert first == second
         tree_a, tree_b = first[0], second[0]
         assert [e.message for e in tree_a.entries()] == [e.message for e in tree_b.entries()]
+
+
+def reference_depth(raw: bytes) -> int:
+    """Nesting depth of JSON text, one character at a time (strings skipped)."""
+    depth = most = 0
+    in_string = escaped = False
+    for c in raw.decode("utf-8"):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif c in "]}":
+            depth -= 1
+    return most
+
+
+class TestJsonDepth:
+    @settings(max_examples=200, deadline=None)
+    @given(
+        st.recursive(
+            st.none() | st.integers() | st.text(alphabet='[]{}"\\ab\n\u2028'),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(st.text(alphabet='[]{}"\\ab', max_size=4), inner, max_size=3)
+            ),
+            max_leaves=30,
+        ),
+        st.booleans(),
+    )
+    def test_depth_of_any_json(self, value: Any, ascii_only: bool) -> None:
+        """json_depth agrees with a character-by-character count, brackets in strings,
+        escaped quotes and escaped backslashes included."""
+        raw = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+        assert fast.json_depth(raw) == reference_depth(raw)

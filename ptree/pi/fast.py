@@ -25,7 +25,7 @@ from ..entries import LazyMessageEntry
 from ..frozen import FrozenDict
 from .lines import parse_line
 
-__all__ = ["AVAILABLE", "LoadedMessage", "message_line"]
+__all__ = ["AVAILABLE", "LoadedMessage", "json_depth", "message_line"]
 
 try:
     import msgspec
@@ -35,9 +35,32 @@ except ImportError:  # pragma: no cover - msgspec is a dependency; a stripped in
 AVAILABLE = msgspec is not None
 """Whether the fast path can run (msgspec imports)."""
 
-FAST_BRACKETS = 64
-"""A line with at most this many ``{`` and ``[`` cannot nest deeper than any limit the
-ordinary reader enforces; a line with more goes the ordinary way."""
+FAST_DEPTH = 64
+"""A line nested at most this deep is within any limit the ordinary reader enforces;
+a deeper one goes the ordinary way."""
+
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
+def json_depth(raw: bytes) -> int:
+    """How deep a valid JSON line nests.  O(len(raw)).
+
+    Strings are cut out first: with escaped backslashes and then escaped quotes
+    removed, the quotes left alternate between opening and closing a string, so the
+    pieces of a split on them at even places are what lies outside strings.
+    """
+    plain = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    brackets = b"".join(plain.split(b'"')[::2]).translate(None, _NOT_BRACKETS)
+    depth = most = 0
+    for c in brackets:
+        if c == 0x5B or c == 0x7B:  # [ {
+            depth += 1
+            if depth > most:
+                most = depth
+        else:
+            depth -= 1
+    return most
+
 
 # A number the ordinary reader refuses reads as infinity: it has an exponent of three
 # digits or more, or 309 digits.  One translate maps every digit to "0", "E" to "e"
@@ -82,15 +105,19 @@ if msgspec is not None:
     _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError, RecursionError)
 
 
-def message_line(raw: bytes) -> LoadedMessage | None:
+def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage | None:
     """The entry of a plain message line, or ``None`` when the line needs the
     ordinary reader.  O(length of the line), all of it in C but the checks' glue.
+
+    ``source``, the same bytes as a view into the file's buffer, is what the entry
+    keeps (so it holds no copy of its own); by default ``raw`` itself.
     """
     canon = raw.translate(_CANON)
-    if canon.count(b"{") > FAST_BRACKETS:
-        return None
     try:
-        env = _decode_envelope(raw)
+        env = _decode_envelope(raw if source is None else source)
+        # Nesting: a line with few brackets cannot be deep; one with many is measured.
+        if canon.count(b"{") > FAST_DEPTH and json_depth(raw) > FAST_DEPTH:
+            return None
         _decode_head(env.message)
         if _EXP in canon or _EXP_PLUS in canon or _RUN in canon:
             _decode_any(raw)  # refuses a number out of range

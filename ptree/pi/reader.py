@@ -129,11 +129,14 @@ class _Reader:
 
     def read(self, data: bytes) -> FileState:
         path = self.path
-        lines = data.split(b"\n")
-        ends_clean = lines[-1] == b""
-        if ends_clean:
-            lines.pop()
-        last = len(lines) - 1
+        # Lines are cut out one at a time, not split all at once: a message the fast
+        # path keeps undecoded refers to the file's bytes, so no second copy of the
+        # file is ever held.
+        size = len(data)
+        ends_clean = size == 0 or data.endswith(b"\n")
+        count = data.count(b"\n") + (0 if ends_clean else 1)
+        last = count - 1
+        view = memoryview(data)
         self.cut: dict[int, str] = {}
 
         # Parse every line.  ``parsed`` holds the line numbers of all records that are
@@ -145,10 +148,17 @@ class _Reader:
         parsed: list[int] = []
         header: SessionHeader | None = None
         scan = scan_once
-        fast: Callable[[bytes], Entry | None] | None = None
-        for i, raw in enumerate(lines):
+        fast: Callable[[bytes, memoryview], Entry | None] | None = None
+        find = data.find
+        start = 0
+        for i in range(count):
+            stop = find(b"\n", start)
+            if stop < 0:
+                stop = size
+            raw = data[start:stop]
+            line_start, start = start, stop + 1
             if fast is not None and raw:
-                entry = fast(raw)
+                entry = fast(raw, view[line_start:stop])
                 if entry is not None:
                     parsed.append(i + 1)
                     records.append(entry)

@@ -1,0 +1,180 @@
+"""Opening a big session: ptree against bare json.loads and Pi, each in a fresh process.
+
+    python benchmarks/big_session.py [--messages 50000] [--runs 3]
+
+Generates (once, cached in the system's temp folder) a Pi session of real messages
+(the benchmark pool, 1.7 KB of JSON each) with a branch every 40 entries: after every
+40th entry the leaf moves back to a random one of the last 40, so about half of the
+entries end up on the current path.  50,000 messages make a file of about 90 MB.
+
+Each case runs ``--runs`` times, each time in a new interpreter (or a new Node.js
+process), alternating the cases so that drift of a busy machine hits all alike; it
+reports the median CPU time (user + system, from ``resource``/``process.cpuUsage``)
+of the work itself, and the process's peak resident memory minus that of an idle
+interpreter (or Node.js) that imported the same modules, per byte of the file.  The
+ratios are against bare ``json.loads`` of every line (the floor a Python reader that
+decodes everything cannot beat) and against Pi's own ``SessionManager.open`` followed
+by ``buildSessionContext``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PI_PACKAGES = {
+    "Pi 0.73.1": ROOT / ".cache/pi/node_modules/@mariozechner/pi-coding-agent",
+    "Pi 1.6": ROOT / ".cache/pi16/node_modules/@earendil-works/pi-coding-agent",
+}
+
+# Runs in a fresh interpreter: prints {"cpu": seconds of the work, "rss": peak KiB}.
+PY_CASE = r"""
+import json, os, resource, sys, time
+case, path = sys.argv[1], sys.argv[2]
+import ptree
+from ptree.cli import main as cli_main
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+start = cpu()
+if case == "idle":
+    pass
+elif case == "json.loads":
+    with open(path, "rb") as f:
+        out = [json.loads(line) for line in f.read().split(b"\n") if line]
+elif case == "ptree.load":
+    out = ptree.load(path)
+elif case == "ptree.load + build_context":
+    out = ptree.build_context(ptree.load(path))
+elif case in ("ptree show", "ptree path"):
+    with open(os.devnull, "w") as sink:
+        sys.stdout = sink
+        cli_main([case.split()[1], path])
+        sys.stdout = sys.__stdout__
+took = cpu() - start
+print(json.dumps({"cpu": took, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+NODE_CASE = r"""
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+const [moduleUrl, file, idle] = process.argv.slice(2);
+const { SessionManager } = await import(moduleUrl);
+const dir = mkdtempSync(join(tmpdir(), "ptree-bench-pi-"));
+const c0 = process.cpuUsage();
+if (idle !== "idle") {
+  const sm = SessionManager.open(file, dir);
+  sm.buildSessionContext();
+}
+const c = process.cpuUsage(c0);
+rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify({ cpu: (c.user + c.system) / 1e6,
+                             rss: process.resourceUsage().maxRSS }));
+"""
+
+
+def generate(path: Path, n: int) -> None:
+    """The benchmark session: ``n`` real messages, a branch every 40 entries."""
+    sys.path.insert(0, str(HERE))
+    from messages import load_pool
+
+    import ptree
+
+    rng = random.Random(7)
+    tree = ptree.SessionTree(id_factory=ptree.random_ids)
+    for i, message in enumerate(load_pool().take(n)):
+        if i % 40 == 39:
+            ids = tree.ids()
+            tree = tree.move_to(ids[rng.randrange(max(0, len(ids) - 40), len(ids))])
+        tree = tree.append(message)
+    ptree.dump(tree, path)
+
+
+def _py(case: str, path: Path) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", PY_CASE, case, str(path)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _node(package: Path, path: Path, idle: bool, script: Path) -> dict[str, float]:
+    module = package / "dist" / "core" / "session-manager.js"
+    out = subprocess.run(
+        ["node", str(script), module.as_uri(), str(path), "idle" if idle else "run"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    ap.add_argument("--messages", type=int, default=50_000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    path = Path(tempfile.gettempdir()) / f"ptree-big-session-{args.messages}.jsonl"
+    if not path.exists():
+        print(f"generating {path} ...", flush=True)
+        generate(path, args.messages)
+    size = path.stat().st_size
+    cases = [
+        "json.loads",
+        "ptree.load",
+        "ptree.load + build_context",
+        "ptree show",
+        "ptree path",
+    ]
+    pis = {
+        name: pkg
+        for name, pkg in PI_PACKAGES.items()
+        if shutil.which("node") and (pkg / "dist/core/session-manager.js").is_file()
+    }
+    cpu: dict[str, list[float]] = {c: [] for c in [*cases, *pis]}
+    rss: dict[str, list[float]] = {c: [] for c in [*cases, *pis]}
+    idle_py = _py("idle", path)["rss"]
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "open.mjs"
+        script.write_text(NODE_CASE)
+        idle_node = {name: _node(pkg, path, True, script)["rss"] for name, pkg in pis.items()}
+        for _ in range(args.runs):
+            for case in cases:
+                got = _py(case, path)
+                cpu[case].append(got["cpu"])
+                rss[case].append(got["rss"] - idle_py)
+            for name, pkg in pis.items():
+                got = _node(pkg, path, False, script)
+                cpu[name].append(got["cpu"])
+                rss[name].append(got["rss"] - idle_node[name])
+    floor = statistics.median(cpu["json.loads"])
+    print(f"\nfile: {size / 1e6:.1f} MB, {args.messages:,} messages; {args.runs} runs per case")
+    print("| case | CPU time | vs json.loads | vs Pi 0.73.1 | peak memory / file bytes |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    pi_ref = statistics.median(cpu["Pi 0.73.1"]) if "Pi 0.73.1" in cpu else None
+    for case in [*cases, *pis]:
+        t = statistics.median(cpu[case])
+        m = statistics.median(rss[case]) * 1024 / size
+        vs_pi = f"{t / pi_ref:.2f}x" if pi_ref else "-"
+        label = f"{case} open + buildSessionContext" if case in pis else case
+        print(f"| {label} | {t:.3f} s | {t / floor:.2f}x | {vs_pi} | {m:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
