@@ -172,12 +172,13 @@ class TestPrivates:
 class TestMessageKindTests:
     @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
     def test_message_entries_are_told_by_isinstance(self, path: Path) -> None:
-        """``type(e) is MessageEntry`` misses a message a reader has not decoded yet
-        (a :class:`~ptree.entries.LazyMessageEntry`); only isinstance sees both."""
+        """``type(e) is MessageEntry`` (or ``kind is MessageEntry``) misses a message a
+        reader has not decoded yet (a :class:`~ptree.entries.LazyMessageEntry`); only
+        isinstance sees both."""
         if path.name == "entries.py":
             return
         text = path.read_text(encoding="utf-8")
-        pattern = re.compile(r"type\([^()]*\) is (not )?MessageEntry\b")
+        pattern = re.compile(r"\bis (not )?MessageEntry\b")
         for lineno, line in enumerate(text.splitlines(), 1):
             assert not pattern.search(line), (
                 f"{path.relative_to(PACKAGE.parent)}:{lineno}: use isinstance(..., MessageEntry)"

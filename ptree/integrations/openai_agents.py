@@ -334,7 +334,7 @@ def _entry(
 
 def _item_of(entry: Entry) -> FrozenDict | None:
     """The SDK item an entry holds, or ``None`` for entries that hold none."""
-    if type(entry) is MessageEntry:
+    if isinstance(entry, MessageEntry):
         item = entry.extra.get(ITEM_FIELD)
     elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
         item = entry.data

@@ -413,7 +413,7 @@ def _from_assistant(message: Mapping[str, Any], when: datetime) -> ModelResponse
 
 
 def _whole(entry: Entry) -> FrozenDict | None:
-    if type(entry) is MessageEntry:
+    if isinstance(entry, MessageEntry):
         record = entry.extra.get(RECORD_FIELD)
     elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
         record = entry.data
@@ -458,7 +458,7 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
             builder.record(record)
             kept.add(entry.id)
             continue
-        if type(entry) is not MessageEntry:
+        if not isinstance(entry, MessageEntry):
             continue
         if entry.extra.get(PART_FIELD) in kept:
             continue
