@@ -42,7 +42,6 @@ PY_CASE = r"""
 import json, os, resource, sys, time
 case, path = sys.argv[1], sys.argv[2]
 import ptree
-from ptree.cli import main as cli_main
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
@@ -57,6 +56,7 @@ elif case == "ptree.load":
 elif case == "ptree.load + build_context":
     out = ptree.build_context(ptree.load(path))
 elif case in ("ptree show", "ptree path"):
+    from ptree.cli import main as cli_main
     with open(os.devnull, "w") as sink:
         sys.stdout = sink
         cli_main([case.split()[1], path])
@@ -101,11 +101,13 @@ def generate(path: Path, n: int) -> None:
     ptree.dump(tree, path)
 
 
-def _py(case: str, path: Path) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def _py(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
+    # In the checkout's folder: ``python -c`` puts the working folder first on sys.path.
+    env = dict(os.environ, PYTHONPATH=str(root))
     out = subprocess.run(
         [sys.executable, "-c", PY_CASE, case, str(path)],
         env=env,
+        cwd=root,
         check=True,
         capture_output=True,
         text=True,
@@ -128,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     ap.add_argument("--messages", type=int, default=50_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument(
+        "--baseline", help="also run ptree.load (+ build_context) from this commit, side by side"
+    )
     args = ap.parse_args(argv)
     path = Path(tempfile.gettempdir()) / f"ptree-big-session-{args.messages}.jsonl"
     if not path.exists():
@@ -152,6 +157,27 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "open.mjs"
         script.write_text(NODE_CASE)
+        old: dict[str, str] = {}
+        if args.baseline:
+            base = Path(d) / "baseline"
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(ROOT),
+                    "worktree",
+                    "add",
+                    "--detach",
+                    "-q",
+                    str(base),
+                    args.baseline,
+                ],
+                check=True,
+            )
+            for case in ("ptree.load", "ptree.load + build_context"):
+                label = f"{case} at {args.baseline[:8]}"
+                old[label] = case
+                cpu[label], rss[label] = [], []
         idle_node = {name: _node(pkg, path, True, script)["rss"] for name, pkg in pis.items()}
         for _ in range(args.runs):
             for case in cases:
@@ -162,12 +188,29 @@ def main(argv: list[str] | None = None) -> int:
                 got = _node(pkg, path, False, script)
                 cpu[name].append(got["cpu"])
                 rss[name].append(got["rss"] - idle_node[name])
+            for label, case in old.items():
+                got = _py(case, path, Path(d) / "baseline")
+                cpu[label].append(got["cpu"])
+                rss[label].append(got["rss"] - idle_py)
+        if old:
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(ROOT),
+                    "worktree",
+                    "remove",
+                    "--force",
+                    str(Path(d) / "baseline"),
+                ],
+                check=False,
+            )
     floor = statistics.median(cpu["json.loads"])
     print(f"\nfile: {size / 1e6:.1f} MB, {args.messages:,} messages; {args.runs} runs per case")
     print("| case | CPU time | vs json.loads | vs Pi 0.73.1 | peak memory / file bytes |")
     print("| --- | ---: | ---: | ---: | ---: |")
     pi_ref = statistics.median(cpu["Pi 0.73.1"]) if "Pi 0.73.1" in cpu else None
-    for case in [*cases, *pis]:
+    for case in cpu:
         t = statistics.median(cpu[case])
         m = statistics.median(rss[case]) * 1024 / size
         vs_pi = f"{t / pi_ref:.2f}x" if pi_ref else "-"

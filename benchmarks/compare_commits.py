@@ -78,9 +78,15 @@ def _checkout(commit: str, where: Path) -> Path:
 
 def _run(checkout: Path, case: str, n: int, tmp: Path) -> float:
     code = CASE.format(bench=str(HERE), n=n, case=case, path=str(tmp / f"{case}.jsonl"))
+    # In the checkout's folder: ``python -c`` puts the working folder first on sys.path.
     env = dict(os.environ, PYTHONPATH=str(checkout))
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
