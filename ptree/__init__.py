@@ -77,6 +77,7 @@ from .errors import (
 from .formats import (
     ExportFormatError,
     ImportedSession,
+    ImportFormatError,
     chatgpt_sessions,
     import_chatgpt,
     import_openwebui,
@@ -138,6 +139,7 @@ __all__ = [
     "History",
     "HistoryError",
     "IdFactory",
+    "ImportFormatError",
     "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
