@@ -29,6 +29,7 @@ __all__ = [
     "assemble",
     "kind",
     "ms",
+    "parse_json",
     "read_json_document",
     "read_json_lines",
     "text_blocks",
@@ -64,7 +65,7 @@ def _finite(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
-def _parse(text: str) -> Any:
+def parse_json(text: str) -> Any:
     """One JSON value; ``ValueError`` with a reason.  Deep nesting is an error, not a crash."""
     try:
         return _DECODER.decode(text)
@@ -121,7 +122,7 @@ def read_json_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, A
                 path, i + 1, f"not UTF-8 (bad byte at column {exc.start + 1})"
             ) from None
         try:
-            value = _parse(text)
+            value = parse_json(text)
         except ValueError as exc:
             if i == unterminated:
                 raise ImportFormatError(
