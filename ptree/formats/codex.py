@@ -505,7 +505,9 @@ class _Reader:
 
 def _is_turn_start(node: Node) -> bool:
     message = node.fields.get("message")
-    if node.fields.get("type") != "message" or message.get("role") != "user":
+    if node.fields.get("type") != "message" or not isinstance(message, dict):
+        return False
+    if message.get("role") != "user":
         return False
     texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
     first = texts[0].lstrip() if texts else ""
