@@ -1,0 +1,342 @@
+"""LibreChat conversation exports (the JSON of "Export conversation") as Pi sessions.
+
+LibreChat writes one conversation per file: ``{conversationId, title, endpoint,
+options, recursive, messages}``.  With ``recursive: true`` the messages are a tree
+(each message's replies in its ``children``; older versions call the list
+``messagesTree``); otherwise a flat list whose ``parentMessageId`` links make the
+tree (``00000000-0000-0000-0000-000000000000`` marks a root), or, in the linear
+variant without links, a plain sequence.  Every branch is kept.
+
+- A message ``isCreatedByUser`` is a Pi user message (its ``text``).
+- Any other message is an assistant message: ``provider`` the endpoint, ``model``
+  the model (else the sender), ``api`` ``"librechat-export"``.  An agent's
+  structured ``content`` is read part by part: ``text`` parts are text, ``think``
+  parts thinking blocks, and each ``tool_call`` part a toolCall followed by its
+  output as a ``toolResult`` message, the text after it a further assistant
+  message (ids ``<messageId>#2``, ``#3`` …).  ``error`` gives ``stopReason``
+  ``"error"``, ``unfinished`` gives ``"aborted"``.
+- The leaf is the newest message (by ``createdAt``, then by order in the file);
+  the title is a ``session_info`` entry that is the first root.
+
+Every message keeps its LibreChat fields other than its text, links and children
+under the entry's ``librechat`` field, so nothing of the export is lost.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .._errors import ImportFormatError
+from .._tree import SessionTree
+from ._common import (
+    EPOCH,
+    ZERO_USAGE,
+    Ids,
+    Node,
+    assemble,
+    imported_header,
+    kind,
+    ms,
+    parse_json,
+    read_json_document,
+)
+
+__all__ = ["FORMAT", "NO_PARENT", "read"]
+
+FORMAT = "librechat"
+#: The ``parentMessageId`` LibreChat gives a conversation's first message.
+NO_PARENT = "00000000-0000-0000-0000-000000000000"
+
+_DROP = frozenset({"text", "content", "children", "parentMessageId", "messageId"})
+
+
+def read(path: str | os.PathLike[str]) -> SessionTree:
+    """Read a LibreChat export (tree, flat or linear) into a tree keeping every branch.
+
+    Cost: O(size of the export); iterative however deep the reply tree goes.
+
+    Raises:
+        ImportFormatError: (a ``ValueError``) not JSON, not UTF-8, or not a LibreChat
+            export; the message says where (``messages[3].children[0]`` …).
+        OSError: the file cannot be read.
+
+    >>> import tempfile, pathlib
+    >>> export = {"conversationId": "c1", "title": "Hi", "recursive": True, "messages": [
+    ...   {"messageId": "m1", "isCreatedByUser": True, "text": "hello",
+    ...    "createdAt": "2024-01-01T00:00:00Z", "children": [
+    ...     {"messageId": "m2", "isCreatedByUser": False, "text": "hi!", "model": "gpt-4o",
+    ...      "createdAt": "2024-01-01T00:00:01Z", "children": []}]}]}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d, "export.json")
+    ...     _ = p.write_text(json.dumps(export))
+    ...     tree = read(p)
+    >>> [e.id for e in tree.path()], tree.session_name
+    (['m1', 'm2'], 'Hi')
+    """
+    path = Path(path)
+    data = read_json_document(path)
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, dict):
+        raise ImportFormatError(
+            path, None, f"expected a LibreChat export object, found {kind(data)}"
+        )
+    return _Reader(path, data).run()
+
+
+class _Reader:
+    def __init__(self, path: Path, export: dict[str, Any]) -> None:
+        self.path = path
+        self.export = export
+        self.ids = Ids()
+        self.nodes: list[Node] = []
+        self.endpoint = export.get("endpoint") if isinstance(export.get("endpoint"), str) else None
+
+    def fail(self, where: str, reason: str) -> ImportFormatError:
+        return ImportFormatError(self.path, None, f"{where}: {reason}")
+
+    def messages(self) -> list[tuple[str, dict[str, Any], str | None]]:
+        """Every message with where it is and its parent's messageId, in document order."""
+        export = self.export
+        key = "messagesTree" if "messagesTree" in export else "messages"
+        top = export.get(key)
+        if not isinstance(top, list):
+            raise self.fail(key, f"expected a list of messages, found {kind(top)}")
+        out: list[tuple[str, dict[str, Any], str | None]] = []
+        nested = export.get("recursive") is True or any(
+            isinstance(m, dict) and isinstance(m.get("children"), list) and m["children"]
+            for m in top
+        )
+        # (where, value, parent id given by nesting); a stack keeps document order.
+        stack: list[tuple[str, Any, str | None]] = [
+            (f"{key}[{i}]", m, None) for i, m in reversed(list(enumerate(top)))
+        ]
+        previous: str | None = None
+        while stack:
+            where, message, nest_parent = stack.pop()
+            if not isinstance(message, dict):
+                raise self.fail(where, f"expected a message object, found {kind(message)}")
+            mid = message.get("messageId")
+            if not isinstance(mid, str) or not mid:
+                raise self.fail(where, "a message needs a string 'messageId'")
+            given = message.get("parentMessageId")
+            if nested and nest_parent is not None:
+                parent: str | None = nest_parent
+            elif "parentMessageId" in message:
+                if given is not None and not isinstance(given, str):
+                    raise self.fail(where, f"'parentMessageId' must be a string, not {kind(given)}")
+                parent = None if given in (None, NO_PARENT) else given
+            else:
+                parent = None if nested else previous  # the linear variant: one after another
+            out.append((where, message, parent))
+            previous = mid
+            children = message.get("children")
+            if children is None:
+                continue
+            if not isinstance(children, list):
+                raise self.fail(f"{where}.children", f"expected a list, found {kind(children)}")
+            stack.extend(
+                (f"{where}.children[{j}]", c, mid) for j, c in reversed(list(enumerate(children)))
+            )
+        return out
+
+    def run(self) -> SessionTree:
+        listed = self.messages()
+        first_of: dict[str, Node] = {}  # messageId -> the first entry it gave
+        last_of: dict[str, Node] = {}  # messageId -> the last (its replies hang there)
+        pending: list[tuple[Node, str | None]] = []
+        newest: tuple[int, int, str] | None = None
+        for order, (where, message, parent) in enumerate(listed):
+            mid: str = message["messageId"]
+            made = self.entries(where, message)
+            if mid not in first_of:
+                first_of[mid] = made[0]
+                last_of[mid] = made[-1]
+            pending.append((made[0], parent))
+            for a, b in itertools.pairwise(made):
+                b.parent = a.id
+            stamp = ms(message.get("createdAt"))
+            if newest is None or (stamp, order) >= newest[:2]:
+                newest = (stamp, order, mid)
+        for node, parent in pending:
+            target = last_of.get(parent) if parent is not None else None
+            node.parent = target.id if target is not None else None
+        leaf = last_of[newest[2]].id if newest is not None else None
+        # Below the newest message there is nothing in a real export; should there be,
+        # the leaf follows the newest reply down.
+        children: dict[str, list[Node]] = {}
+        for node in self.nodes:
+            if node.parent is not None:
+                children.setdefault(node.parent, []).append(node)
+        seen: set[str] = set()
+        while leaf is not None and leaf in children and leaf not in seen:
+            seen.add(leaf)
+            leaf = children[leaf][-1].id
+        title = self.export.get("title")
+        first_time = (
+            next(
+                (m.get("createdAt") for _, m, _ in listed if isinstance(m.get("createdAt"), str)),
+                None,
+            )
+            or EPOCH
+        )
+        if isinstance(title, str) and title:
+            self.nodes.insert(
+                0,
+                Node(
+                    self.ids.claim("session-name"),
+                    {"type": "session_info", "timestamp": first_time, "name": title},
+                    self.path,
+                    None,
+                ),
+            )
+        conv = self.export.get("conversationId")
+        conv = conv if isinstance(conv, str) and conv else self.path.stem
+        header = imported_header(
+            conv,
+            first_time,
+            "",
+            {
+                "format": FORMAT,
+                "conversationId": conv,
+                "file": self.path.name,
+                "title": title if isinstance(title, str) else None,
+            },
+        )
+        return assemble(self.nodes, leaf, header)
+
+    def node(self, wanted: str, fields: dict[str, Any], where: str) -> Node:
+        node = Node(self.ids.claim(wanted), fields, self.path, None, where)
+        self.nodes.append(node)
+        return node
+
+    def entries(self, where: str, message: dict[str, Any]) -> list[Node]:
+        mid: str = message["messageId"]
+        stamp = message.get("createdAt")
+        stamp = stamp if isinstance(stamp, str) and stamp else EPOCH
+        when = ms(stamp)
+        keep = {k: v for k, v in message.items() if k not in _DROP}
+        text = message.get("text")
+        if isinstance(text, dict):
+            text = text.get("value")
+        text = text if isinstance(text, str) else ""
+        if message.get("isCreatedByUser") is True:
+            return [
+                self.node(
+                    mid,
+                    {
+                        "type": "message",
+                        "timestamp": stamp,
+                        "librechat": keep,
+                        "message": {"role": "user", "content": text, "timestamp": when},
+                    },
+                    where,
+                )
+            ]
+        model = message.get("model") or message.get("sender")
+        endpoint = message.get("endpoint") or self.endpoint
+        base = {
+            "role": "assistant",
+            "api": "librechat-export",
+            "provider": endpoint if isinstance(endpoint, str) and endpoint else "librechat",
+            "model": model if isinstance(model, str) and model else "unknown",
+            "usage": json.loads(json.dumps(ZERO_USAGE)),
+            "timestamp": when,
+        }
+        steps = self.steps(where, message.get("content"), text)
+        made: list[Node] = []
+        for i, (blocks, results) in enumerate(steps):
+            last = i == len(steps) - 1
+            reason = "toolUse" if results else "stop"
+            msg = {**base, "content": blocks, "stopReason": reason}
+            if last and message.get("error") is True:
+                msg["stopReason"] = "error"
+                msg["errorMessage"] = text or "error"
+            elif last and message.get("unfinished") is True:
+                msg["stopReason"] = "aborted"
+            fields: dict[str, Any] = {"type": "message", "timestamp": stamp, "message": msg}
+            if i == 0:
+                fields["librechat"] = keep
+            made.append(self.node(mid if not made else f"{mid}#{len(made) + 1}", fields, where))
+            for call_id, name, output in results:
+                made.append(
+                    self.node(
+                        f"{mid}#{len(made) + 1}",
+                        {
+                            "type": "message",
+                            "timestamp": stamp,
+                            "message": {
+                                "role": "toolResult",
+                                "toolCallId": call_id,
+                                "toolName": name,
+                                "content": [{"type": "text", "text": output}],
+                                "isError": False,
+                                "timestamp": when,
+                            },
+                        },
+                        where,
+                    )
+                )
+        return made
+
+    def steps(
+        self, where: str, content: object, text: str
+    ) -> list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]]:
+        """An assistant message's content split at tool calls: (blocks, their results) each."""
+        if not isinstance(content, list) or not content:
+            return [([{"type": "text", "text": text}], [])]
+        steps: list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] = [([], [])]
+        for j, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise self.fail(f"{where}.content[{j}]", f"expected an object, found {kind(part)}")
+            ptype = part.get("type")
+            blocks, results = steps[-1]
+            if ptype != "tool_call" and results:
+                blocks, results = [], []
+                steps.append((blocks, results))
+            if ptype in ("text", "think", "error"):
+                value = part.get(ptype)
+                if isinstance(value, dict):
+                    value = value.get("value")
+                value = value if isinstance(value, str) else ""
+                if ptype == "think":
+                    blocks.append({"type": "thinking", "thinking": value})
+                else:
+                    blocks.append({"type": "text", "text": value})
+            elif ptype == "tool_call" and isinstance(part.get("tool_call"), dict):
+                call = part["tool_call"]
+                call_id = call.get("id")
+                call_id = call_id if isinstance(call_id, str) and call_id else f"call-{j}"
+                name = call.get("name") if isinstance(call.get("name"), str) else "unknown"
+                args: Any = call.get("args")
+                if isinstance(args, str):
+                    try:
+                        parsed = parse_json(args)
+                    except ValueError:
+                        parsed = None
+                    args = parsed if isinstance(parsed, dict) else {"input": args}
+                elif not isinstance(args, dict):
+                    args = {} if args is None else {"input": args}
+                blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
+                output = call.get("output")
+                results.append(
+                    (
+                        call_id,
+                        name,
+                        output
+                        if isinstance(output, str)
+                        else json.dumps(output, ensure_ascii=False),
+                    )
+                )
+            else:
+                blocks.append(
+                    {
+                        "type": "text",
+                        "text": f"[{ptype}: {json.dumps(part, ensure_ascii=False)[:500]}]",
+                    }
+                )
+        return steps
