@@ -1,0 +1,434 @@
+"""Claude Code sessions read by ``ptree.formats.claude_code`` (the real fixtures).
+
+Expected values come from reading the fixture files by hand (line numbers and uuids
+below were looked up in the files) or from the counts in the fixtures' README,
+checked by the small independent reader :func:`source_counts` here, which follows
+``formats.md`` without any of ptree's code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ptree
+from ptree import Compaction, Custom, ImportFormatError, MessageEntry, SessionTree
+from ptree.formats import claude_code
+
+FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "claude-code"
+SPOTTER = FIXTURES / "spotter"
+BIG = SPOTTER / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+TURN2 = FIXTURES / "codemie" / "incremental-subagents" / "turn-2.jsonl"
+OLD = FIXTURES / "codemie" / "old-layout" / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+POMODORO = FIXTURES / "ai-sessions" / "claude-code-pomodoro-timer.jsonl"
+CODEMIE = FIXTURES / "codemie" / "session-9eda1058.jsonl"
+
+ALL = [SPOTTER / "short.jsonl", SPOTTER / "tool_heavy.jsonl", SPOTTER / "subagent.jsonl",
+       BIG, CODEMIE, TURN2, OLD, POMODORO]
+
+pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def source_counts(path: Path) -> tuple[int, int, int]:
+    """(responses, tool results, prompts) of one file, read the plain way.
+
+    A response is one distinct ``message.id``; a result one ``tool_result`` block; a
+    prompt a user record with a string content or any block that is not a result,
+    the compaction summary excepted.
+    """
+    responses: set[object] = set()
+    results = prompts = 0
+    for r in records(path):
+        if r.get("type") == "assistant":
+            responses.add(r["message"].get("id"))
+        elif r.get("type") == "user":
+            content = r["message"]["content"]
+            if isinstance(content, str):
+                prompts += 0 if r.get("isCompactSummary") else 1
+                continue
+            results += sum(1 for b in content if b.get("type") == "tool_result")
+            if any(b.get("type") != "tool_result" for b in content) and not r.get(
+                    "isCompactSummary"):
+                prompts += 1
+    return len(responses), results, prompts
+
+
+def messages(tree: SessionTree, ids: tuple[str, ...] | None = None) -> list[MessageEntry]:
+    entries = tree.entries() if ids is None else [tree[i] for i in ids]
+    return [e for e in entries if isinstance(e, MessageEntry)]
+
+
+def assert_results_follow_calls(path: tuple[ptree.Entry, ...]) -> None:
+    """Every assistant message on the path is followed by one result per call it made."""
+    msgs = [e for e in path if isinstance(e, MessageEntry)]
+    for i, entry in enumerate(msgs):
+        if entry.role != "assistant":
+            continue
+        calls = {b["id"] for b in entry.message["content"] if b["type"] == "toolCall"}
+        after = msgs[i + 1:i + 1 + len(calls)]
+        if not calls or (not after and entry is msgs[-1]):
+            continue
+        got = {e.message["toolCallId"] for e in after if e.role == "toolResult"}
+        assert got == calls, f"results after {entry.id}: {got} != {calls}"
+
+
+class TestShortSession:
+    """spotter/short.jsonl, every line checked by hand (15 lines)."""
+
+    def test_path_to_the_leaf(self) -> None:
+        """Two progress records, the prompt, the merged response, both parallel results
+        (line 12's hangs under line 10's call, not under line 11's result), the
+        interruption note, the two local_command records; the leaf is line 15."""
+        tree = claude_code.read(SPOTTER / "short.jsonl")
+        assert [e.id for e in tree.path()] == [
+            "3579fa66-0f5d-400c-97b8-e2fbecfeb4ba",
+            "7c676cb6-c0f4-4952-a21f-18df6af360c7",
+            "7d48cbd2-6615-4dd8-87f6-38f12b8167d6",
+            "1b7d717f-d6a2-46a6-8575-fa4f937450ea",
+            "ff80d82a-4ac1-4945-83dd-1226f98b8cf6",
+            "2618ef5d-c1c6-4938-b81c-8a3230ccad76",
+            "c06a9fe4-ba05-44f2-b619-a057c18101e5",
+            "87cfd146-38ca-48ef-96f2-3c893113b511",
+            "40003bdd-2613-4975-83d5-36fb0b6bbc59",
+        ]
+        assert tree.leaf_id == "40003bdd-2613-4975-83d5-36fb0b6bbc59"
+
+    def test_response_merged_from_five_records(self) -> None:
+        """Lines 5-8 and 10 share message.id: one assistant message, its blocks in file
+        order (text, thinking, text, two calls), every record's uuid kept."""
+        tree = claude_code.read(SPOTTER / "short.jsonl")
+        entry = tree["1b7d717f-d6a2-46a6-8575-fa4f937450ea"]
+        assert isinstance(entry, MessageEntry)
+        assert [b["type"] for b in entry.message["content"]] == [
+            "text", "thinking", "text", "toolCall", "toolCall"]
+        assert [b["id"] for b in entry.message["content"] if b["type"] == "toolCall"] == [
+            "toolu_0116Hyi5v8ut7Ffb7d8qV1Sc", "toolu_01FdQ8qTyVyZjE3Kw4dguQGx"]
+        assert entry.extra["claudeCode"]["uuids"] == [
+            "1b7d717f-d6a2-46a6-8575-fa4f937450ea", "c228f841-697c-48dd-b33e-3ebc5ced6a41",
+            "d4ad15f7-a11f-43cc-b2f3-e01c02800bf3", "194d33b0-6cf7-4c54-8200-07dfd3fb88cf",
+            "ed2ec700-d1ee-4a18-9100-da63317716fc"]
+        assert entry.message["stopReason"] == "toolUse"
+        assert entry.message["api"] == "anthropic-messages"
+
+    def test_other_records_kept(self) -> None:
+        """The snapshot (no uuid) is a root named after its line; the progress record
+        written between the two calls (line 9) hangs below the batch's last result."""
+        tree = claude_code.read(SPOTTER / "short.jsonl")
+        snapshot = tree["L1"]
+        assert isinstance(snapshot, Custom)
+        assert snapshot.custom_type == "claude-code.file-history-snapshot"
+        assert snapshot.parent_id is None
+        progress = tree["c45785f8-6c6d-429f-9608-65b454721668"]
+        assert progress.parent_id == "2618ef5d-c1c6-4938-b81c-8a3230ccad76"
+        assert len(tree) == 11  # 15 lines, 4 of them folded into the response
+
+
+class TestCounts:
+    """Every message of every fixture is in the tree, once."""
+
+    @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
+    def test_every_message_once(self, main: Path) -> None:
+        """Messages = responses + results + prompts, over the main and subagent files."""
+        tree = claude_code.read(main)
+        tree._check()
+        expected = [0, 0, 0]
+        for f in claude_code.session_files(main):
+            for i, n in enumerate(source_counts(f)):
+                expected[i] += n
+        roles = Counter(e.role for e in messages(tree))
+        assert (roles["assistant"], roles["toolResult"], roles["user"]) == tuple(expected)
+
+    @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
+    def test_every_uuid_kept(self, main: Path, tmp_path: Path) -> None:
+        """Every record's uuid occurs in the written file; every record kind too."""
+        out = ptree.dump(claude_code.read(main), tmp_path / "out.jsonl")
+        text = (tmp_path / "out.jsonl").read_text(encoding="utf-8")
+        assert out is not None
+        for f in claude_code.session_files(main):
+            for r in records(f):
+                if "uuid" in r:
+                    assert f'"{r["uuid"]}"' in text, r["uuid"]
+                kinds = {e.custom_type for e in out.entries() if isinstance(e, Custom)}
+                if r["type"] not in ("user", "assistant") and r.get("subtype") != (
+                        "compact_boundary"):
+                    assert f"claude-code.{r['type']}" in kinds
+
+    @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
+    def test_parallel_results_all_on_the_path(self, main: Path) -> None:
+        """After each response on the path come the results of all its calls."""
+        tree = claude_code.read(main)
+        assert_results_follow_calls(tree.path())
+
+    @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
+    def test_deterministic(self, main: Path, tmp_path: Path) -> None:
+        """Two imports give the same bytes."""
+        ptree.dump(claude_code.read(main), tmp_path / "a.jsonl")
+        ptree.dump(claude_code.read(main), tmp_path / "b.jsonl")
+        assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+    @pytest.mark.parametrize(("main", "leaf", "path_messages"), [
+        (SPOTTER / "tool_heavy.jsonl", "29e6224a-ea4f-445c-964f-d2bbddd138d0", 17),
+        (SPOTTER / "subagent.jsonl", "ee1ff9df-75d6-4535-a195-22863f4e7d27", 32),
+        (CODEMIE, "23dc4268-ecab-43bc-a16d-25e136c038e4", 12),
+        (TURN2, "c72ed4c1-5de2-46b7-8403-c658500b6c50", 26),
+        (OLD, "556d2e86-494c-4e6f-ba98-ce28538213d1", 16),
+        (POMODORO, "d83ac5d7-a841-47c5-8e08-1cf1778c1c49", 83),
+    ], ids=lambda v: v.name[:20] if isinstance(v, Path) else str(v)[:8])
+    def test_leaf_and_main_line(self, main: Path, leaf: str, path_messages: int) -> None:
+        """The leaf is the last main-file record of the main line (a message, or the
+        system/progress records that end the file below it), looked up by hand; every
+        main-file message is on the path (these sessions never branch for real)."""
+        tree = claude_code.read(main)
+        assert tree.leaf_id == leaf
+        assert len(messages(tree, tuple(e.id for e in tree.path()))) == path_messages
+        assert tree.entries()[-1].id == leaf
+        assert not tree.children(leaf)
+
+
+class TestBigSession:
+    """spotter/258c7280-…: compaction, a Task subagent, the compaction's own conversation."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def tree(cls) -> SessionTree:
+        return claude_code.read(BIG)
+
+    def test_counts(self, tree: SessionTree) -> None:
+        """353 messages, 344 on the path (the compaction included), 115 in the context
+        (the README's figures); 188 tool calls, 22 responses with parallel calls."""
+        assert len(messages(tree)) == 353
+        on_path = [e for e in tree.path() if isinstance(e, (MessageEntry, Compaction))]
+        assert len(on_path) == 344
+        assert len(ptree.build_context(tree).messages) == 115
+        calls = [b for e in messages(tree) if e.role == "assistant"
+                 for b in e.message["content"] if b["type"] == "toolCall"]
+        assert len(calls) == 188
+        parallel = [e for e in messages(tree) if e.role == "assistant" and sum(
+            b["type"] == "toolCall" for b in e.message["content"]) > 1]
+        assert len(parallel) == 22
+
+    def test_leaf(self, tree: SessionTree) -> None:
+        """The last message record is line 1859 (d3231929); three hook_progress records
+        and the stop_hook_summary of line 1863 follow it: that is the leaf."""
+        assert tree.leaf_id == "e48bcdbd-3567-43c5-978d-0568187510b7"
+        ids = [e.id for e in tree.path()]
+        assert ids[-5:] == ["d3231929-5c7c-41e7-9d4d-ef12e6c9b880",
+                            "e0109d68-b69d-4c08-ac62-00fdbaf75589",
+                            "7a366cc5-daba-44c9-a2cb-7ebab8c374c4",
+                            "bdf2c857-dca5-4acd-9e1e-e064b8119851",
+                            "e48bcdbd-3567-43c5-978d-0568187510b7"]
+
+    def test_compaction(self, tree: SessionTree) -> None:
+        """Lines 1256-1257 are one compaction, linked under line 1255 (its
+        logicalParentUuid); the context starts with its summary."""
+        entry = tree["d46d6800-2f43-4360-ba84-c1de9c1ecbae"]
+        assert isinstance(entry, Compaction)
+        assert entry.tokens_before == 167094
+        assert entry.first_kept_entry_id == entry.id
+        assert entry.summary.startswith("This session is being continued")
+        assert entry.details == {"trigger": "auto"}
+        assert entry.extra["claudeCode"]["uuids"] == [
+            "d46d6800-2f43-4360-ba84-c1de9c1ecbae", "58436800-0a29-451b-a8f5-3a0c59957945"]
+        assert entry.parent_id == "7c642069-996d-4ae0-a61c-554b35d36fb6"
+        assert "58436800-0a29-451b-a8f5-3a0c59957945" not in tree
+        ids = [e.id for e in tree.path()]
+        assert entry.id in ids
+        first = ptree.build_context(tree).messages[0]
+        assert first["role"] == "compactionSummary"
+
+    def test_subagent_is_its_own_root(self, tree: SessionTree) -> None:
+        """agent-a881341 hangs under a marker root naming the Task call that started it
+        (line 1480's result answers toolu_01VmaERAwhb19LGUwu9GenaK, a claude-code-guide
+        Task); its 6 messages are below it, so their context is the subagent's own."""
+        marker = tree["subagent:a881341"]
+        assert isinstance(marker, Custom)
+        assert marker.parent_id is None
+        assert marker.data == {"agentId": "a881341", "file": "agent-a881341.jsonl",
+                               "toolCallId": "toolu_01VmaERAwhb19LGUwu9GenaK",
+                               "subagentType": "claude-code-guide"}
+        below = [e for e in messages(tree) if tree.is_ancestor(marker.id, e.id)]
+        assert len(below) == 6
+        last = below[-1]
+        context = ptree.build_context(tree, last.id).messages
+        assert context[0]["role"] == "user"
+        assert context[0]["content"].startswith("What is the output contract")
+
+    def test_compaction_conversation_branches_off(self, tree: SessionTree) -> None:
+        """agent-acompact-fffbd0's records hang under three main-file records: three
+        markers, each a side branch off the main line."""
+        markers = [e for e in tree.entries() if isinstance(e, Custom)
+                   and e.custom_type == "claude-code.subagent"
+                   and e.data["agentId"] == "acompact-fffbd0"]
+        assert len(markers) == 3
+        main = {e.id for e in tree.path()}
+        assert {m.parent_id for m in markers} == {
+            "c4da3d33-5edb-41a0-a0fe-af94b1a46765", "defa1eda-49f2-49e3-a13d-42b1b8893c48",
+            "7c642069-996d-4ae0-a61c-554b35d36fb6"}
+        assert all(m.parent_id in main and m.id not in main for m in markers)
+
+    def test_snapshots(self, tree: SessionTree) -> None:
+        """28 file-history snapshots and 1,335 progress records (1,333 in the main file,
+        2 in agent-a881341), kept."""
+        kinds = Counter(e.custom_type for e in tree.entries() if isinstance(e, Custom))
+        assert kinds["claude-code.file-history-snapshot"] == 28
+        assert kinds["claude-code.progress"] == 1335
+
+
+class TestSubagentLayouts:
+    def test_layout_2_1(self) -> None:
+        """turn-2/subagents/agent-a485154.jsonl: 27 sidechain messages under its marker."""
+        tree = claude_code.read(TURN2)
+        marker = tree["subagent:a485154"]
+        below = [e for e in messages(tree) if tree.is_ancestor(marker.id, e.id)]
+        assert len(below) == 27
+        assert marker.parent_id is None
+
+    def test_layout_2_0(self) -> None:
+        """The two agent-*.jsonl beside the 2.0 main file (same sessionId) are read."""
+        files = [p.name for p in claude_code.session_files(OLD)]
+        assert files == [OLD.name, "agent-36541525.jsonl", "agent-50243ee8.jsonl"]
+        tree = claude_code.read(OLD)
+        assert "subagent:36541525" in tree
+        assert "subagent:50243ee8" in tree
+        assert "9dbb4e8d-73e8-4af5-9f90-c76b7404477c" in tree  # agent-50243ee8's prompt
+
+    def test_unrelated_agent_file_ignored(self, tmp_path: Path) -> None:
+        """An agent-*.jsonl of another session in the folder is not read."""
+        main = tmp_path / OLD.name
+        main.write_bytes(OLD.read_bytes())
+        other = tmp_path / "agent-zzz.jsonl"
+        other.write_text(json.dumps({"type": "user", "uuid": "x", "parentUuid": None,
+                                     "sessionId": "another",
+                                     "message": {"role": "user", "content": "hi"}}) + "\n")
+        assert [p.name for p in claude_code.session_files(main)] == [main.name]
+
+    def test_progress_left_out_on_request(self) -> None:
+        """keep_progress=False leaves progress records out, reports how many, and hangs
+        what was below one under its parent."""
+        said: list[str] = []
+        tree = claude_code.read(SPOTTER / "short.jsonl", keep_progress=False,
+                                on_report=said.append)
+        assert said == ["left out 3 progress records"]
+        assert tree["7d48cbd2-6615-4dd8-87f6-38f12b8167d6"].parent_id is None
+        tree._check()
+
+
+def user(uuid: str, parent: str | None, content: Any = "hi", **more: Any) -> dict[str, Any]:
+    return {"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": content}, **more}
+
+
+def write(path: Path, lines: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+class TestBadInput:
+    """Malformed files fail with an ImportFormatError naming the file, line and record."""
+
+    def fails(self, path: Path, line: int | None, reason: str) -> ImportFormatError:
+        with pytest.raises(ImportFormatError) as caught:
+            claude_code.read(path)
+        err = caught.value
+        assert isinstance(err, ValueError)
+        assert isinstance(err, ptree.SessionError)
+        assert err.path == path
+        assert err.line == line
+        assert reason in err.reason, err.reason
+        return err
+
+    def test_garbled_middle_line(self, tmp_path: Path) -> None:
+        """A copy of short.jsonl with line 7 cut in half."""
+        lines = (SPOTTER / "short.jsonl").read_bytes().split(b"\n")
+        lines[6] = lines[6][: len(lines[6]) // 2]
+        bad = tmp_path / "short.jsonl"
+        bad.write_bytes(b"\n".join(lines))
+        self.fails(bad, 7, "not JSON")
+
+    def test_torn_last_line(self, tmp_path: Path) -> None:
+        """A file cut off in the middle of its last record."""
+        data = (SPOTTER / "short.jsonl").read_bytes()
+        bad = tmp_path / "short.jsonl"
+        bad.write_bytes(data[: len(data) - 40])
+        self.fails(bad, 15, "torn last line")
+
+    def test_bad_utf8(self, tmp_path: Path) -> None:
+        bad = tmp_path / "s.jsonl"
+        bad.write_bytes(json.dumps(user("u1", None)).encode() + b"\n{\"type\": \"\xff\"}\n")
+        self.fails(bad, 2, "not UTF-8")
+
+    def test_not_an_object(self, tmp_path: Path) -> None:
+        self.fails(write(tmp_path / "s.jsonl", [user("u1", None), [1, 2]]), 2,
+                   "expected a JSON object, found a list")
+
+    def test_deeply_nested_line(self, tmp_path: Path) -> None:
+        """JSON nested 100,000 deep is an error on its line, not a RecursionError."""
+        bad = tmp_path / "s.jsonl"
+        bad.write_text(json.dumps(user("u1", None)) + "\n" + "[" * 100_000 + "]" * 100_000
+                       + "\n")
+        self.fails(bad, 2, "nested too deeply")
+
+    def test_deep_content_is_kept(self, tmp_path: Path) -> None:
+        """A tool input nested 600 deep (readable JSON) imports, writes and loads."""
+        deep = '{"a":' * 600 + '"x"' + "}" * 600
+        call = ('{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {'
+                '"id": "m1", "role": "assistant", "content": [{"type": "tool_use", '
+                f'"id": "t1", "name": "T", "input": {deep}}}]}}}}')
+        path = tmp_path / "s.jsonl"
+        path.write_text(json.dumps(user("u1", None)) + "\n" + call + "\n")
+        tree = claude_code.read(path)
+        ptree.dump(tree, tmp_path / "out.jsonl")
+        again = ptree.load(tmp_path / "out.jsonl")
+        entry = again["a1"]
+        assert isinstance(entry, MessageEntry)
+        value = entry.message["content"][0]["arguments"]
+        depth = 0
+        while isinstance(value, dict):
+            value, depth = value["a"], depth + 1
+        assert (depth, value) == (600, "x")
+
+    def test_record_fields(self, tmp_path: Path) -> None:
+        """A uuid that is not a string, a message that is not an object, a tool_use
+        without an id: each names its line and record."""
+        self.fails(write(tmp_path / "a.jsonl", [user("u1", None), user(7, "u1")]),  # type: ignore[arg-type]
+                   2, "'uuid' must be a non-empty string")
+        err = self.fails(write(tmp_path / "b.jsonl", [{"type": "assistant", "uuid": "a9",
+                                                       "parentUuid": None, "message": "x"}]),
+                         1, "needs a 'message' object")
+        assert err.record_id == "a9"
+        self.fails(write(tmp_path / "c.jsonl", [{"type": "assistant", "uuid": "a9",
+                                                 "parentUuid": None, "message": {
+                                                     "id": "m", "content": [
+                                                         {"type": "tool_use"}]}}]),
+                   1, "tool_use block needs a string 'id'")
+
+    def test_cycle(self, tmp_path: Path) -> None:
+        """Records whose parentUuid links go round are refused, naming one of them."""
+        err = self.fails(write(tmp_path / "s.jsonl", [user("u1", "u2"), user("u2", "u1")]),
+                         1, "cycle")
+        assert err.record_id == "u1"
+
+    def test_missing_parent_and_duplicate(self, tmp_path: Path) -> None:
+        """A parent the session does not have makes a root; a uuid written twice keeps
+        the first record as the message and the copy as a custom entry."""
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("u1", "gone"), user("u1", None, "again"), user("u2", "u1")]))
+        first = tree["u1"]
+        assert isinstance(first, MessageEntry)
+        assert first.parent_id is None
+        assert first.message["content"] == "hi"
+        copy = tree["u1#duplicate"]
+        assert isinstance(copy, Custom)
+        assert copy.custom_type == "claude-code.duplicate"
+        assert tree.leaf_id == "u2"
+        assert tree["u2"].parent_id == "u1"
