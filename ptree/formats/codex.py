@@ -40,8 +40,7 @@ import os
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .._errors import ImportFormatError
-from .._tree import SessionTree
+from ..tree import SessionTree
 from ._common import (
     EPOCH,
     ZERO_USAGE,
@@ -53,6 +52,7 @@ from ._common import (
     parse_json,
     read_json_lines,
 )
+from .errors import ImportFormatError
 
 __all__ = ["FORMAT", "read"]
 

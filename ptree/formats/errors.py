@@ -27,7 +27,6 @@ class ExportFormatError(SessionError, ValueError):
         return (type(self), (self.path, self.where, self.reason))
 
 
-
 class ImportFormatError(SessionError, ValueError):
     """Another tool's session file that cannot be read as the format it was read as.
 

@@ -30,8 +30,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._errors import ImportFormatError
-from .._tree import SessionTree
+from ..tree import SessionTree
 from ._common import (
     EPOCH,
     ZERO_USAGE,
@@ -44,6 +43,7 @@ from ._common import (
     parse_json,
     read_json_document,
 )
+from .errors import ImportFormatError
 
 __all__ = ["FORMAT", "NO_PARENT", "read"]
 
