@@ -5,7 +5,8 @@ Each subcommand is a function ``(args, out, err) -> exit status`` registered in
 id) print one line on stderr and give a non-zero status, never a traceback.
 
 Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export`` and
-``import`` (``chatgpt`` / ``openwebui``); ``ptree COMMAND --help`` explains each.
+``import`` (``claude-code``, ``codex``, ``librechat``, ``chatgpt``, ``openwebui``, or
+detected); ``ptree COMMAND --help`` explains each.
 """
 
 from __future__ import annotations
@@ -427,54 +428,134 @@ _MERMAID_MAX_EDGES = 500
 
 
 def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ..formats.detect import FORMATS
+
+    known = "; ".join(f"{name}: {what}" for name, what in FORMATS.items())
     p = sub.add_parser(
-        "import",
-        help="convert ChatGPT or Open WebUI exports to session files",
-        description="Write one Pi session file per conversation, keeping every branch "
-        "(edits and regenerations are siblings); the conversation's current node "
-        "becomes the leaf.",
-    )
-    p.add_argument("source", choices=("chatgpt", "openwebui"), help="the tool it came from")
-    p.add_argument("export", help="conversations.json (ChatGPT) or the exported JSON (Open WebUI)")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="DIR",
-        required=True,
-        help="the folder to write into (created if needed)",
-    )
-    p.add_argument(
-        "--include-hidden", action="store_true", help="ChatGPT: keep hidden nodes as custom entries"
-    )
+        "import", help="convert another tool's sessions or exports to Pi session files",
+        description="Convert another tool's files to Pi session files, keeping every "
+        "branch.  claude-code, codex and librechat read one session into one file "
+        "(OUT, default ./<source name>.pi.jsonl); chatgpt and openwebui write one file per "
+        "conversation into a folder (OUT, default ./<source name>/).  Without FORMAT the "
+        f"format is detected and named on stderr.  Formats: {known}.  A malformed source "
+        "fails with FILE:LINE: reason and writes nothing; no file is overwritten "
+        "without --force.")
+    p.add_argument("what", nargs="+", metavar="[FORMAT] SRC",
+                   help=f"the format ({', '.join(FORMATS)}; detected when left out) and "
+                   "the file to read")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="the session file (claude-code, codex, librechat) or the folder "
+                   "(chatgpt, openwebui) to write")
+    p.add_argument("--force", action="store_true", help="overwrite files that exist")
+    p.add_argument("--include-hidden", action="store_true",
+                   help="chatgpt: keep hidden nodes (custom instructions, …) as custom "
+                   "entries with their text")
+    p.add_argument("--strict", action="store_true",
+                   help="chatgpt: a broken conversation stops the import (default: it is "
+                   "skipped with a warning)")
+    p.add_argument("--skip-progress", action="store_true",
+                   help="claude-code: leave out progress records (their number is reported)")
+
+
+_SESSION_FORMATS = ("claude-code", "codex", "librechat")
 
 
 @_register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..formats.detect import FORMATS, detect
+
+    if len(args.what) > 2:
+        raise UsageError(f"import takes [FORMAT] SRC, not {len(args.what)} arguments")
+    if len(args.what) == 2:
+        fmt, source = args.what
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt!r}; the formats are: {', '.join(FORMATS)}")
+    else:
+        [source] = args.what
+        if not Path(source).exists():
+            raise FileNotFoundError(2, "no such file", source)
+        if Path(source).is_dir():
+            raise UsageError(f"{source}: is a folder; name the session file to import")
+        found = detect(source)
+        if found is None:
+            raise UsageError(
+                f"{source}: not a format ptree recognises; name one of: "
+                + "; ".join(f"{name} ({what})" for name, what in FORMATS.items()))
+        fmt = found
+        print(f"ptree import: {source}: read as {fmt} (detected)", file=err)
+    if not Path(source).exists():
+        raise FileNotFoundError(2, "no such file", source)
+    if args.skip_progress and fmt != "claude-code":
+        raise UsageError("--skip-progress applies to claude-code sessions only")
+    if args.strict and fmt != "chatgpt":
+        raise UsageError("--strict applies to chatgpt exports only")
+    if args.include_hidden and fmt != "chatgpt":
+        raise UsageError("--include-hidden applies to chatgpt exports only")
+    if fmt in _SESSION_FORMATS:
+        return _import_session(fmt, source, args, out, err)
+    return _import_export(fmt, source, args, out, err)
+
+
+def _import_session(fmt: str, source: str, args: argparse.Namespace, out: TextIO,
+                    err: TextIO) -> int:
+    from ..formats import claude_code, codex, librechat
+
+    output = args.output or f"{Path(source).stem}.pi.jsonl"
+    target = _output_file(output, force=args.force)
+    if target.exists() and target.resolve() == Path(source).resolve():
+        raise UsageError(f"{target}: is the file being imported; write somewhere else")
+
+    def report(line: str) -> None:
+        print(f"ptree import: {source}: {line}", file=err)
+
+    size = Path(source).stat().st_size
+    with Progress(f"importing {Path(source).name} ({size / 1e6:.0f} MB)", None, stream=err,
+                  enabled=None if size > 4_000_000 else False).ticking():
+        if fmt == "claude-code":
+            tree = claude_code.read(source, keep_progress=not args.skip_progress,
+                                    on_report=report)
+        elif fmt == "codex":
+            tree = codex.read(source)
+        else:
+            tree = librechat.read(source)
+    if target.exists() and not args.force:  # made meanwhile: still never replaced
+        raise UsageError(f"{target} exists (use --force to overwrite it)")
+    dump(tree, target)
+    kinds: dict[str, int] = {}
+    for entry in tree.entries():
+        kinds[entry.type] = kinds.get(entry.type, 0) + 1
+    counts = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
+    out.write(f"{target}\n")
+    print(f"ptree import: wrote {target}: {len(tree):,} entries ({counts}), "
+          f"leaf {tree.leaf_id}", file=err)
+    return 0
+
+
+def _import_export(fmt: str, source: str, args: argparse.Namespace, out: TextIO,
+                   err: TextIO) -> int:
     from ..formats import import_chatgpt, import_openwebui
 
-    with Progress(
-        f"importing {Path(args.export).name}", None, stream=err, unit="conversations"
-    ) as bar:
+    folder = args.output or Path(source).stem
 
+    def warn(line: str) -> None:
+        print(f"ptree import: warning: {line}", file=err)
+
+    with Progress(f"importing {Path(source).name}", None, stream=err,
+                  unit="conversations") as bar:
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done)
 
-        if args.source == "chatgpt":
-            paths = import_chatgpt(
-                args.export, args.output, include_hidden=args.include_hidden, on_progress=progress
-            )
+        if fmt == "chatgpt":
+            paths = import_chatgpt(source, folder, include_hidden=args.include_hidden,
+                                   on_progress=progress, strict=args.strict, on_skip=warn,
+                                   force=args.force)
         else:
-            if args.include_hidden:
-                raise UsageError("--include-hidden applies to ChatGPT exports only")
-            paths = import_openwebui(args.export, args.output, on_progress=progress)
+            paths = import_openwebui(source, folder, on_progress=progress, force=args.force)
     for path in paths:
         out.write(f"{path}\n")
-    print(
-        f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
-        f"to {args.output}",
-        file=err,
-    )
+    print(f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
+          f"to {folder}", file=err)
     return 0
 
 

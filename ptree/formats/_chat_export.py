@@ -170,6 +170,16 @@ def build(
         if p is None or (p, nid) not in listed:
             kids.setdefault(p, []).append(nid)
 
+    if current not in nodes:
+        # No current node: the newest edit or regeneration at every step, from the last
+        # root; it may end on a node that gives no entry (a hidden one), whose nearest
+        # ancestor that gives one is then the leaf.
+        at = kids.get(None, [None])[-1]
+        walked: set[str] = set()
+        while at is not None and at not in walked and kids.get(at):
+            walked.add(at)
+            at = kids[at][-1]
+        current = at
     # The current node's ancestors, and for each of them the child towards it.
     toward: dict[str | None, str] = {}
     seen: set[str] = set()
@@ -231,15 +241,22 @@ def build(
                     starts.append(nid)
                     break
 
+    # A UUID derived from the conversation: the same export gives the same bytes.
     header = SessionHeader(
-        id=str(uuid.uuid4()),
-        timestamp=iso(created),
-        cwd=cwd,
-        extra={"importedFrom": source},
+        id=str(uuid.uuid5(uuid.NAMESPACE_URL, "ptree-import:" + json.dumps(
+            [source.get("format"), source.get("conversationId"), created]))),
+        timestamp=iso(created), cwd=cwd, extra={"importedFrom": source},
     )
     leaf: str | EllipsisType | None = ...
     if current in anchor:
         leaf = anchor[current] or name_id
+        # Pi's CLI takes the last entry as the leaf (and misreads a leaf record).  When
+        # the current node gives no entry (hidden), the leaf is its nearest ancestor
+        # that does, which may have other branches below it: they go before it, so
+        # that it is last.  Both readers accept a child before its parent.
+        if leaf is not None and leaf != current and entries[-1].id != leaf:
+            where = next(i for i, e in enumerate(entries) if e.id == leaf)
+            entries.append(entries.pop(where))
     return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
 
 
@@ -304,16 +321,22 @@ def halves(on_progress: Callable[[int, int], None] | None) -> Callable[[int, int
     return lambda done, total: report(done, 2 * total)
 
 
-def write(
-    sessions: Sequence[ImportedSession],
-    out_dir: str | os.PathLike[str],
-    on_progress: Callable[[int, int], None] | None,
-) -> list[Path]:
+def write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
+           on_progress: Callable[[int, int], None] | None, *, force: bool = False
+           ) -> list[Path]:
+    """Write each session into ``out_dir``; nothing is written if any file exists
+    (unless ``force``)."""
 
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
         # mkdir would say "File exists", which reads as if a session file clashed.
         raise NotADirectoryError(20, "not a folder", str(folder))
+    if not force:
+        clash = [s.filename for s in sessions if (folder / s.filename).exists()]
+        if clash:
+            raise FileExistsError(17, f"{len(clash)} of the files to write exist already "
+                                  f"(first: {clash[0]}); nothing written (force to overwrite)",
+                                  str(folder / clash[0]))
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     n = len(sessions)

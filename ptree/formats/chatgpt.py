@@ -35,9 +35,21 @@ What becomes what (both formats):
   (the second under its key in the export).
 - The conversation's title becomes the session's name: a ``session_info`` entry
   that is the single root above the whole conversation (so the leaf stays the
-  conversation's current node).  The header gets a new session id, the
+  conversation's current node).  The header gets a session id, the
   conversation's creation time, and ``importedFrom`` (format, conversation id,
-  title).
+  title).  The session id is a UUID derived from the conversation (its id and
+  time), so the same export always gives the same files.
+- ChatGPT: an answer that was cut short (``status`` ``in_progress`` or
+  ``finished_partial_completion``, or ``finish_details`` ``interrupted``) has
+  ``stopReason`` ``"aborted"``; its status, ``finish_details``, ``citations`` and
+  ``content_references`` are kept in the entry's ``chatgpt`` field.  The custom
+  instructions of a ``user_editable_context`` node (hidden) are its text.  A
+  conversation that cannot be read (``mapping: null``) is skipped with a warning.
+- Open WebUI: reasoning (``<details type="reasoning">`` blocks in the text, or
+  ``reasoning`` items of a structured ``output``) becomes thinking blocks, not
+  answer text; an answer not ``done`` has ``stopReason`` ``"aborted"``; its
+  ``sources``, ``citations``, ``statusHistory``, ``error`` and ``usage`` are kept
+  in the entry's ``openwebui`` field.
 - Entry ids are the tool's node ids; entry timestamps are the messages' times
   (the conversation's time when a message has none).  Entries are written
   parents first, and the branch of the current node last, so that Pi's CLI, which
@@ -47,10 +59,12 @@ What becomes what (both formats):
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..pi import SessionFileWarning
 from ..tree import SessionTree
 from ._chat_export import (
     ImportedSession,
@@ -95,7 +109,8 @@ def _chatgpt_content(content: Any) -> tuple[str, list[str]]:
                     pieces.append(part["text"])
                 elif "image" in str(part.get("content_type", "")):
                     pieces.append("[image]")
-    for key in ("text", "result"):
+    # user_editable_context (custom instructions) keeps its text in two fields.
+    for key in ("text", "result", "user_profile", "user_instructions"):
         if isinstance(content.get(key), str):
             pieces.append(content[key])
     if content.get("content_type") == "reasoning_recap" and isinstance(content.get("content"), str):
@@ -106,9 +121,31 @@ def _chatgpt_content(content: Any) -> tuple[str, list[str]]:
     return "\n".join(p for p in pieces if p), thoughts
 
 
-def _chatgpt_fields(
-    message: Mapping[str, Any], default_time: float, default_model: str, include_hidden: bool
-) -> dict[str, Any] | None:
+def _interrupted(message: Mapping[str, Any], meta: Mapping[str, Any]) -> bool:
+    """Whether the answer was cut short (stopped by the user, or never finished)."""
+    finish = meta.get("finish_details")
+    if isinstance(finish, Mapping) and finish.get("type") == "interrupted":
+        return True
+    return message.get("status") in ("in_progress", "finished_partial_completion")
+
+
+def _kept_metadata(message: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What ChatGPT recorded about an answer that Pi has no field for: its status,
+    how it finished, and its citations (kept on the entry, never sent to a model)."""
+    kept: dict[str, Any] = {}
+    status = message.get("status")
+    if isinstance(status, str) and status != "finished_successfully":
+        kept["status"] = status
+    for key, name in (("finish_details", "finishDetails"), ("citations", "citations"),
+                      ("content_references", "contentReferences")):
+        value = meta.get(key)
+        if value:
+            kept[name] = value
+    return kept
+
+
+def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_model: str,
+                    include_hidden: bool) -> dict[str, Any] | None:
     meta = message.get("metadata")
     meta = meta if isinstance(meta, Mapping) else {}
     author = message.get("author")
@@ -133,13 +170,14 @@ def _chatgpt_fields(
         if text or not blocks:
             blocks.append(text_block(text))
         model = meta.get("model_slug")
-        return assistant(
-            blocks,
-            seconds,
-            api="chatgpt-export",
-            provider="openai",
-            model=model if isinstance(model, str) and model else default_model,
-        )
+        fields = assistant(blocks, seconds, api="chatgpt-export", provider="openai",
+                           model=model if isinstance(model, str) and model else default_model)
+        kept = _kept_metadata(message, meta)
+        if kept:
+            fields["chatgpt"] = kept
+        if _interrupted(message, meta):
+            fields["message"] = {**fields["message"], "stopReason": "aborted"}
+        return fields
     if role == "tool":
         if not text:
             return None
@@ -218,6 +256,8 @@ def chatgpt_sessions(
     include_hidden: bool = False,
     cwd: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    strict: bool = False,
+    on_skip: Callable[[str], None] | None = None,
 ) -> list[ImportedSession]:
     """Read a ChatGPT export (``conversations.json``): one session per conversation.
 
@@ -234,10 +274,16 @@ def chatgpt_sessions(
             them out.
         cwd: the working directory written in each header (default: this one).
         on_progress: called as ``on_progress(done, total)`` after each conversation.
+        strict: a broken conversation (``mapping: null``, a node that is not an
+            object, …) stops the import.  By default it is skipped, and the rest
+            are read: real exports contain such conversations.
+        on_skip: called with one line naming each skipped conversation and why
+            (default: a :class:`~ptree.SessionFileWarning`).
 
     Raises:
         ExportFormatError: (a ``ValueError``) the file is not JSON or not a ChatGPT
-            export; the error says where.
+            export, or (with ``strict``, or when no conversation can be read) a
+            conversation is broken; the error says where.
         OSError: the file cannot be read.
 
     >>> conv = {"title": "Hi", "create_time": 0, "current_node": "b", "mapping": {
@@ -255,15 +301,43 @@ def chatgpt_sessions(
     cwd = os.getcwd() if cwd is None else cwd
     taken: set[str] = set()
     out: list[ImportedSession] = []
+    first_error: ExportFormatError | None = None
+    skipped: list[tuple[Any, int, ExportFormatError]] = []
     for i, raw in enumerate(convs):
-        conv = need_mapping(raw, path, f"conversations[{i}]")
-        conv_id, title, tree = _chatgpt_conversation(
-            conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden
-        )
-        out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
+        try:
+            conv = need_mapping(raw, path, f"conversations[{i}]")
+            conv_id, title, tree = _chatgpt_conversation(
+                conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden)
+        except ExportFormatError as exc:
+            if strict:
+                raise
+            first_error = first_error or exc
+            skipped.append((raw, i, exc))
+        else:
+            out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
         if on_progress is not None:
             on_progress(i + 1, len(convs))
+    if first_error is not None and not out:
+        raise first_error  # nothing readable: most likely not a ChatGPT export at all
+    for raw, i, exc in skipped:
+        _skipped(raw, i, exc, path, on_skip)
     return out
+
+
+def _skipped(raw: Any, i: int, exc: ExportFormatError, path: object,
+             on_skip: Callable[[str], None] | None) -> None:
+    name = ""
+    if isinstance(raw, Mapping):
+        title = raw.get("title")
+        conv_id = raw.get("conversation_id") or raw.get("id")
+        name = " ".join(f"{v!r}" for v in (title, conv_id) if isinstance(v, str) and v)
+    text = (f"skipped conversations[{i}]{' ' + name if name else ''}: "
+            f"{exc.where}: {exc.reason}")
+    if on_skip is not None:
+        on_skip(text)
+    else:
+        warnings.warn(SessionFileWarning(text if path is None else f"{path}: {text}",
+                                         path=path, reason=exc.reason), stacklevel=3)
 
 
 def import_chatgpt(
@@ -273,6 +347,9 @@ def import_chatgpt(
     include_hidden: bool = False,
     cwd: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    strict: bool = False,
+    on_skip: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write one Pi session file per conversation of a ChatGPT export into ``out_dir``.
 
@@ -281,9 +358,13 @@ def import_chatgpt(
     is converted before the first file is written, so a bad export writes nothing.
     ``on_progress(done, total)`` counts conversions and then writes (``total`` is
     twice the number of conversations).  Returns the paths written, in the export's
-    order.  Cost: O(total number of nodes).
+    order.  A file that exists already is never replaced unless ``force`` (then
+    nothing is written: :class:`FileExistsError`).  ``strict`` and ``on_skip`` as in
+    :func:`chatgpt_sessions`.  Cost: O(total number of nodes).
     """
-    sessions = chatgpt_sessions(
-        export, include_hidden=include_hidden, cwd=cwd, on_progress=halves(on_progress)
-    )
-    return write(sessions, out_dir, on_progress)
+    sessions = chatgpt_sessions(export, include_hidden=include_hidden, cwd=cwd,
+                                on_progress=halves(on_progress), strict=strict,
+                                on_skip=on_skip)
+    return write(sessions, out_dir, on_progress, force=force)
+
+

@@ -5,6 +5,7 @@ described in :mod:`ptree.formats.chatgpt`, which reads the same kind of tree.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,61 @@ __all__ = ["import_openwebui", "openwebui_sessions"]
 # ------------------------------------------------------------------ Open WebUI
 
 
+_REASONING = re.compile(
+    r"<details\b[^>]*\btype=\"reasoning\"[^>]*>(.*?)(?:</details>|\Z)", re.DOTALL)
+_SUMMARY = re.compile(r"^\s*<summary>.*?</summary>", re.DOTALL)
+_KEPT = (("sources", "sources"), ("citations", "citations"), ("statusHistory", "statusHistory"),
+         ("error", "error"), ("usage", "usage"), ("done", "done"))
+
+
+def _unquote(block: str) -> str:
+    """The reasoning inside a ``<details type="reasoning">`` block: its summary line
+    dropped and the ``> `` quoting Open WebUI adds to every line removed."""
+    body = _SUMMARY.sub("", block, count=1).strip("\n")
+    lines = []
+    for line in body.split("\n"):
+        if line.startswith("> "):
+            line = line[2:]
+        elif line.startswith(">"):
+            line = line[1:]
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def _answer_blocks(text: str, output: Any) -> list[dict[str, Any]]:
+    """An answer's Pi blocks: reasoning as thinking, the rest as text.
+
+    A structured ``output`` (newer versions: ``reasoning`` and ``message`` items) is
+    read when present; otherwise the ``<details type="reasoning">`` blocks are cut out
+    of the text.  Cost: O(length of the text).
+    """
+    blocks: list[dict[str, Any]] = []
+    if isinstance(output, list) and output:
+        for item in output:
+            if not isinstance(item, Mapping):
+                continue
+            parts = [p.get("text") for key in ("summary", "content")
+                     for p in (item.get(key) or ()) if isinstance(p, Mapping)]
+            joined = "\n".join(t for t in parts if isinstance(t, str))
+            if item.get("type") == "reasoning":
+                blocks.append({"type": "thinking", "thinking": joined})
+            elif item.get("type") == "message" and joined:
+                blocks.append(text_block(joined))
+        if blocks:
+            return blocks
+    at = 0
+    for found in _REASONING.finditer(text):
+        before = text[at:found.start()].strip()
+        if before:
+            blocks.append(text_block(before))
+        blocks.append({"type": "thinking", "thinking": _unquote(found.group(1))})
+        at = found.end()
+    rest = text[at:].strip() if blocks else text
+    if rest or not blocks:
+        blocks.append(text_block(rest))
+    return blocks
+
+
 def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[str, Any] | None:
     role = message.get("role")
     content = message.get("content")
@@ -48,13 +104,19 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
         return user(text, seconds)
     if role == "assistant":
         model = message.get("model")
-        return assistant(
-            [text_block(text)],
-            seconds,
-            api="openwebui-export",
-            provider="openwebui",
-            model=model if isinstance(model, str) and model else "unknown",
-        )
+        fields = assistant(_answer_blocks(text, message.get("output")), seconds,
+                           api="openwebui-export", provider="openwebui",
+                           model=model if isinstance(model, str) and model else "unknown")
+        kept = {name: message[key] for key, name in _KEPT
+                if key in message and message[key] not in (None, [], {})}
+        if kept:
+            fields["openwebui"] = kept
+        if message.get("done") is False:
+            fields["message"] = {**fields["message"], "stopReason": "aborted"}
+        elif message.get("error"):
+            fields["message"] = {**fields["message"], "stopReason": "error",
+                                 "errorMessage": str(message["error"])[:2000]}
+        return fields
     if not text.strip():
         return None
     return custom_message(
@@ -155,13 +217,16 @@ def import_openwebui(
     *,
     cwd: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write one Pi session file per chat of an Open WebUI export into ``out_dir``.
 
     The same conversion as :func:`openwebui_sessions`, and the same writing as
     :func:`import_chatgpt` (nothing written for a bad export; progress counts
-    conversions, then writes).  Returns the paths written.
+    conversions, then writes; no file replaced unless ``force``).  Returns the paths
+    written.
     Cost: O(total number of messages).
     """
     sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
-    return write(sessions, out_dir, on_progress)
+    return write(sessions, out_dir, on_progress, force=force)
+
