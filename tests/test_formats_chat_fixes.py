@@ -123,7 +123,8 @@ class TestChatgptFixes:
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
         [other] = chatgpt_sessions([dict(conversation("a2"), id="c-2",
                                          conversation_id="c-2")], cwd="/")
-        assert other.tree.header is not None and s.tree.header is not None
+        assert other.tree.header is not None
+        assert s.tree.header is not None
         assert other.tree.header.id != s.tree.header.id
 
 

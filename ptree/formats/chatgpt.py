@@ -319,8 +319,8 @@ def chatgpt_sessions(
             on_progress(i + 1, len(convs))
     if first_error is not None and not out:
         raise first_error  # nothing readable: most likely not a ChatGPT export at all
-    for raw, i, exc in skipped:
-        _skipped(raw, i, exc, path, on_skip)
+    for raw, i, problem in skipped:
+        _skipped(raw, i, problem, path, on_skip)
     return out
 
 
