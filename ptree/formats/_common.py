@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "assemble",
     "kind",
     "ms",
+    "parse_deep_json",
     "parse_json",
     "read_json_document",
     "read_json_lines",
@@ -73,6 +75,97 @@ def parse_json(text: str) -> Any:
         raise ValueError("nested too deeply to read") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+
+
+_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:(?P<punct>[{}\[\],:])|(?P<string>"(?:[^"\\\x00-\x1f]|\\.)*")'
+    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+    r"|(?P<word>true|false|null))"
+)
+_WORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def parse_deep_json(text: str) -> Any:
+    """A JSON document of any depth, parsed with an explicit stack (no recursion).
+
+    The fallback for documents the C decoder refuses as too deep, such as a
+    LibreChat export of a long conversation, which nests every reply inside the
+    message before it.  Strings and numbers are decoded by :mod:`json` one token at
+    a time.  Several times slower than :func:`json.loads`; O(length).
+
+    Raises:
+        ValueError: not JSON, with the character position.
+
+    >>> parse_deep_json('{"a": [1, 2.5, "x", null, {"b": true}]}')
+    {'a': [1, 2.5, 'x', None, {'b': True}]}
+    """
+    # States: what may come next.
+    value, value_or_close, key, key_or_close, colon, after = range(6)
+    stack: list[list[Any]] = []  # [container, pending key]
+    state = value
+    root: Any = None
+    pos = 0
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            if text[pos:].strip(" \t\n\r") == "" and state == after and not stack:
+                return root
+            raise ValueError(f"not JSON (unexpected text at character {pos + 1})")
+        at = m.start(m.lastindex or 0) + 1
+        pos = m.end()
+        punct, string, number, word = m.group("punct", "string", "number", "word")
+        item: Any
+        if state in (value, value_or_close):
+            if punct == "{":
+                stack.append([{}, None])
+                state = key_or_close
+                continue
+            if punct == "[":
+                stack.append([[], None])
+                state = value_or_close
+                continue
+            if punct == "]" and state == value_or_close:
+                item = stack.pop()[0]
+            elif string is not None:
+                item = json.loads(string)
+            elif number is not None:
+                item = _finite(number) if any(c in number for c in ".eE") else int(number)
+            elif word is not None:
+                item = _WORDS[word]
+            else:
+                raise ValueError(f"not JSON (a value expected at character {at})")
+        elif state in (key, key_or_close):
+            if string is not None:
+                stack[-1][1] = json.loads(string)
+                state = colon
+                continue
+            if punct == "}" and state == key_or_close:
+                item = stack.pop()[0]
+            else:
+                raise ValueError(f"not JSON (a key expected at character {at})")
+        elif state == colon:
+            if punct != ":":
+                raise ValueError(f"not JSON (':' expected at character {at})")
+            state = value
+            continue
+        else:  # after a value
+            if not stack:
+                raise ValueError(f"not JSON (extra data at character {at})")
+            top = stack[-1][0]
+            if punct == ",":
+                state = key if isinstance(top, dict) else value
+                continue
+            if punct == ("}" if isinstance(top, dict) else "]"):
+                item = stack.pop()[0]
+            else:
+                raise ValueError(f"not JSON (',' or a closing bracket expected at character {at})")
+        if not stack:
+            root = item
+        elif isinstance(stack[-1][0], list):
+            stack[-1][0].append(item)
+        else:
+            stack[-1][0][stack[-1][1]] = item
+        state = after
 
 
 def kind(value: object) -> str:
@@ -153,11 +246,15 @@ def read_json_document(path: str | os.PathLike[str]) -> Any:
     try:
         return _DECODER.decode(text)
     except RecursionError:
-        raise ImportFormatError(path, None, "nested too deeply to read") from None
+        pass  # deeper than the C decoder goes: parse it with an explicit stack
     except json.JSONDecodeError as exc:
         raise ImportFormatError(
             path, exc.lineno, f"not JSON ({exc.msg} at column {exc.colno})"
         ) from None
+    except ValueError as exc:
+        raise ImportFormatError(path, None, str(exc)) from None
+    try:
+        return parse_deep_json(text)
     except ValueError as exc:
         raise ImportFormatError(path, None, str(exc)) from None
 
