@@ -432,3 +432,135 @@ class TestBadInput:
         assert copy.custom_type == "claude-code.duplicate"
         assert tree.leaf_id == "u2"
         assert tree["u2"].parent_id == "u1"
+
+
+# ---------------------------------------------------------------- an independent oracle
+
+
+def oracle_message_tree(main: Path) -> dict[str, str | None]:
+    """Each message's id -> the id of the message it follows, by formats.md's rules.
+
+    Written from the doc alone, the plain way (no re-threading graph, just walks up
+    ``parentUuid``): rule 1 (raw parent through records that give no message, a
+    boundary through ``logicalParentUuid``), rules 2-4 (results chained after their
+    call's response; everything else under the tail of a response), with the ids the
+    doc recommends (a record's uuid, ``<uuid>#<n>`` for its n-th message).
+    """
+    recs = [r for f in claude_code.session_files(main) for r in records(f)]
+    by_uuid: dict[str, dict[str, Any]] = {}
+    for r in recs:
+        if "uuid" in r:
+            by_uuid.setdefault(r["uuid"], r)
+    firsts = [r for r in recs if "uuid" in r and by_uuid[r["uuid"]] is r]
+    summary_of = {}
+    for r in firsts:
+        parent = by_uuid.get(r.get("parentUuid") or "")
+        if (r["type"] == "user" and r.get("isCompactSummary") and parent is not None
+                and parent.get("subtype") == "compact_boundary"):
+            summary_of.setdefault(parent["uuid"], r)
+    summaries = {id(r) for r in summary_of.values()}
+    # Responses: the first record's uuid names the message; calls -> response.
+    response_of: dict[int, str] = {}
+    first_of_mid: dict[tuple[str, Any], str] = {}
+    call_owner: dict[str, str] = {}
+    for r in firsts:
+        if r["type"] != "assistant":
+            continue
+        key = (r.get("agentId") or "", r["message"].get("id"))
+        first_of_mid.setdefault(key, r["uuid"])
+        response_of[id(r)] = first_of_mid[key]
+        for b in r["message"]["content"]:
+            if b.get("type") == "tool_use":
+                call_owner.setdefault(b["id"], first_of_mid[key])
+    # Each user record's messages: [(id, kind, owner response or None)].
+    made: dict[int, list[tuple[str, str, str | None]]] = {}
+    for r in firsts:
+        if r["type"] != "user" or id(r) in summaries:
+            continue
+        content = r["message"]["content"]
+        blocks = [{"type": "text"}] if isinstance(content, str) else content
+        out: list[tuple[str, str, str | None]] = []
+        for b in blocks:
+            if b.get("type") == "tool_result":
+                out.append(("", "result", call_owner.get(b["tool_use_id"])))
+        if isinstance(content, str) or any(b.get("type") != "tool_result" for b in blocks) \
+                or not blocks:
+            out.append(("", "user", None))
+        made[id(r)] = [(r["uuid"] if n == 0 else f"{r['uuid']}#{n + 1}", k, o)
+                       for n, (_, k, o) in enumerate(out)]
+    results_of: dict[str, list[str]] = {}
+    for r in firsts:
+        for mid, k, owner in made.get(id(r), []):
+            if k == "result" and owner is not None:
+                results_of.setdefault(owner, []).append(mid)
+
+    def tail(response: str) -> str:
+        return results_of.get(response, [response])[-1]
+
+    def last_message(r: dict[str, Any]) -> str | None:
+        """The message a record's children follow (None: it gives none)."""
+        if r["type"] == "assistant":
+            return tail(response_of[id(r)])
+        if id(r) in summaries:
+            return str(r["parentUuid"])  # the compaction
+        if r.get("subtype") == "compact_boundary":
+            return str(r["uuid"])
+        if id(r) in made:
+            mid, kind, owner = made[id(r)][-1]
+            return tail(owner) if kind == "result" and owner is not None else mid
+        return None
+
+    def raw_parent(r: dict[str, Any]) -> str | None:
+        pid = r.get("parentUuid")
+        if pid is None and r.get("subtype") == "compact_boundary":
+            pid = r.get("logicalParentUuid")
+        seen = set()
+        while pid is not None and pid in by_uuid and pid not in seen:
+            seen.add(pid)
+            above = by_uuid[pid]
+            found = last_message(above)
+            if found is not None:
+                return found
+            pid = above.get("parentUuid")
+            if pid is None and above.get("subtype") == "compact_boundary":
+                pid = above.get("logicalParentUuid")
+        return None
+
+    tree: dict[str, str | None] = {}
+    for r in firsts:
+        if (r["type"] == "assistant" and response_of[id(r)] == r["uuid"]) or r.get("subtype") == "compact_boundary":
+            tree[r["uuid"]] = raw_parent(r)
+        elif id(r) in made:
+            prev = raw_parent(r)
+            for mid, kind, owner in made[id(r)]:
+                if kind == "result" and owner is not None:
+                    chain = [owner, *results_of[owner]]
+                    tree[mid] = chain[chain.index(mid) - 1]
+                    prev = tail(owner)
+                else:
+                    tree[mid] = prev
+                    prev = mid
+    return tree
+
+
+def imported_message_tree(tree: SessionTree) -> dict[str, str | None]:
+    """Each message entry (and compaction) -> its nearest message ancestor."""
+    def is_message(e: ptree.Entry) -> bool:
+        return isinstance(e, (MessageEntry, Compaction))
+
+    out: dict[str, str | None] = {}
+    for e in tree.entries():
+        if not is_message(e):
+            continue
+        above = tree.parent(e.id)
+        while above is not None and not is_message(above):
+            above = tree.parent(above.id)
+        out[e.id] = None if above is None else above.id
+    return out
+
+
+@pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
+def test_same_message_tree_as_the_rules(main: Path) -> None:
+    """Every message of the session (main line, branches, subagents) is in the tree once
+    and follows the message formats.md's rules say it follows."""
+    assert imported_message_tree(claude_code.read(main)) == oracle_message_tree(main)
