@@ -452,7 +452,7 @@ def oracle_message_tree(main: Path) -> dict[str, str | None]:
         if "uuid" in r:
             by_uuid.setdefault(r["uuid"], r)
     firsts = [r for r in recs if "uuid" in r and by_uuid[r["uuid"]] is r]
-    summary_of = {}
+    summary_of: dict[str, dict[str, Any]] = {}
     for r in firsts:
         parent = by_uuid.get(r.get("parentUuid") or "")
         if (r["type"] == "user" and r.get("isCompactSummary") and parent is not None
@@ -528,7 +528,8 @@ def oracle_message_tree(main: Path) -> dict[str, str | None]:
 
     tree: dict[str, str | None] = {}
     for r in firsts:
-        if (r["type"] == "assistant" and response_of[id(r)] == r["uuid"]) or r.get("subtype") == "compact_boundary":
+        first_record = r["type"] == "assistant" and response_of[id(r)] == r["uuid"]
+        if first_record or r.get("subtype") == "compact_boundary":
             tree[r["uuid"]] = raw_parent(r)
         elif id(r) in made:
             prev = raw_parent(r)
