@@ -1,0 +1,111 @@
+"""Import speed of ``ptree.formats``: each reader beside reading the same bytes with json.loads.
+
+    python benchmarks/imports.py            # 7 runs each, prints the table
+    python benchmarks/imports.py --smoke    # 1 run each (CI: checks it runs)
+
+The largest real fixture of each agent (``shared/fixtures``) and a generated LibreChat
+export are read (1) line by line with :func:`json.loads` (the floor: parsing the same
+JSON and nothing else), (2) by the ptree reader (the whole import to a tree, every
+check included), and (3) by the reader and :func:`ptree.dump` (what ``ptree import``
+does).  Medians of the runs, in milliseconds; the ratio is (2) / (1).  The results
+of a full run are in ``benchmarks/README.md`` ("Importing other agents' sessions").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import ptree  # noqa: E402
+from ptree.formats import claude_code, codex, librechat  # noqa: E402
+
+FIXTURES = HERE.parent.parent / "shared" / "fixtures"
+CLAUDE = FIXTURES / "claude-code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+CODEX = (FIXTURES / "codex" / "localpush"
+         / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl")
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def json_lines(paths: list[Path]) -> Callable[[], object]:
+    def read() -> object:
+        return [[json.loads(line) for line in p.read_bytes().splitlines() if line.strip()]
+                for p in paths]
+    return read
+
+
+def librechat_export(folder: Path, messages: int) -> Path:
+    """A flat LibreChat export of one long conversation with a regenerated answer each
+    tenth turn (branches), as the export writes it."""
+    out = []
+    parent = "00000000-0000-0000-0000-000000000000"
+    for i in range(messages):
+        mid = f"m{i}"
+        out.append({"messageId": mid, "parentMessageId": parent, "isCreatedByUser": i % 2 == 0,
+                    "sender": "User" if i % 2 == 0 else "GPT-4o", "model": "gpt-4o",
+                    "text": f"message {i} " * 20, "createdAt": "2024-05-01T16:35:11.530Z"})
+        if i % 20 == 19:
+            out.append(dict(out[-1], messageId=f"{mid}-again", text="again " * 20))
+        parent = mid
+    path = folder / "librechat.json"
+    path.write_text(json.dumps({"conversationId": "c", "messages": out}), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--smoke", action="store_true", help="one run each, to check it works")
+    args = ap.parse_args(argv)
+    runs = 1 if args.smoke else 7
+    if not CLAUDE.is_file():
+        print(f"no fixtures at {FIXTURES}: nothing to measure", file=sys.stderr)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        export = librechat_export(folder, 2_000 if args.smoke else 20_000)
+        cases: list[tuple[str, Path, list[Path], Callable[[], ptree.SessionTree],
+                          Callable[[], object]]] = [
+            ("claude-code", CLAUDE, claude_code.session_files(CLAUDE),
+             lambda: claude_code.read(CLAUDE), json_lines(claude_code.session_files(CLAUDE))),
+            ("codex", CODEX, [CODEX], lambda: codex.read(CODEX), json_lines([CODEX])),
+            ("librechat", export, [export], lambda: librechat.read(export),
+             lambda: json.loads(export.read_bytes())),
+        ]
+        print("| format | file | size | records | json.loads | read | read + dump | "
+              "read / json.loads |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for name, path, files, read, floor in cases:
+            size = sum(p.stat().st_size for p in files)
+            tree = read()
+            out = folder / f"{name}.out.jsonl"
+
+            def read_dump(read: Callable[[], ptree.SessionTree] = read,
+                          out: Path = out) -> None:
+                ptree.dump(read(), out)
+
+            base = median_ms(floor, runs)
+            ours = median_ms(read, runs)
+            both = median_ms(read_dump, runs)
+            print(f"| {name} | {path.name[:28]} | {size / 1e6:.2f} MB | {len(tree):,} entries "
+                  f"| {base:.1f} ms | {ours:.1f} ms | {both:.1f} ms | {ours / base:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
