@@ -173,6 +173,18 @@ class TestBadInput:
             librechat.read(write(tmp_path / "e.json", data))
         assert where in caught.value.reason
 
+    def test_deeply_nested_field(self, tmp_path: Path) -> None:
+        """A field nested 20,000 deep is read (explicit stack) but cannot be stored:
+        an ImportFormatError naming the message, never a RecursionError."""
+        deep = '{"a":' * 20_000 + "1" + "}" * 20_000
+        doc = ('{"conversationId": "c", "messages": [{"messageId": "a", "isCreatedByUser": '
+               f'true, "text": "x", "files": {deep}}}]}}')
+        path = tmp_path / "e.json"
+        path.write_text(doc, encoding="utf-8")
+        with pytest.raises(ImportFormatError, match="nested too deeply") as caught:
+            librechat.read(path)
+        assert caught.value.record_id == "messages[0]"
+
     def test_cycle(self, tmp_path: Path) -> None:
         msgs = [m("a", "b", True, "x", 1), m("b", "a", False, "y", 2)]
         with pytest.raises(ImportFormatError, match="cycle"):

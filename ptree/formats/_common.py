@@ -381,6 +381,10 @@ def assemble(nodes: Iterable[Node], leaf_id: str | None, header: SessionHeader) 
     for n in order:
         try:
             entries.append(entry_from_json({**n.fields, "id": n.id, "parentId": n.parent}))
+        except RecursionError:
+            raise ImportFormatError(
+                n.path, n.line, "nested too deeply to store", record_id=n.record_id
+            ) from None
         except (SessionError, ValueError, TypeError) as exc:
             raise ImportFormatError(
                 n.path, n.line, f"cannot be stored: {exc}", record_id=n.record_id

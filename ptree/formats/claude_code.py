@@ -255,9 +255,15 @@ class _Reader:
         for rec in recs:
             if prev_in_file is not None and prev_in_file.file != rec.file:
                 prev_in_file = None
-            self.place(rec, prev_in_file)
+            try:
+                self.place(rec, prev_in_file)
+            except RecursionError:
+                rec.fail("nested too deeply to import")
             prev_in_file = rec
-        self.resolve(files)
+        try:
+            self.resolve(files)
+        except RecursionError:
+            raise ImportFormatError(main, None, "nested too deeply to import") from None
         leaf = self.find_leaf(recs)
         self.add_name(recs, leaf)
         for what, n in sorted(self.skipped.items()):

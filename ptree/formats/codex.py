@@ -169,37 +169,40 @@ class _Reader:
             if isinstance(stamp, str) and stamp:
                 self.time = stamp
                 first_time = first_time or stamp
-            kind_ = raw.get("type")
-            payload = raw.get("payload")
-            if kind_ in _WRAPPERS and "payload" in raw:
-                if not isinstance(payload, dict):
-                    self.fail(f"'payload' must be an object, not {kind(payload)}")
-                if kind_ == "session_meta":
-                    meta = meta or payload
-                    if isinstance(payload.get("model_provider"), str):
-                        self.provider = payload["model_provider"]
-                    if first_time is None and isinstance(payload.get("timestamp"), str):
-                        first_time = payload["timestamp"]
-                    self.custom("session_meta", payload)
-                elif kind_ == "turn_context":
-                    self.turn_context(payload)
-                elif kind_ == "response_item":
-                    self.item(payload)
-                elif kind_ == "event_msg":
-                    self.event(payload)
+            try:
+                kind_ = raw.get("type")
+                payload = raw.get("payload")
+                if kind_ in _WRAPPERS and "payload" in raw:
+                    if not isinstance(payload, dict):
+                        self.fail(f"'payload' must be an object, not {kind(payload)}")
+                    if kind_ == "session_meta":
+                        meta = meta or payload
+                        if isinstance(payload.get("model_provider"), str):
+                            self.provider = payload["model_provider"]
+                        if first_time is None and isinstance(payload.get("timestamp"), str):
+                            first_time = payload["timestamp"]
+                        self.custom("session_meta", payload)
+                    elif kind_ == "turn_context":
+                        self.turn_context(payload)
+                    elif kind_ == "response_item":
+                        self.item(payload)
+                    elif kind_ == "event_msg":
+                        self.event(payload)
+                    else:
+                        self.compacted(payload)
+                elif "record_type" in raw:  # an old file's state line
+                    self.custom("state", raw)
+                elif not meta and not self.nodes and "id" in raw and "type" not in raw:
+                    meta = raw  # an old file's first line: the session meta itself
+                    if first_time is None and isinstance(raw.get("timestamp"), str):
+                        first_time = raw["timestamp"]
+                    self.custom("session_meta", raw)
+                elif isinstance(kind_, str) and "payload" not in raw:
+                    self.item(raw)  # an old file's bare response item
                 else:
-                    self.compacted(payload)
-            elif "record_type" in raw:  # an old file's state line
-                self.custom("state", raw)
-            elif not meta and not self.nodes and "id" in raw and "type" not in raw:
-                meta = raw  # an old file's first line: the session meta itself
-                if first_time is None and isinstance(raw.get("timestamp"), str):
-                    first_time = raw["timestamp"]
-                self.custom("session_meta", raw)
-            elif isinstance(kind_, str) and "payload" not in raw:
-                self.item(raw)  # an old file's bare response item
-            else:
-                self.custom(kind_ if isinstance(kind_, str) else "unknown", raw)
+                    self.custom(kind_ if isinstance(kind_, str) else "unknown", raw)
+            except RecursionError:
+                self.fail("nested too deeply to import")
         self.close()
         self.link(self.line, self.base)
         leaf = self.line[-1].id if self.line else (self.nodes[-1].id if self.nodes else None)

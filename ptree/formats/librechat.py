@@ -152,7 +152,10 @@ class _Reader:
         newest: tuple[int, int, str] | None = None
         for order, (where, message, parent) in enumerate(listed):
             mid: str = message["messageId"]
-            made = self.entries(where, message)
+            try:
+                made = self.entries(where, message)
+            except RecursionError:
+                raise self.fail(where, "nested too deeply to import") from None
             if mid not in first_of:
                 first_of[mid] = made[0]
                 last_of[mid] = made[-1]
