@@ -565,3 +565,147 @@ def test_same_message_tree_as_the_rules(main: Path) -> None:
     """Every message of the session (main line, branches, subagents) is in the tree once
     and follows the message formats.md's rules say it follows."""
     assert imported_message_tree(claude_code.read(main)) == oracle_message_tree(main)
+
+
+def assistant(uuid: str, parent: str | None, mid: str, block: dict[str, Any],
+              **more: Any) -> dict[str, Any]:
+    message = {"id": mid, "role": "assistant", "model": more.pop("model", "claude-x"),
+               "content": [block], "stop_reason": more.pop("stop_reason", None),
+               "usage": {"input_tokens": 3, "output_tokens": 4,
+                         "cache_read_input_tokens": 5, "cache_creation_input_tokens": 6}}
+    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:01.000Z", "message": message, **more}
+
+
+def system(uuid: str, parent: str | None, subtype: str, **more: Any) -> dict[str, Any]:
+    return {"type": "system", "uuid": uuid, "parentUuid": parent, "subtype": subtype,
+            "sessionId": "s", "timestamp": "2026-01-01T00:00:02.000Z", **more}
+
+
+class TestHandMade:
+    """What the real fixtures lack (formats.md lists them): rewinds, images, redacted
+    thinking, API errors, a compaction whose older history is missing, old in-file
+    sidechains, titles."""
+
+    def test_rewind_is_a_branch(self, tmp_path: Path) -> None:
+        """Editing the first prompt adds a second child under its parent: both branches
+        stay; the leaf is the last message of the file, on the new branch."""
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            system("s0", None, "informational"),
+            user("p1", "s0", "first try"),
+            assistant("a1", "p1", "m1", {"type": "text", "text": "answer 1"}),
+            user("p2", "s0", "second try"),
+            assistant("a2", "p2", "m2", {"type": "text", "text": "answer 2"}),
+        ]))
+        assert [c.id for c in tree.children("s0")] == ["p1", "p2"]
+        assert [e.id for e in tree.path()] == ["s0", "p2", "a2"]
+        assert tree.leaf_id == "a2"
+
+    def test_usage_stop_reason_and_model(self, tmp_path: Path) -> None:
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("p1", None),
+            assistant("a1", "p1", "m1", {"type": "text", "text": "hi"},
+                      stop_reason="max_tokens")]))
+        a1 = tree["a1"]
+        assert isinstance(a1, MessageEntry)
+        assert a1.message["usage"] == {
+            "input": 3, "output": 4, "cacheRead": 5, "cacheWrite": 6, "totalTokens": 18,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+        assert a1.message["stopReason"] == "length"
+        assert a1.message["timestamp"] == 1767225601000
+        assert a1.timestamp == "2026-01-01T00:00:01.000Z"
+
+    def test_images_and_redacted_thinking(self, tmp_path: Path) -> None:
+        """Image blocks (in a prompt and in a tool result) become Pi image blocks;
+        redacted thinking a redacted thinking block keeping its data."""
+        image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                             "data": "iVBORw0KGgo="}}
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("p1", None, [{"type": "text", "text": "see"}, image]),
+            assistant("a1", "p1", "m1", {"type": "redacted_thinking", "data": "opaque"}),
+            assistant("a2", "a1", "m1", {"type": "tool_use", "id": "t1", "name": "Read",
+                                         "input": {"path": "x.png"}}),
+            user("r1", "a2", [{"type": "tool_result", "tool_use_id": "t1",
+                               "content": [image, {"type": "text", "text": "a picture"}]}]),
+        ]))
+        p1, a1, r1 = tree["p1"], tree["a1"], tree["r1"]
+        assert isinstance(p1, MessageEntry)
+        assert isinstance(a1, MessageEntry)
+        assert isinstance(r1, MessageEntry)
+        png = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+        assert p1.message["content"] == [{"type": "text", "text": "see"}, png]
+        assert a1.message["content"][0] == {"type": "thinking", "thinking": "",
+                                            "redacted": True, "thinkingSignature": "opaque"}
+        assert r1.message["content"] == [png, {"type": "text", "text": "a picture"}]
+        assert r1.message["toolName"] == "Read"
+
+    def test_api_error_message(self, tmp_path: Path) -> None:
+        """A <synthetic> API error is an assistant message with stopReason error."""
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("p1", None),
+            assistant("a1", "p1", "m1", {"type": "text", "text": "API Error: overloaded"},
+                      model="<synthetic>", isApiErrorMessage=True)]))
+        a1 = tree["a1"]
+        assert isinstance(a1, MessageEntry)
+        assert a1.message["stopReason"] == "error"
+        assert a1.message["errorMessage"] == "API Error: overloaded"
+        assert a1.message["model"] == "<synthetic>"
+
+    def test_compaction_whose_history_is_missing(self, tmp_path: Path) -> None:
+        """logicalParentUuid names a record the file does not have: the compaction
+        starts a root; the context is its summary and what follows."""
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("old", None, "before"),
+            system("b1", None, "compact_boundary", logicalParentUuid="gone",
+                   compactMetadata={"trigger": "manual", "preTokens": 1234},
+                   content="Conversation compacted"),
+            user("s1", "b1", "This session is being continued...", isCompactSummary=True,
+                 isVisibleInTranscriptOnly=True),
+            user("p2", "s1", "go on"),
+        ]))
+        compaction = tree["b1"]
+        assert isinstance(compaction, Compaction)
+        assert compaction.parent_id is None
+        assert compaction.summary == "This session is being continued..."
+        assert compaction.details == {"trigger": "manual"}
+        assert tree["p2"].parent_id == "b1"
+        context = ptree.build_context(tree).messages
+        assert [m["role"] for m in context] == ["compactionSummary", "user"]
+
+    def test_summary_without_boundary_is_a_user_message(self, tmp_path: Path) -> None:
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("s1", None, "This session is being continued...", isCompactSummary=True),
+            user("p2", "s1", "go on")]))
+        assert isinstance(tree["s1"], MessageEntry)
+
+    def test_old_in_file_sidechain(self, tmp_path: Path) -> None:
+        """Before 1.0.60 sidechain records sat in the main file: they go under a marker
+        root and are never the leaf."""
+        tree = claude_code.read(write(tmp_path / "s.jsonl", [
+            user("p1", None, "main"),
+            user("x1", None, "task prompt", isSidechain=True),
+            assistant("x2", "x1", "mx", {"type": "text", "text": "task done"},
+                      isSidechain=True),
+            assistant("a1", "p1", "m1", {"type": "text", "text": "main answer"}),
+        ]))
+        marker = tree["x1"].parent_id
+        assert marker is not None
+        entry = tree[marker]
+        assert isinstance(entry, Custom)
+        assert entry.custom_type == "claude-code.subagent"
+        assert entry.parent_id is None
+        assert tree.leaf_id == "a1"
+
+    def test_title_is_the_session_name(self, tmp_path: Path) -> None:
+        """The latest custom-title names the session (a session_info first root); else
+        the summary whose leafUuid is on the main line."""
+        lines = [user("p1", None), assistant("a1", "p1", "m1", {"type": "text", "text": "x"}),
+                 {"type": "summary", "summary": "Elsewhere", "leafUuid": "zzz"},
+                 {"type": "summary", "summary": "Greeting", "leafUuid": "a1"}]
+        tree = claude_code.read(write(tmp_path / "s.jsonl", lines))
+        assert tree.session_name == "Greeting"
+        assert tree.roots()[0].type == "session_info"
+        assert tree.leaf_id == "L4"  # the last summary line hangs below the answer
+        titled = claude_code.read(write(tmp_path / "t.jsonl", [
+            *lines, {"type": "custom-title", "customTitle": "Mine", "sessionId": "s"}]))
+        assert titled.session_name == "Mine"

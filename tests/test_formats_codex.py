@@ -356,6 +356,28 @@ class TestHandMade:
         assert out.message["content"] == [{"type": "image", "data": png,
                                            "mimeType": "image/png"}]
 
+    def test_model_change_mid_session(self, tmp_path: Path) -> None:
+        """A turn_context naming another model (and effort none) gives a model_change
+        and a thinking_level_change off; the next answer carries the new model."""
+        path = write(tmp_path / "m.jsonl", [
+            meta(), line("turn_context", {"model": "gpt-5", "effort": "high"}),
+            user("a"), answer("b"),
+            line("turn_context", {"model": "gpt-5-mini", "effort": "none"}),
+            user("c"), answer("d"),
+        ])
+        tree = codex.read(path)
+        assert [(e.id, e.type) for e in tree.entries()
+                if e.type in ("model_change", "thinking_level_change")] == [
+            ("2.1", "model_change"), ("2.2", "thinking_level_change"),
+            ("5.1", "model_change"), ("5.2", "thinking_level_change")]
+        last = tree["7"]
+        assert isinstance(last, MessageEntry)
+        assert last.message["model"] == "gpt-5-mini"
+        context = ptree.build_context(tree)
+        assert context.model is not None
+        assert context.model.model_id == "gpt-5-mini"
+        assert context.thinking_level == "off"
+
     def test_old_unwrapped_file(self, tmp_path: Path) -> None:
         """Before ~0.30: the meta object alone on line 1, state lines, bare items."""
         path = write(tmp_path / "old.jsonl", [
