@@ -30,8 +30,12 @@ from ptree.formats import claude_code, codex, librechat  # noqa: E402
 
 FIXTURES = HERE.parent.parent / "shared" / "fixtures"
 CLAUDE = FIXTURES / "claude-code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
-CODEX = (FIXTURES / "codex" / "localpush"
-         / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl")
+CODEX = (
+    FIXTURES
+    / "codex"
+    / "localpush"
+    / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+)
 
 
 def median_ms(fn: Callable[[], object], runs: int) -> float:
@@ -45,8 +49,11 @@ def median_ms(fn: Callable[[], object], runs: int) -> float:
 
 def json_lines(paths: list[Path]) -> Callable[[], object]:
     def read() -> object:
-        return [[json.loads(line) for line in p.read_bytes().splitlines() if line.strip()]
-                for p in paths]
+        return [
+            [json.loads(line) for line in p.read_bytes().splitlines() if line.strip()]
+            for p in paths
+        ]
+
     return read
 
 
@@ -57,9 +64,17 @@ def librechat_export(folder: Path, messages: int) -> Path:
     parent = "00000000-0000-0000-0000-000000000000"
     for i in range(messages):
         mid = f"m{i}"
-        out.append({"messageId": mid, "parentMessageId": parent, "isCreatedByUser": i % 2 == 0,
-                    "sender": "User" if i % 2 == 0 else "GPT-4o", "model": "gpt-4o",
-                    "text": f"message {i} " * 20, "createdAt": "2024-05-01T16:35:11.530Z"})
+        out.append(
+            {
+                "messageId": mid,
+                "parentMessageId": parent,
+                "isCreatedByUser": i % 2 == 0,
+                "sender": "User" if i % 2 == 0 else "GPT-4o",
+                "model": "gpt-4o",
+                "text": f"message {i} " * 20,
+                "createdAt": "2024-05-01T16:35:11.530Z",
+            }
+        )
         if i % 20 == 19:
             out.append(dict(out[-1], messageId=f"{mid}-again", text="again " * 20))
         parent = mid
@@ -79,31 +94,45 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         export = librechat_export(folder, 2_000 if args.smoke else 20_000)
-        cases: list[tuple[str, Path, list[Path], Callable[[], ptree.SessionTree],
-                          Callable[[], object]]] = [
-            ("claude-code", CLAUDE, claude_code.session_files(CLAUDE),
-             lambda: claude_code.read(CLAUDE), json_lines(claude_code.session_files(CLAUDE))),
+        cases: list[
+            tuple[str, Path, list[Path], Callable[[], ptree.SessionTree], Callable[[], object]]
+        ] = [
+            (
+                "claude-code",
+                CLAUDE,
+                claude_code.session_files(CLAUDE),
+                lambda: claude_code.read(CLAUDE),
+                json_lines(claude_code.session_files(CLAUDE)),
+            ),
             ("codex", CODEX, [CODEX], lambda: codex.read(CODEX), json_lines([CODEX])),
-            ("librechat", export, [export], lambda: librechat.read(export),
-             lambda: json.loads(export.read_bytes())),
+            (
+                "librechat",
+                export,
+                [export],
+                lambda: librechat.read(export),
+                lambda: json.loads(export.read_bytes()),
+            ),
         ]
-        print("| format | file | size | records | json.loads | read | read + dump | "
-              "read / json.loads |")
+        print(
+            "| format | file | size | records | json.loads | read | read + dump | "
+            "read / json.loads |"
+        )
         print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name, path, files, read, floor in cases:
             size = sum(p.stat().st_size for p in files)
             tree = read()
             out = folder / f"{name}.out.jsonl"
 
-            def read_dump(read: Callable[[], ptree.SessionTree] = read,
-                          out: Path = out) -> None:
+            def read_dump(read: Callable[[], ptree.SessionTree] = read, out: Path = out) -> None:
                 ptree.dump(read(), out)
 
             base = median_ms(floor, runs)
             ours = median_ms(read, runs)
             both = median_ms(read_dump, runs)
-            print(f"| {name} | {path.name[:28]} | {size / 1e6:.2f} MB | {len(tree):,} entries "
-                  f"| {base:.1f} ms | {ours:.1f} ms | {both:.1f} ms | {ours / base:.1f}x |")
+            print(
+                f"| {name} | {path.name[:28]} | {size / 1e6:.2f} MB | {len(tree):,} entries "
+                f"| {base:.1f} ms | {ours:.1f} ms | {both:.1f} ms | {ours / base:.1f}x |"
+            )
     return 0
 
 

@@ -628,10 +628,11 @@ class TestReadme:
         write_json(tmp_path / "conversations.json", [gpt_conversation()])
         write_json(tmp_path / "webui-export.json", [webui_chat()])
         fixtures = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
-        shutil.copy(fixtures / "claude-code" / "spotter" / "short.jsonl",
-                    tmp_path / "short.jsonl")
-        shutil.copy(fixtures / "codex" / "ai-sessions" / "codex-pomodor-timer.jsonl",
-                    tmp_path / "rollout.jsonl")
+        shutil.copy(fixtures / "claude-code" / "spotter" / "short.jsonl", tmp_path / "short.jsonl")
+        shutil.copy(
+            fixtures / "codex" / "ai-sessions" / "codex-pomodor-timer.jsonl",
+            tmp_path / "rollout.jsonl",
+        )
         checked = 0
         for block in section.split("```text\n")[1:]:
             body = block[: block.index("```")]

@@ -26,11 +26,31 @@ def run(*args: object) -> tuple[int, str, str]:
 
 
 def librechat_export(path: Path) -> Path:
-    path.write_text(json.dumps({"conversationId": "c1", "title": "T", "messages": [
-        {"messageId": "a", "parentMessageId": "00000000-0000-0000-0000-000000000000",
-         "isCreatedByUser": True, "text": "hi", "createdAt": "2024-01-01T00:00:00Z"},
-        {"messageId": "b", "parentMessageId": "a", "isCreatedByUser": False,
-         "text": "hello", "createdAt": "2024-01-01T00:00:01Z"}]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "conversationId": "c1",
+                "title": "T",
+                "messages": [
+                    {
+                        "messageId": "a",
+                        "parentMessageId": "00000000-0000-0000-0000-000000000000",
+                        "isCreatedByUser": True,
+                        "text": "hi",
+                        "createdAt": "2024-01-01T00:00:00Z",
+                    },
+                    {
+                        "messageId": "b",
+                        "parentMessageId": "a",
+                        "isCreatedByUser": False,
+                        "text": "hello",
+                        "createdAt": "2024-01-01T00:00:01Z",
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -55,10 +75,10 @@ class TestImportSessions:
         assert code == 0, stderr
         assert ptree.load(tmp_path / "l.jsonl").leaf_id == "b"
 
-    @pytest.mark.parametrize(("source", "expected"), [
-        (SHORT, "claude-code"), (POMODORO, "codex"), (None, "librechat")])
-    def test_detects_the_format(self, source: Path | None, expected: str,
-                                tmp_path: Path) -> None:
+    @pytest.mark.parametrize(
+        ("source", "expected"), [(SHORT, "claude-code"), (POMODORO, "codex"), (None, "librechat")]
+    )
+    def test_detects_the_format(self, source: Path | None, expected: str, tmp_path: Path) -> None:
         """Without a format the file's own records decide, and stderr says which."""
         src = source or librechat_export(tmp_path / "export.json")
         code, _, stderr = run("import", src, "-o", tmp_path / "o.jsonl")
@@ -117,8 +137,9 @@ class TestImportSessions:
         assert list(tmp_path.iterdir()) == [src]  # no temporary file left either
 
     def test_skip_progress_is_counted(self, tmp_path: Path) -> None:
-        code, _, stderr = run("import", "claude-code", SHORT, "-o", tmp_path / "o.jsonl",
-                              "--skip-progress")
+        code, _, stderr = run(
+            "import", "claude-code", SHORT, "-o", tmp_path / "o.jsonl", "--skip-progress"
+        )
         assert code == 0
         assert f"ptree import: {SHORT}: left out 3 progress records" in stderr
 
@@ -136,19 +157,34 @@ class TestImportSessions:
         assert src.read_bytes() == SHORT.read_bytes()
 
     def test_options_for_other_formats_are_refused(self, tmp_path: Path) -> None:
-        code, _, stderr = run("import", "codex", POMODORO, "-o", tmp_path / "o.jsonl",
-                              "--skip-progress")
+        code, _, stderr = run(
+            "import", "codex", POMODORO, "-o", tmp_path / "o.jsonl", "--skip-progress"
+        )
         assert code == 1
         assert "--skip-progress applies to claude-code sessions only" in stderr
 
 
 def chatgpt_export(path: Path) -> Path:
-    good = {"title": "Hi", "id": "g-1", "create_time": 1_700_000_000, "current_node": "b",
-            "mapping": {
-                "a": {"id": "a", "parent": None, "children": ["b"], "message": {
-                    "author": {"role": "user"}, "content": {"parts": ["hello"]}}},
-                "b": {"id": "b", "parent": "a", "children": [], "message": {
-                    "author": {"role": "assistant"}, "content": {"parts": ["hi!"]}}}}}
+    good = {
+        "title": "Hi",
+        "id": "g-1",
+        "create_time": 1_700_000_000,
+        "current_node": "b",
+        "mapping": {
+            "a": {
+                "id": "a",
+                "parent": None,
+                "children": ["b"],
+                "message": {"author": {"role": "user"}, "content": {"parts": ["hello"]}},
+            },
+            "b": {
+                "id": "b",
+                "parent": "a",
+                "children": [],
+                "message": {"author": {"role": "assistant"}, "content": {"parts": ["hi!"]}},
+            },
+        },
+    }
     broken = {"title": "Lost", "id": "x-9", "mapping": None}
     path.write_text(json.dumps([good, broken]), encoding="utf-8")
     return path
@@ -160,8 +196,10 @@ class TestImportExports:
         code, stdout, stderr = run("import", "chatgpt", src, "-o", tmp_path / "out")
         assert code == 0, stderr
         assert len(stdout.splitlines()) == 1
-        assert ("ptree import: warning: skipped conversations[1] 'Lost' 'x-9': "
-                "conversations[1].mapping: expected an object, found null") in stderr
+        assert (
+            "ptree import: warning: skipped conversations[1] 'Lost' 'x-9': "
+            "conversations[1].mapping: expected an object, found null"
+        ) in stderr
 
     def test_strict_makes_it_fatal(self, tmp_path: Path) -> None:
         src = chatgpt_export(tmp_path / "conversations.json")

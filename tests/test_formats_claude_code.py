@@ -27,15 +27,24 @@ OLD = FIXTURES / "codemie" / "old-layout" / "4c2ddfdc-b619-4525-8d03-1950fb1b025
 POMODORO = FIXTURES / "ai-sessions" / "claude-code-pomodoro-timer.jsonl"
 CODEMIE = FIXTURES / "codemie" / "session-9eda1058.jsonl"
 
-ALL = [SPOTTER / "short.jsonl", SPOTTER / "tool_heavy.jsonl", SPOTTER / "subagent.jsonl",
-       BIG, CODEMIE, TURN2, OLD, POMODORO]
+ALL = [
+    SPOTTER / "short.jsonl",
+    SPOTTER / "tool_heavy.jsonl",
+    SPOTTER / "subagent.jsonl",
+    BIG,
+    CODEMIE,
+    TURN2,
+    OLD,
+    POMODORO,
+]
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
 
 
 def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def source_counts(path: Path) -> tuple[int, int, int]:
@@ -57,7 +66,8 @@ def source_counts(path: Path) -> tuple[int, int, int]:
                 continue
             results += sum(1 for b in content if b.get("type") == "tool_result")
             if any(b.get("type") != "tool_result" for b in content) and not r.get(
-                    "isCompactSummary"):
+                "isCompactSummary"
+            ):
                 prompts += 1
     return len(responses), results, prompts
 
@@ -74,7 +84,7 @@ def assert_results_follow_calls(path: tuple[ptree.Entry, ...]) -> None:
         if entry.role != "assistant":
             continue
         calls = {b["id"] for b in entry.message["content"] if b["type"] == "toolCall"}
-        after = msgs[i + 1:i + 1 + len(calls)]
+        after = msgs[i + 1 : i + 1 + len(calls)]
         if not calls or (not after and entry is msgs[-1]):
             continue
         got = {e.message["toolCallId"] for e in after if e.role == "toolResult"}
@@ -109,13 +119,23 @@ class TestShortSession:
         entry = tree["1b7d717f-d6a2-46a6-8575-fa4f937450ea"]
         assert isinstance(entry, MessageEntry)
         assert [b["type"] for b in entry.message["content"]] == [
-            "text", "thinking", "text", "toolCall", "toolCall"]
+            "text",
+            "thinking",
+            "text",
+            "toolCall",
+            "toolCall",
+        ]
         assert [b["id"] for b in entry.message["content"] if b["type"] == "toolCall"] == [
-            "toolu_0116Hyi5v8ut7Ffb7d8qV1Sc", "toolu_01FdQ8qTyVyZjE3Kw4dguQGx"]
+            "toolu_0116Hyi5v8ut7Ffb7d8qV1Sc",
+            "toolu_01FdQ8qTyVyZjE3Kw4dguQGx",
+        ]
         assert entry.extra["claudeCode"]["uuids"] == [
-            "1b7d717f-d6a2-46a6-8575-fa4f937450ea", "c228f841-697c-48dd-b33e-3ebc5ced6a41",
-            "d4ad15f7-a11f-43cc-b2f3-e01c02800bf3", "194d33b0-6cf7-4c54-8200-07dfd3fb88cf",
-            "ed2ec700-d1ee-4a18-9100-da63317716fc"]
+            "1b7d717f-d6a2-46a6-8575-fa4f937450ea",
+            "c228f841-697c-48dd-b33e-3ebc5ced6a41",
+            "d4ad15f7-a11f-43cc-b2f3-e01c02800bf3",
+            "194d33b0-6cf7-4c54-8200-07dfd3fb88cf",
+            "ed2ec700-d1ee-4a18-9100-da63317716fc",
+        ]
         assert entry.message["stopReason"] == "toolUse"
         assert entry.message["api"] == "anthropic-messages"
 
@@ -159,7 +179,8 @@ class TestCounts:
                     assert f'"{r["uuid"]}"' in text, r["uuid"]
                 kinds = {e.custom_type for e in out.entries() if isinstance(e, Custom)}
                 if r["type"] not in ("user", "assistant") and r.get("subtype") != (
-                        "compact_boundary"):
+                    "compact_boundary"
+                ):
                     assert f"claude-code.{r['type']}" in kinds
 
     @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
@@ -175,14 +196,18 @@ class TestCounts:
         ptree.dump(claude_code.read(main), tmp_path / "b.jsonl")
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
-    @pytest.mark.parametrize(("main", "leaf", "path_messages"), [
-        (SPOTTER / "tool_heavy.jsonl", "29e6224a-ea4f-445c-964f-d2bbddd138d0", 17),
-        (SPOTTER / "subagent.jsonl", "ee1ff9df-75d6-4535-a195-22863f4e7d27", 32),
-        (CODEMIE, "23dc4268-ecab-43bc-a16d-25e136c038e4", 12),
-        (TURN2, "c72ed4c1-5de2-46b7-8403-c658500b6c50", 26),
-        (OLD, "556d2e86-494c-4e6f-ba98-ce28538213d1", 16),
-        (POMODORO, "d83ac5d7-a841-47c5-8e08-1cf1778c1c49", 83),
-    ], ids=lambda v: v.name[:20] if isinstance(v, Path) else str(v)[:8])
+    @pytest.mark.parametrize(
+        ("main", "leaf", "path_messages"),
+        [
+            (SPOTTER / "tool_heavy.jsonl", "29e6224a-ea4f-445c-964f-d2bbddd138d0", 17),
+            (SPOTTER / "subagent.jsonl", "ee1ff9df-75d6-4535-a195-22863f4e7d27", 32),
+            (CODEMIE, "23dc4268-ecab-43bc-a16d-25e136c038e4", 12),
+            (TURN2, "c72ed4c1-5de2-46b7-8403-c658500b6c50", 26),
+            (OLD, "556d2e86-494c-4e6f-ba98-ce28538213d1", 16),
+            (POMODORO, "d83ac5d7-a841-47c5-8e08-1cf1778c1c49", 83),
+        ],
+        ids=lambda v: v.name[:20] if isinstance(v, Path) else str(v)[:8],
+    )
     def test_leaf_and_main_line(self, main: Path, leaf: str, path_messages: int) -> None:
         """The leaf is the last main-file record of the main line (a message, or the
         system/progress records that end the file below it), looked up by hand; every
@@ -209,11 +234,20 @@ class TestBigSession:
         on_path = [e for e in tree.path() if isinstance(e, (MessageEntry, Compaction))]
         assert len(on_path) == 344
         assert len(ptree.build_context(tree).messages) == 115
-        calls = [b for e in messages(tree) if e.role == "assistant"
-                 for b in e.message["content"] if b["type"] == "toolCall"]
+        calls = [
+            b
+            for e in messages(tree)
+            if e.role == "assistant"
+            for b in e.message["content"]
+            if b["type"] == "toolCall"
+        ]
         assert len(calls) == 188
-        parallel = [e for e in messages(tree) if e.role == "assistant" and sum(
-            b["type"] == "toolCall" for b in e.message["content"]) > 1]
+        parallel = [
+            e
+            for e in messages(tree)
+            if e.role == "assistant"
+            and sum(b["type"] == "toolCall" for b in e.message["content"]) > 1
+        ]
         assert len(parallel) == 22
 
     def test_leaf(self, tree: SessionTree) -> None:
@@ -221,11 +255,13 @@ class TestBigSession:
         and the stop_hook_summary of line 1863 follow it: that is the leaf."""
         assert tree.leaf_id == "e48bcdbd-3567-43c5-978d-0568187510b7"
         ids = [e.id for e in tree.path()]
-        assert ids[-5:] == ["d3231929-5c7c-41e7-9d4d-ef12e6c9b880",
-                            "e0109d68-b69d-4c08-ac62-00fdbaf75589",
-                            "7a366cc5-daba-44c9-a2cb-7ebab8c374c4",
-                            "bdf2c857-dca5-4acd-9e1e-e064b8119851",
-                            "e48bcdbd-3567-43c5-978d-0568187510b7"]
+        assert ids[-5:] == [
+            "d3231929-5c7c-41e7-9d4d-ef12e6c9b880",
+            "e0109d68-b69d-4c08-ac62-00fdbaf75589",
+            "7a366cc5-daba-44c9-a2cb-7ebab8c374c4",
+            "bdf2c857-dca5-4acd-9e1e-e064b8119851",
+            "e48bcdbd-3567-43c5-978d-0568187510b7",
+        ]
 
     def test_compaction(self, tree: SessionTree) -> None:
         """Lines 1256-1257 are one compaction, linked under line 1255 (its
@@ -237,7 +273,9 @@ class TestBigSession:
         assert entry.summary.startswith("This session is being continued")
         assert entry.details == {"trigger": "auto"}
         assert entry.extra["claudeCode"]["uuids"] == [
-            "d46d6800-2f43-4360-ba84-c1de9c1ecbae", "58436800-0a29-451b-a8f5-3a0c59957945"]
+            "d46d6800-2f43-4360-ba84-c1de9c1ecbae",
+            "58436800-0a29-451b-a8f5-3a0c59957945",
+        ]
         assert entry.parent_id == "7c642069-996d-4ae0-a61c-554b35d36fb6"
         assert "58436800-0a29-451b-a8f5-3a0c59957945" not in tree
         ids = [e.id for e in tree.path()]
@@ -252,9 +290,12 @@ class TestBigSession:
         marker = tree["subagent:a881341"]
         assert isinstance(marker, Custom)
         assert marker.parent_id is None
-        assert marker.data == {"agentId": "a881341", "file": "agent-a881341.jsonl",
-                               "toolCallId": "toolu_01VmaERAwhb19LGUwu9GenaK",
-                               "subagentType": "claude-code-guide"}
+        assert marker.data == {
+            "agentId": "a881341",
+            "file": "agent-a881341.jsonl",
+            "toolCallId": "toolu_01VmaERAwhb19LGUwu9GenaK",
+            "subagentType": "claude-code-guide",
+        }
         below = [e for e in messages(tree) if tree.is_ancestor(marker.id, e.id)]
         assert len(below) == 6
         last = below[-1]
@@ -265,14 +306,20 @@ class TestBigSession:
     def test_compaction_conversation_branches_off(self, tree: SessionTree) -> None:
         """agent-acompact-fffbd0's records hang under three main-file records: three
         markers, each a side branch off the main line."""
-        markers = [e for e in tree.entries() if isinstance(e, Custom)
-                   and e.custom_type == "claude-code.subagent"
-                   and e.data["agentId"] == "acompact-fffbd0"]
+        markers = [
+            e
+            for e in tree.entries()
+            if isinstance(e, Custom)
+            and e.custom_type == "claude-code.subagent"
+            and e.data["agentId"] == "acompact-fffbd0"
+        ]
         assert len(markers) == 3
         main = {e.id for e in tree.path()}
         assert {m.parent_id for m in markers} == {
-            "c4da3d33-5edb-41a0-a0fe-af94b1a46765", "defa1eda-49f2-49e3-a13d-42b1b8893c48",
-            "7c642069-996d-4ae0-a61c-554b35d36fb6"}
+            "c4da3d33-5edb-41a0-a0fe-af94b1a46765",
+            "defa1eda-49f2-49e3-a13d-42b1b8893c48",
+            "7c642069-996d-4ae0-a61c-554b35d36fb6",
+        }
         assert all(m.parent_id in main and m.id not in main for m in markers)
 
     def test_snapshots(self, tree: SessionTree) -> None:
@@ -306,26 +353,40 @@ class TestSubagentLayouts:
         main = tmp_path / OLD.name
         main.write_bytes(OLD.read_bytes())
         other = tmp_path / "agent-zzz.jsonl"
-        other.write_text(json.dumps({"type": "user", "uuid": "x", "parentUuid": None,
-                                     "sessionId": "another",
-                                     "message": {"role": "user", "content": "hi"}}) + "\n")
+        other.write_text(
+            json.dumps(
+                {
+                    "type": "user",
+                    "uuid": "x",
+                    "parentUuid": None,
+                    "sessionId": "another",
+                    "message": {"role": "user", "content": "hi"},
+                }
+            )
+            + "\n"
+        )
         assert [p.name for p in claude_code.session_files(main)] == [main.name]
 
     def test_progress_left_out_on_request(self) -> None:
         """keep_progress=False leaves progress records out, reports how many, and hangs
         what was below one under its parent."""
         said: list[str] = []
-        tree = claude_code.read(SPOTTER / "short.jsonl", keep_progress=False,
-                                on_report=said.append)
+        tree = claude_code.read(SPOTTER / "short.jsonl", keep_progress=False, on_report=said.append)
         assert said == ["left out 3 progress records"]
         assert tree["7d48cbd2-6615-4dd8-87f6-38f12b8167d6"].parent_id is None
         tree._check()
 
 
 def user(uuid: str, parent: str | None, content: Any = "hi", **more: Any) -> dict[str, Any]:
-    return {"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s",
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "message": {"role": "user", "content": content}, **more}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": "user", "content": content},
+        **more,
+    }
 
 
 def write(path: Path, lines: list[Any]) -> Path:
@@ -364,26 +425,30 @@ class TestBadInput:
 
     def test_bad_utf8(self, tmp_path: Path) -> None:
         bad = tmp_path / "s.jsonl"
-        bad.write_bytes(json.dumps(user("u1", None)).encode() + b"\n{\"type\": \"\xff\"}\n")
+        bad.write_bytes(json.dumps(user("u1", None)).encode() + b'\n{"type": "\xff"}\n')
         self.fails(bad, 2, "not UTF-8")
 
     def test_not_an_object(self, tmp_path: Path) -> None:
-        self.fails(write(tmp_path / "s.jsonl", [user("u1", None), [1, 2]]), 2,
-                   "expected a JSON object, found a list")
+        self.fails(
+            write(tmp_path / "s.jsonl", [user("u1", None), [1, 2]]),
+            2,
+            "expected a JSON object, found a list",
+        )
 
     def test_deeply_nested_line(self, tmp_path: Path) -> None:
         """JSON nested 100,000 deep is an error on its line, not a RecursionError."""
         bad = tmp_path / "s.jsonl"
-        bad.write_text(json.dumps(user("u1", None)) + "\n" + "[" * 100_000 + "]" * 100_000
-                       + "\n")
+        bad.write_text(json.dumps(user("u1", None)) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
         self.fails(bad, 2, "nested too deeply")
 
     def test_deep_content_is_kept(self, tmp_path: Path) -> None:
         """A tool input nested 600 deep (readable JSON) imports, writes and loads."""
         deep = '{"a":' * 600 + '"x"' + "}" * 600
-        call = ('{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {'
-                '"id": "m1", "role": "assistant", "content": [{"type": "tool_use", '
-                f'"id": "t1", "name": "T", "input": {deep}}}]}}}}')
+        call = (
+            '{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {'
+            '"id": "m1", "role": "assistant", "content": [{"type": "tool_use", '
+            f'"id": "t1", "name": "T", "input": {deep}}}]}}}}'
+        )
         path = tmp_path / "s.jsonl"
         path.write_text(json.dumps(user("u1", None)) + "\n" + call + "\n")
         tree = claude_code.read(path)
@@ -400,29 +465,52 @@ class TestBadInput:
     def test_record_fields(self, tmp_path: Path) -> None:
         """A uuid that is not a string, a message that is not an object, a tool_use
         without an id: each names its line and record."""
-        self.fails(write(tmp_path / "a.jsonl", [user("u1", None), user(7, "u1")]),  # type: ignore[arg-type]
-                   2, "'uuid' must be a non-empty string")
-        err = self.fails(write(tmp_path / "b.jsonl", [{"type": "assistant", "uuid": "a9",
-                                                       "parentUuid": None, "message": "x"}]),
-                         1, "needs a 'message' object")
+        self.fails(
+            write(tmp_path / "a.jsonl", [user("u1", None), user(7, "u1")]),  # type: ignore[arg-type]
+            2,
+            "'uuid' must be a non-empty string",
+        )
+        err = self.fails(
+            write(
+                tmp_path / "b.jsonl",
+                [{"type": "assistant", "uuid": "a9", "parentUuid": None, "message": "x"}],
+            ),
+            1,
+            "needs a 'message' object",
+        )
         assert err.record_id == "a9"
-        self.fails(write(tmp_path / "c.jsonl", [{"type": "assistant", "uuid": "a9",
-                                                 "parentUuid": None, "message": {
-                                                     "id": "m", "content": [
-                                                         {"type": "tool_use"}]}}]),
-                   1, "tool_use block needs a string 'id'")
+        self.fails(
+            write(
+                tmp_path / "c.jsonl",
+                [
+                    {
+                        "type": "assistant",
+                        "uuid": "a9",
+                        "parentUuid": None,
+                        "message": {"id": "m", "content": [{"type": "tool_use"}]},
+                    }
+                ],
+            ),
+            1,
+            "tool_use block needs a string 'id'",
+        )
 
     def test_cycle(self, tmp_path: Path) -> None:
         """Records whose parentUuid links go round are refused, naming one of them."""
-        err = self.fails(write(tmp_path / "s.jsonl", [user("u1", "u2"), user("u2", "u1")]),
-                         1, "cycle")
+        err = self.fails(
+            write(tmp_path / "s.jsonl", [user("u1", "u2"), user("u2", "u1")]), 1, "cycle"
+        )
         assert err.record_id == "u1"
 
     def test_missing_parent_and_duplicate(self, tmp_path: Path) -> None:
         """A parent the session does not have makes a root; a uuid written twice keeps
         the first record as the message and the copy as a custom entry."""
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("u1", "gone"), user("u1", None, "again"), user("u2", "u1")]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [user("u1", "gone"), user("u1", None, "again"), user("u2", "u1")],
+            )
+        )
         first = tree["u1"]
         assert isinstance(first, MessageEntry)
         assert first.parent_id is None
@@ -455,8 +543,12 @@ def oracle_message_tree(main: Path) -> dict[str, str | None]:
     summary_of: dict[str, dict[str, Any]] = {}
     for r in firsts:
         parent = by_uuid.get(r.get("parentUuid") or "")
-        if (r["type"] == "user" and r.get("isCompactSummary") and parent is not None
-                and parent.get("subtype") == "compact_boundary"):
+        if (
+            r["type"] == "user"
+            and r.get("isCompactSummary")
+            and parent is not None
+            and parent.get("subtype") == "compact_boundary"
+        ):
             summary_of.setdefault(parent["uuid"], r)
     summaries = {id(r) for r in summary_of.values()}
     # Responses: the first record's uuid names the message; calls -> response.
@@ -483,11 +575,16 @@ def oracle_message_tree(main: Path) -> dict[str, str | None]:
         for b in blocks:
             if b.get("type") == "tool_result":
                 out.append(("", "result", call_owner.get(b["tool_use_id"])))
-        if isinstance(content, str) or any(b.get("type") != "tool_result" for b in blocks) \
-                or not blocks:
+        if (
+            isinstance(content, str)
+            or any(b.get("type") != "tool_result" for b in blocks)
+            or not blocks
+        ):
             out.append(("", "user", None))
-        made[id(r)] = [(r["uuid"] if n == 0 else f"{r['uuid']}#{n + 1}", k, o)
-                       for n, (_, k, o) in enumerate(out)]
+        made[id(r)] = [
+            (r["uuid"] if n == 0 else f"{r['uuid']}#{n + 1}", k, o)
+            for n, (_, k, o) in enumerate(out)
+        ]
     results_of: dict[str, list[str]] = {}
     for r in firsts:
         for mid, k, owner in made.get(id(r), []):
@@ -546,6 +643,7 @@ def oracle_message_tree(main: Path) -> dict[str, str | None]:
 
 def imported_message_tree(tree: SessionTree) -> dict[str, str | None]:
     """Each message entry (and compaction) -> its nearest message ancestor."""
+
     def is_message(e: ptree.Entry) -> bool:
         return isinstance(e, (MessageEntry, Compaction))
 
@@ -567,19 +665,43 @@ def test_same_message_tree_as_the_rules(main: Path) -> None:
     assert imported_message_tree(claude_code.read(main)) == oracle_message_tree(main)
 
 
-def assistant(uuid: str, parent: str | None, mid: str, block: dict[str, Any],
-              **more: Any) -> dict[str, Any]:
-    message = {"id": mid, "role": "assistant", "model": more.pop("model", "claude-x"),
-               "content": [block], "stop_reason": more.pop("stop_reason", None),
-               "usage": {"input_tokens": 3, "output_tokens": 4,
-                         "cache_read_input_tokens": 5, "cache_creation_input_tokens": 6}}
-    return {"type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": "s",
-            "timestamp": "2026-01-01T00:00:01.000Z", "message": message, **more}
+def assistant(
+    uuid: str, parent: str | None, mid: str, block: dict[str, Any], **more: Any
+) -> dict[str, Any]:
+    message = {
+        "id": mid,
+        "role": "assistant",
+        "model": more.pop("model", "claude-x"),
+        "content": [block],
+        "stop_reason": more.pop("stop_reason", None),
+        "usage": {
+            "input_tokens": 3,
+            "output_tokens": 4,
+            "cache_read_input_tokens": 5,
+            "cache_creation_input_tokens": 6,
+        },
+    }
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": message,
+        **more,
+    }
 
 
 def system(uuid: str, parent: str | None, subtype: str, **more: Any) -> dict[str, Any]:
-    return {"type": "system", "uuid": uuid, "parentUuid": parent, "subtype": subtype,
-            "sessionId": "s", "timestamp": "2026-01-01T00:00:02.000Z", **more}
+    return {
+        "type": "system",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "subtype": subtype,
+        "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:02.000Z",
+        **more,
+    }
 
 
 class TestHandMade:
@@ -590,27 +712,44 @@ class TestHandMade:
     def test_rewind_is_a_branch(self, tmp_path: Path) -> None:
         """Editing the first prompt adds a second child under its parent: both branches
         stay; the leaf is the last message of the file, on the new branch."""
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            system("s0", None, "informational"),
-            user("p1", "s0", "first try"),
-            assistant("a1", "p1", "m1", {"type": "text", "text": "answer 1"}),
-            user("p2", "s0", "second try"),
-            assistant("a2", "p2", "m2", {"type": "text", "text": "answer 2"}),
-        ]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    system("s0", None, "informational"),
+                    user("p1", "s0", "first try"),
+                    assistant("a1", "p1", "m1", {"type": "text", "text": "answer 1"}),
+                    user("p2", "s0", "second try"),
+                    assistant("a2", "p2", "m2", {"type": "text", "text": "answer 2"}),
+                ],
+            )
+        )
         assert [c.id for c in tree.children("s0")] == ["p1", "p2"]
         assert [e.id for e in tree.path()] == ["s0", "p2", "a2"]
         assert tree.leaf_id == "a2"
 
     def test_usage_stop_reason_and_model(self, tmp_path: Path) -> None:
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("p1", None),
-            assistant("a1", "p1", "m1", {"type": "text", "text": "hi"},
-                      stop_reason="max_tokens")]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("p1", None),
+                    assistant(
+                        "a1", "p1", "m1", {"type": "text", "text": "hi"}, stop_reason="max_tokens"
+                    ),
+                ],
+            )
+        )
         a1 = tree["a1"]
         assert isinstance(a1, MessageEntry)
         assert a1.message["usage"] == {
-            "input": 3, "output": 4, "cacheRead": 5, "cacheWrite": 6, "totalTokens": 18,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+            "input": 3,
+            "output": 4,
+            "cacheRead": 5,
+            "cacheWrite": 6,
+            "totalTokens": 18,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        }
         assert a1.message["stopReason"] == "length"
         assert a1.message["timestamp"] == 1767225601000
         assert a1.timestamp == "2026-01-01T00:00:01.000Z"
@@ -618,33 +757,74 @@ class TestHandMade:
     def test_images_and_redacted_thinking(self, tmp_path: Path) -> None:
         """Image blocks (in a prompt and in a tool result) become Pi image blocks;
         redacted thinking a redacted thinking block keeping its data."""
-        image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                             "data": "iVBORw0KGgo="}}
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("p1", None, [{"type": "text", "text": "see"}, image]),
-            assistant("a1", "p1", "m1", {"type": "redacted_thinking", "data": "opaque"}),
-            assistant("a2", "a1", "m1", {"type": "tool_use", "id": "t1", "name": "Read",
-                                         "input": {"path": "x.png"}}),
-            user("r1", "a2", [{"type": "tool_result", "tool_use_id": "t1",
-                               "content": [image, {"type": "text", "text": "a picture"}]}]),
-        ]))
+        image = {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+        }
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("p1", None, [{"type": "text", "text": "see"}, image]),
+                    assistant("a1", "p1", "m1", {"type": "redacted_thinking", "data": "opaque"}),
+                    assistant(
+                        "a2",
+                        "a1",
+                        "m1",
+                        {
+                            "type": "tool_use",
+                            "id": "t1",
+                            "name": "Read",
+                            "input": {"path": "x.png"},
+                        },
+                    ),
+                    user(
+                        "r1",
+                        "a2",
+                        [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": "t1",
+                                "content": [image, {"type": "text", "text": "a picture"}],
+                            }
+                        ],
+                    ),
+                ],
+            )
+        )
         p1, a1, r1 = tree["p1"], tree["a1"], tree["r1"]
         assert isinstance(p1, MessageEntry)
         assert isinstance(a1, MessageEntry)
         assert isinstance(r1, MessageEntry)
         png = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
         assert p1.message["content"] == [{"type": "text", "text": "see"}, png]
-        assert a1.message["content"][0] == {"type": "thinking", "thinking": "",
-                                            "redacted": True, "thinkingSignature": "opaque"}
+        assert a1.message["content"][0] == {
+            "type": "thinking",
+            "thinking": "",
+            "redacted": True,
+            "thinkingSignature": "opaque",
+        }
         assert r1.message["content"] == [png, {"type": "text", "text": "a picture"}]
         assert r1.message["toolName"] == "Read"
 
     def test_api_error_message(self, tmp_path: Path) -> None:
         """A <synthetic> API error is an assistant message with stopReason error."""
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("p1", None),
-            assistant("a1", "p1", "m1", {"type": "text", "text": "API Error: overloaded"},
-                      model="<synthetic>", isApiErrorMessage=True)]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("p1", None),
+                    assistant(
+                        "a1",
+                        "p1",
+                        "m1",
+                        {"type": "text", "text": "API Error: overloaded"},
+                        model="<synthetic>",
+                        isApiErrorMessage=True,
+                    ),
+                ],
+            )
+        )
         a1 = tree["a1"]
         assert isinstance(a1, MessageEntry)
         assert a1.message["stopReason"] == "error"
@@ -654,15 +834,30 @@ class TestHandMade:
     def test_compaction_whose_history_is_missing(self, tmp_path: Path) -> None:
         """logicalParentUuid names a record the file does not have: the compaction
         starts a root; the context is its summary and what follows."""
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("old", None, "before"),
-            system("b1", None, "compact_boundary", logicalParentUuid="gone",
-                   compactMetadata={"trigger": "manual", "preTokens": 1234},
-                   content="Conversation compacted"),
-            user("s1", "b1", "This session is being continued...", isCompactSummary=True,
-                 isVisibleInTranscriptOnly=True),
-            user("p2", "s1", "go on"),
-        ]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("old", None, "before"),
+                    system(
+                        "b1",
+                        None,
+                        "compact_boundary",
+                        logicalParentUuid="gone",
+                        compactMetadata={"trigger": "manual", "preTokens": 1234},
+                        content="Conversation compacted",
+                    ),
+                    user(
+                        "s1",
+                        "b1",
+                        "This session is being continued...",
+                        isCompactSummary=True,
+                        isVisibleInTranscriptOnly=True,
+                    ),
+                    user("p2", "s1", "go on"),
+                ],
+            )
+        )
         compaction = tree["b1"]
         assert isinstance(compaction, Compaction)
         assert compaction.parent_id is None
@@ -673,21 +868,33 @@ class TestHandMade:
         assert [m["role"] for m in context] == ["compactionSummary", "user"]
 
     def test_summary_without_boundary_is_a_user_message(self, tmp_path: Path) -> None:
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("s1", None, "This session is being continued...", isCompactSummary=True),
-            user("p2", "s1", "go on")]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("s1", None, "This session is being continued...", isCompactSummary=True),
+                    user("p2", "s1", "go on"),
+                ],
+            )
+        )
         assert isinstance(tree["s1"], MessageEntry)
 
     def test_old_in_file_sidechain(self, tmp_path: Path) -> None:
         """Before 1.0.60 sidechain records sat in the main file: they go under a marker
         root and are never the leaf."""
-        tree = claude_code.read(write(tmp_path / "s.jsonl", [
-            user("p1", None, "main"),
-            user("x1", None, "task prompt", isSidechain=True),
-            assistant("x2", "x1", "mx", {"type": "text", "text": "task done"},
-                      isSidechain=True),
-            assistant("a1", "p1", "m1", {"type": "text", "text": "main answer"}),
-        ]))
+        tree = claude_code.read(
+            write(
+                tmp_path / "s.jsonl",
+                [
+                    user("p1", None, "main"),
+                    user("x1", None, "task prompt", isSidechain=True),
+                    assistant(
+                        "x2", "x1", "mx", {"type": "text", "text": "task done"}, isSidechain=True
+                    ),
+                    assistant("a1", "p1", "m1", {"type": "text", "text": "main answer"}),
+                ],
+            )
+        )
         marker = tree["x1"].parent_id
         assert marker is not None
         entry = tree[marker]
@@ -699,13 +906,20 @@ class TestHandMade:
     def test_title_is_the_session_name(self, tmp_path: Path) -> None:
         """The latest custom-title names the session (a session_info first root); else
         the summary whose leafUuid is on the main line."""
-        lines = [user("p1", None), assistant("a1", "p1", "m1", {"type": "text", "text": "x"}),
-                 {"type": "summary", "summary": "Elsewhere", "leafUuid": "zzz"},
-                 {"type": "summary", "summary": "Greeting", "leafUuid": "a1"}]
+        lines = [
+            user("p1", None),
+            assistant("a1", "p1", "m1", {"type": "text", "text": "x"}),
+            {"type": "summary", "summary": "Elsewhere", "leafUuid": "zzz"},
+            {"type": "summary", "summary": "Greeting", "leafUuid": "a1"},
+        ]
         tree = claude_code.read(write(tmp_path / "s.jsonl", lines))
         assert tree.session_name == "Greeting"
         assert tree.roots()[0].type == "session_info"
         assert tree.leaf_id == "L4"  # the last summary line hangs below the answer
-        titled = claude_code.read(write(tmp_path / "t.jsonl", [
-            *lines, {"type": "custom-title", "customTitle": "Mine", "sessionId": "s"}]))
+        titled = claude_code.read(
+            write(
+                tmp_path / "t.jsonl",
+                [*lines, {"type": "custom-title", "customTitle": "Mine", "sessionId": "s"}],
+            )
+        )
         assert titled.session_name == "Mine"

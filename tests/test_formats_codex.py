@@ -29,20 +29,35 @@ from ptree.formats import codex
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "codex"
 POMODORO = FIXTURES / "ai-sessions" / "codex-pomodor-timer.jsonl"
-TUI = (FIXTURES / "codemie"
-       / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
-TRIMMED = (FIXTURES / "codemie"
-           / "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl")
-SMALL = (FIXTURES / "localpush"
-         / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl")
-BIG = (FIXTURES / "localpush"
-       / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl")
+TUI = (
+    FIXTURES / "codemie" / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+)
+TRIMMED = (
+    FIXTURES / "codemie" / "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"
+)
+SMALL = (
+    FIXTURES
+    / "localpush"
+    / "rollout-2026-02-23T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl"
+)
+BIG = (
+    FIXTURES
+    / "localpush"
+    / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+)
 ALL = [POMODORO, TUI, TRIMMED, SMALL, BIG]
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
 
-MODEL = {"reasoning", "function_call", "custom_tool_call", "local_shell_call",
-         "tool_search_call", "web_search_call", "image_generation_call"}
+MODEL = {
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "tool_search_call",
+    "web_search_call",
+    "image_generation_call",
+}
 
 
 def source_counts(path: Path) -> Counter[str]:
@@ -97,8 +112,9 @@ class TestFixtures:
         tree = codex.read(path)
         tree._check()
         assert tree_counts(tree) == source_counts(path)
-        on_path = [e for e in tree.path() if isinstance(e, (MessageEntry, CustomMessage,
-                                                            Compaction))]
+        on_path = [
+            e for e in tree.path() if isinstance(e, (MessageEntry, CustomMessage, Compaction))
+        ]
         assert len(on_path) == sum(source_counts(path).values())
 
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
@@ -106,8 +122,12 @@ class TestFixtures:
         """Line n gives entry n, or is listed in the codex.lines of the assistant message
         it was folded into; the leaf is the entry of the file's last line."""
         tree = codex.read(path)
-        folded = {n for e in tree.entries() if isinstance(e, MessageEntry)
-                  and "codex" in e.extra for n in e.extra["codex"]["lines"]}
+        folded = {
+            n
+            for e in tree.entries()
+            if isinstance(e, MessageEntry) and "codex" in e.extra
+            for n in e.extra["codex"]["lines"]
+        }
         lines = len(path.read_text(encoding="utf-8").splitlines())
         for n in range(1, lines + 1):
             assert str(n) in tree or n in folded, n
@@ -119,17 +139,22 @@ class TestFixtures:
     def test_results_right_after_their_calls(self, path: Path) -> None:
         """Each result hangs under its call's message or under a result of it."""
         tree = codex.read(path)
-        owner = {b["id"]: e.id for e in tree.entries() if isinstance(e, MessageEntry)
-                 and e.role == "assistant" for b in e.message["content"]
-                 if b["type"] == "toolCall"}
+        owner = {
+            b["id"]: e.id
+            for e in tree.entries()
+            if isinstance(e, MessageEntry) and e.role == "assistant"
+            for b in e.message["content"]
+            if b["type"] == "toolCall"
+        }
         for e in tree.entries():
             if isinstance(e, MessageEntry) and e.role == "toolResult":
                 call_owner = owner[e.message["toolCallId"]]
                 parent = tree[e.parent_id] if e.parent_id else None
                 assert isinstance(parent, MessageEntry)
                 assert parent.id == call_owner or (
-                    parent.role == "toolResult" and owner[parent.message["toolCallId"]]
-                    == call_owner)
+                    parent.role == "toolResult"
+                    and owner[parent.message["toolCallId"]] == call_owner
+                )
 
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
     def test_deterministic(self, path: Path, tmp_path: Path) -> None:
@@ -147,21 +172,34 @@ class TestFixtures:
         assert isinstance(result, MessageEntry)
         assert result.parent_id == "804"
         path = [e.id for e in tree.path()]
-        assert path[path.index("804"):path.index("804") + 5] == [
-            "804", "810", "805", "808", "809"]
+        assert path[path.index("804") : path.index("804") + 5] == [
+            "804",
+            "810",
+            "805",
+            "808",
+            "809",
+        ]
         assert isinstance(tree["809"], CustomMessage)
         assert tree["809"].custom_type == "codex.developer"
 
     def test_call_without_output(self) -> None:
         """localpush 12-47: the call of line 826 never got an output; it stays a call."""
         tree = codex.read(SMALL)
-        calls = [b for e in tree.entries() if isinstance(e, MessageEntry)
-                 and e.role == "assistant" for b in e.message["content"]
-                 if b["type"] == "toolCall" and b["id"] == "call_BpTazJ89W9PntRqGPwDNfwEY"]
+        calls = [
+            b
+            for e in tree.entries()
+            if isinstance(e, MessageEntry) and e.role == "assistant"
+            for b in e.message["content"]
+            if b["type"] == "toolCall" and b["id"] == "call_BpTazJ89W9PntRqGPwDNfwEY"
+        ]
         assert len(calls) == 1
-        results = [e for e in tree.entries() if isinstance(e, MessageEntry)
-                   and e.role == "toolResult"
-                   and e.message["toolCallId"] == "call_BpTazJ89W9PntRqGPwDNfwEY"]
+        results = [
+            e
+            for e in tree.entries()
+            if isinstance(e, MessageEntry)
+            and e.role == "toolResult"
+            and e.message["toolCallId"] == "call_BpTazJ89W9PntRqGPwDNfwEY"
+        ]
         assert results == []
 
     def test_compaction(self) -> None:
@@ -186,11 +224,12 @@ class TestFixtures:
         effort high from line 11 and medium from line 138: one model change and two
         thinking-level changes."""
         tree = codex.read(BIG)
-        changes = [e for e in tree.entries() if isinstance(e, (ModelChange,
-                                                              ThinkingLevelChange))]
+        changes = [e for e in tree.entries() if isinstance(e, (ModelChange, ThinkingLevelChange))]
         assert [(e.id, type(e).__name__) for e in changes] == [
-            ("11.1", "ModelChange"), ("11.2", "ThinkingLevelChange"),
-            ("138.1", "ThinkingLevelChange")]
+            ("11.1", "ModelChange"),
+            ("11.2", "ThinkingLevelChange"),
+            ("138.1", "ThinkingLevelChange"),
+        ]
         assert [e.thinking_level for e in changes[1:]] == ["high", "medium"]  # type: ignore[union-attr]
         context = ptree.build_context(tree)
         assert context.model is not None
@@ -202,11 +241,15 @@ class TestFixtures:
         summary, the signature the whole item."""
         tree = codex.read(POMODORO)
         lines = POMODORO.read_text(encoding="utf-8").splitlines()
-        first = next(i for i, line in enumerate(lines, 1)
-                     if '"type":"reasoning"' in line)
+        first = next(i for i, line in enumerate(lines, 1) if '"type":"reasoning"' in line)
         item = json.loads(lines[first - 1])["payload"]
-        holder = next(e for e in tree.entries() if isinstance(e, MessageEntry)
-                      and "codex" in e.extra and first in e.extra["codex"]["lines"])
+        holder = next(
+            e
+            for e in tree.entries()
+            if isinstance(e, MessageEntry)
+            and "codex" in e.extra
+            and first in e.extra["codex"]["lines"]
+        )
         block = holder.message["content"][0]
         assert block["type"] == "thinking"
         assert block["thinking"] == "\n".join(p["text"] for p in item["summary"])
@@ -215,10 +258,12 @@ class TestFixtures:
     def test_trimmed_file_has_no_user_messages(self) -> None:
         """The trimmed Desktop copy has the prompts only as user_message events."""
         tree = codex.read(TRIMMED)
-        assert not [e for e in tree.entries() if isinstance(e, MessageEntry)
-                    and e.role == "user"]
-        prompts = [e for e in tree.entries() if isinstance(e, Custom)
-                   and e.data.get("type") == "user_message"]
+        assert not [e for e in tree.entries() if isinstance(e, MessageEntry) and e.role == "user"]
+        prompts = [
+            e
+            for e in tree.entries()
+            if isinstance(e, Custom) and e.data.get("type") == "user_message"
+        ]
         assert len(prompts) == 3
 
 
@@ -253,18 +298,34 @@ def line(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def meta() -> dict[str, Any]:
-    return line("session_meta", {"id": "sess", "timestamp": T, "cwd": "/w",
-                                 "cli_version": "0.50.0", "model_provider": "openai"})
+    return line(
+        "session_meta",
+        {
+            "id": "sess",
+            "timestamp": T,
+            "cwd": "/w",
+            "cli_version": "0.50.0",
+            "model_provider": "openai",
+        },
+    )
 
 
 def user(text: str) -> dict[str, Any]:
-    return line("response_item", {"type": "message", "role": "user",
-                                  "content": [{"type": "input_text", "text": text}]})
+    return line(
+        "response_item",
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+    )
 
 
 def answer(text: str) -> dict[str, Any]:
-    return line("response_item", {"type": "message", "role": "assistant",
-                                  "content": [{"type": "output_text", "text": text}]})
+    return line(
+        "response_item",
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text}],
+        },
+    )
 
 
 def write(path: Path, lines: list[Any]) -> Path:
@@ -276,14 +337,20 @@ class TestHandMade:
     def test_rollback_keeps_the_turns_as_a_branch(self, tmp_path: Path) -> None:
         """Two turns, one rolled back, a new turn: the new prompt hangs under the first
         answer; the rolled-back turn stays as a sibling branch."""
-        path = write(tmp_path / "r.jsonl", [
-            meta(),                                           # 1
-            user("<environment_context>cwd</environment_context>"),  # 2
-            user("first"), answer("one"),                     # 3, 4
-            user("second"), answer("two"),                    # 5, 6
-            line("event_msg", {"type": "thread_rolled_back", "num_turns": 1}),  # 7
-            user("second again"), answer("two again"),        # 8, 9
-        ])
+        path = write(
+            tmp_path / "r.jsonl",
+            [
+                meta(),  # 1
+                user("<environment_context>cwd</environment_context>"),  # 2
+                user("first"),
+                answer("one"),  # 3, 4
+                user("second"),
+                answer("two"),  # 5, 6
+                line("event_msg", {"type": "thread_rolled_back", "num_turns": 1}),  # 7
+                user("second again"),
+                answer("two again"),  # 8, 9
+            ],
+        )
         tree = codex.read(path)
         assert [e.id for e in tree.path()] == ["1", "2", "3", "4", "7", "8", "9"]
         assert tree["5"].parent_id == "4"
@@ -293,20 +360,32 @@ class TestHandMade:
     def test_rollback_of_more_turns_than_there_are(self, tmp_path: Path) -> None:
         """num_turns beyond the turns on the line cuts at the first turn; injected
         context is not a turn."""
-        path = write(tmp_path / "r.jsonl", [
-            meta(), user("<user_instructions>x</user_instructions>"), user("a"), answer("b"),
-            line("event_msg", {"type": "thread_rolled_back", "num_turns": 5}), user("c"),
-        ])
+        path = write(
+            tmp_path / "r.jsonl",
+            [
+                meta(),
+                user("<user_instructions>x</user_instructions>"),
+                user("a"),
+                answer("b"),
+                line("event_msg", {"type": "thread_rolled_back", "num_turns": 5}),
+                user("c"),
+            ],
+        )
         tree = codex.read(path)
         assert [e.id for e in tree.path()] == ["1", "2", "5", "6"]
         assert tree["3"].parent_id == "2"
 
     def test_compaction_without_replacement_history(self, tmp_path: Path) -> None:
-        path = write(tmp_path / "c.jsonl", [
-            meta(), user("a"), answer("b"),
-            {"timestamp": T, "type": "compacted", "payload": {"message": "summary"}},
-            user("c"),
-        ])
+        path = write(
+            tmp_path / "c.jsonl",
+            [
+                meta(),
+                user("a"),
+                answer("b"),
+                {"timestamp": T, "type": "compacted", "payload": {"message": "summary"}},
+                user("c"),
+            ],
+        )
         tree = codex.read(path)
         context = ptree.build_context(tree).messages
         assert [m["role"] for m in context] == ["compactionSummary", "user"]
@@ -315,31 +394,86 @@ class TestHandMade:
     def test_parallel_calls_and_images(self, tmp_path: Path) -> None:
         """One response with two calls; an image in the prompt and in an output."""
         png = "iVBORw0KGgo="
-        path = write(tmp_path / "p.jsonl", [
-            meta(),
-            line("response_item", {"type": "message", "role": "user", "content": [
-                {"type": "input_text", "text": "look"},
-                {"type": "input_image", "image_url": f"data:image/png;base64,{png}"}]}),
-            line("response_item", {"type": "reasoning", "summary": [], "content": None,
-                                   "encrypted_content": "xyz"}),
-            line("response_item", {"type": "function_call", "name": "a", "call_id": "c1",
-                                   "arguments": '{"x": 1}'}),
-            line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
-                "input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3,
-                "total_tokens": 13}}}),
-            line("response_item", {"type": "function_call", "name": "b", "call_id": "c2",
-                                   "arguments": "not json"}),
-            line("response_item", {"type": "function_call_output", "call_id": "c2",
-                                   "output": [{"type": "input_image",
-                                               "image_url": f"data:image/png;base64,{png}"}]}),
-            line("response_item", {"type": "function_call_output", "call_id": "c1",
-                                   "output": "ok"}),
-        ])
+        path = write(
+            tmp_path / "p.jsonl",
+            [
+                meta(),
+                line(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [
+                            {"type": "input_text", "text": "look"},
+                            {"type": "input_image", "image_url": f"data:image/png;base64,{png}"},
+                        ],
+                    },
+                ),
+                line(
+                    "response_item",
+                    {
+                        "type": "reasoning",
+                        "summary": [],
+                        "content": None,
+                        "encrypted_content": "xyz",
+                    },
+                ),
+                line(
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "a",
+                        "call_id": "c1",
+                        "arguments": '{"x": 1}',
+                    },
+                ),
+                line(
+                    "event_msg",
+                    {
+                        "type": "token_count",
+                        "info": {
+                            "last_token_usage": {
+                                "input_tokens": 10,
+                                "cached_input_tokens": 4,
+                                "output_tokens": 3,
+                                "total_tokens": 13,
+                            }
+                        },
+                    },
+                ),
+                line(
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "b",
+                        "call_id": "c2",
+                        "arguments": "not json",
+                    },
+                ),
+                line(
+                    "response_item",
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c2",
+                        "output": [
+                            {"type": "input_image", "image_url": f"data:image/png;base64,{png}"}
+                        ],
+                    },
+                ),
+                line(
+                    "response_item",
+                    {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+                ),
+            ],
+        )
         tree = codex.read(path)
         response = tree["3"]
         assert isinstance(response, MessageEntry)
         assert [b["type"] for b in response.message["content"]] == [
-            "thinking", "toolCall", "toolCall"]
+            "thinking",
+            "toolCall",
+            "toolCall",
+        ]
         assert response.message["content"][1]["arguments"] == {"x": 1}
         assert response.message["content"][2]["arguments"] == {"input": "not json"}
         assert response.message["usage"]["input"] == 6
@@ -349,27 +483,41 @@ class TestHandMade:
         assert [e.id for e in tree.path()] == ["1", "2", "3", "7", "8", "5"]
         prompt = tree["2"]
         assert isinstance(prompt, MessageEntry)
-        assert prompt.message["content"][1] == {"type": "image", "data": png,
-                                                "mimeType": "image/png"}
+        assert prompt.message["content"][1] == {
+            "type": "image",
+            "data": png,
+            "mimeType": "image/png",
+        }
         out = tree["7"]
         assert isinstance(out, MessageEntry)
-        assert out.message["content"] == [{"type": "image", "data": png,
-                                           "mimeType": "image/png"}]
+        assert out.message["content"] == [{"type": "image", "data": png, "mimeType": "image/png"}]
 
     def test_model_change_mid_session(self, tmp_path: Path) -> None:
         """A turn_context naming another model (and effort none) gives a model_change
         and a thinking_level_change off; the next answer carries the new model."""
-        path = write(tmp_path / "m.jsonl", [
-            meta(), line("turn_context", {"model": "gpt-5", "effort": "high"}),
-            user("a"), answer("b"),
-            line("turn_context", {"model": "gpt-5-mini", "effort": "none"}),
-            user("c"), answer("d"),
-        ])
+        path = write(
+            tmp_path / "m.jsonl",
+            [
+                meta(),
+                line("turn_context", {"model": "gpt-5", "effort": "high"}),
+                user("a"),
+                answer("b"),
+                line("turn_context", {"model": "gpt-5-mini", "effort": "none"}),
+                user("c"),
+                answer("d"),
+            ],
+        )
         tree = codex.read(path)
-        assert [(e.id, e.type) for e in tree.entries()
-                if e.type in ("model_change", "thinking_level_change")] == [
-            ("2.1", "model_change"), ("2.2", "thinking_level_change"),
-            ("5.1", "model_change"), ("5.2", "thinking_level_change")]
+        assert [
+            (e.id, e.type)
+            for e in tree.entries()
+            if e.type in ("model_change", "thinking_level_change")
+        ] == [
+            ("2.1", "model_change"),
+            ("2.2", "thinking_level_change"),
+            ("5.1", "model_change"),
+            ("5.2", "thinking_level_change"),
+        ]
         last = tree["7"]
         assert isinstance(last, MessageEntry)
         assert last.message["model"] == "gpt-5-mini"
@@ -380,14 +528,23 @@ class TestHandMade:
 
     def test_old_unwrapped_file(self, tmp_path: Path) -> None:
         """Before ~0.30: the meta object alone on line 1, state lines, bare items."""
-        path = write(tmp_path / "old.jsonl", [
-            {"id": "old-1", "timestamp": T, "instructions": None, "git": None},
-            {"record_type": "state"},
-            {"type": "message", "role": "user", "content": [
-                {"type": "input_text", "text": "hi"}]},
-            {"type": "message", "role": "assistant", "content": [
-                {"type": "output_text", "text": "hello"}]},
-        ])
+        path = write(
+            tmp_path / "old.jsonl",
+            [
+                {"id": "old-1", "timestamp": T, "instructions": None, "git": None},
+                {"record_type": "state"},
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "hi"}],
+                },
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "hello"}],
+                },
+            ],
+        )
         tree = codex.read(path)
         assert tree.header is not None
         assert tree.header.id == "old-1"
@@ -416,12 +573,29 @@ class TestBadInput:
         self.fails(bad, 153, "torn last line")
 
     def test_bad_payload_and_items(self, tmp_path: Path) -> None:
-        self.fails(write(tmp_path / "a.jsonl", [meta(), {"type": "response_item",
-                                                         "payload": [1]}]),
-                   2, "'payload' must be an object")
-        self.fails(write(tmp_path / "b.jsonl", [meta(), line("response_item", {
-            "type": "function_call", "name": "x", "arguments": "{}"})]),
-            2, "needs a string 'call_id'")
-        self.fails(write(tmp_path / "c.jsonl", [meta(), line("response_item", {
-            "type": "message", "role": "user", "content": 5})]),
-            2, "'content' must be a list")
+        self.fails(
+            write(tmp_path / "a.jsonl", [meta(), {"type": "response_item", "payload": [1]}]),
+            2,
+            "'payload' must be an object",
+        )
+        self.fails(
+            write(
+                tmp_path / "b.jsonl",
+                [
+                    meta(),
+                    line(
+                        "response_item", {"type": "function_call", "name": "x", "arguments": "{}"}
+                    ),
+                ],
+            ),
+            2,
+            "needs a string 'call_id'",
+        )
+        self.fails(
+            write(
+                tmp_path / "c.jsonl",
+                [meta(), line("response_item", {"type": "message", "role": "user", "content": 5})],
+            ),
+            2,
+            "'content' must be a list",
+        )

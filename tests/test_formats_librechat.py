@@ -23,13 +23,28 @@ from ptree.formats._common import parse_deep_json
 ROOT = librechat.NO_PARENT
 
 
-def m(mid: str, parent: str | None, user: bool, text: str, second: int,
-      children: list[dict[str, Any]] | None = None, **more: Any) -> dict[str, Any]:
+def m(
+    mid: str,
+    parent: str | None,
+    user: bool,
+    text: str,
+    second: int,
+    children: list[dict[str, Any]] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "messageId": mid, "conversationId": "conv-1", "isCreatedByUser": user,
-        "sender": "User" if user else "GPT-4o", "text": text, "error": False,
-        "unfinished": False, "createdAt": f"2024-05-01T16:35:{second:02d}.000Z",
-        "model": None if user else "gpt-4o", "endpoint": "openAI", **more}
+        "messageId": mid,
+        "conversationId": "conv-1",
+        "isCreatedByUser": user,
+        "sender": "User" if user else "GPT-4o",
+        "text": text,
+        "error": False,
+        "unfinished": False,
+        "createdAt": f"2024-05-01T16:35:{second:02d}.000Z",
+        "model": None if user else "gpt-4o",
+        "endpoint": "openAI",
+        **more,
+    }
     if parent is not None:
         out["parentMessageId"] = parent
     if children is not None:
@@ -39,8 +54,8 @@ def m(mid: str, parent: str | None, user: bool, text: str, second: int,
 
 def tree_export() -> dict[str, Any]:
     """u1 ─ a1 ─┬ u2 "thanks" ─┬ a2 (10s)
-                │              └ a3 (12s, regenerated) ─ u4 (14s) ─ a4 (15s, newest)
-                └ u3 "lol" (11s) ─ a5 (13s)"""
+    │              └ a3 (12s, regenerated) ─ u4 (14s) ─ a4 (15s, newest)
+    └ u3 "lol" (11s) ─ a5 (13s)"""
     a4 = m("a4", "u4", False, "Sometimes.", 15, [])
     u4 = m("u4", "a3", True, "does coding make you happy", 14, [a4])
     a2 = m("a2", "u2", False, "You're welcome!", 10, [])
@@ -50,9 +65,16 @@ def tree_export() -> dict[str, Any]:
     u3 = m("u3", "a1", True, "lol", 11, [a5])
     a1 = m("a1", "u1", False, "Create it with python3 -m venv venv.", 8, [u2, u3])
     u1 = m("u1", ROOT, True, "How do I use source venv/bin/activate?", 7, [a1])
-    return {"conversationId": "conv-1", "endpoint": "openAI", "title": "Venv trouble",
-            "exportAt": "13:18:04 GMT-0400", "branches": True, "recursive": True,
-            "options": {"model": "gpt-4o"}, "messages": [u1]}
+    return {
+        "conversationId": "conv-1",
+        "endpoint": "openAI",
+        "title": "Venv trouble",
+        "exportAt": "13:18:04 GMT-0400",
+        "branches": True,
+        "recursive": True,
+        "options": {"model": "gpt-4o"},
+        "messages": [u1],
+    }
 
 
 def flat(export: dict[str, Any]) -> dict[str, Any]:
@@ -78,10 +100,18 @@ class TestRead:
         data = tree_export() if shape == "tree" else flat(tree_export())
         tree = librechat.read(write(tmp_path / "e.json", data))
         tree._check()
-        parents = {"u1": None, "a1": "u1", "u2": "a1", "u3": "a1", "a2": "u2", "a3": "u2",
-                   "u4": "a3", "a4": "u4", "a5": "u3"}
-        assert {e.id: e.parent_id for e in tree.entries() if isinstance(e, MessageEntry)
-                } == parents
+        parents = {
+            "u1": None,
+            "a1": "u1",
+            "u2": "a1",
+            "u3": "a1",
+            "a2": "u2",
+            "a3": "u2",
+            "u4": "a3",
+            "a4": "u4",
+            "a5": "u3",
+        }
+        assert {e.id: e.parent_id for e in tree.entries() if isinstance(e, MessageEntry)} == parents
         assert [e.id for e in tree.path()] == ["u1", "a1", "u2", "a3", "u4", "a4"]
         assert tree.ids()[-1] == "a4"
         assert tree.session_name == "Venv trouble"
@@ -95,10 +125,12 @@ class TestRead:
 
     def test_linear_variant(self, tmp_path: Path) -> None:
         """Messages without parentMessageId follow one another in list order."""
-        msgs = [m("x1", None, True, "a", 1), m("x2", None, False, "b", 2),
-                m("x3", None, True, "c", 3)]
-        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c",
-                                                           "messages": msgs}))
+        msgs = [
+            m("x1", None, True, "a", 1),
+            m("x2", None, False, "b", 2),
+            m("x3", None, True, "c", 3),
+        ]
+        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs}))
         assert [e.id for e in tree.path()] == ["x1", "x2", "x3"]
 
     def test_agent_content_with_tool_calls(self, tmp_path: Path) -> None:
@@ -107,15 +139,22 @@ class TestRead:
         content = [
             {"type": "think", "think": "Need the weather."},
             {"type": "text", "text": "Checking."},
-            {"type": "tool_call", "tool_call": {"id": "t1", "name": "weather",
-                                                "args": '{"city": "Oslo"}',
-                                                "output": "3 C, rain"}},
+            {
+                "type": "tool_call",
+                "tool_call": {
+                    "id": "t1",
+                    "name": "weather",
+                    "args": '{"city": "Oslo"}',
+                    "output": "3 C, rain",
+                },
+            },
             {"type": "text", "text": {"value": "It is 3 C and raining."}},
         ]
-        msgs = [m("q", ROOT, True, "Weather in Oslo?", 1),
-                m("r", "q", False, "", 2, content=content, unfinished=True)]
-        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c",
-                                                           "messages": msgs}))
+        msgs = [
+            m("q", ROOT, True, "Weather in Oslo?", 1),
+            m("r", "q", False, "", 2, content=content, unfinished=True),
+        ]
+        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs}))
         assert [e.id for e in tree.path()] == ["q", "r", "r#2", "r#3"]
         first, result, second = (tree[i] for i in ("r", "r#2", "r#3"))
         assert isinstance(first, MessageEntry)
@@ -124,7 +163,8 @@ class TestRead:
         assert first.message["content"] == [
             {"type": "thinking", "thinking": "Need the weather."},
             {"type": "text", "text": "Checking."},
-            {"type": "toolCall", "id": "t1", "name": "weather", "arguments": {"city": "Oslo"}}]
+            {"type": "toolCall", "id": "t1", "name": "weather", "arguments": {"city": "Oslo"}},
+        ]
         assert first.message["stopReason"] == "toolUse"
         assert result.message["toolCallId"] == "t1"
         assert result.message["content"] == [{"type": "text", "text": "3 C, rain"}]
@@ -140,8 +180,12 @@ class TestRead:
             msg = m(f"m{i}", f"m{i - 1}" if i else ROOT, i % 2 == 0, str(i), 0)
             parts.append(json.dumps(msg)[:-1] + ', "children": [')
             closing.append("]}")
-        doc = ('{"conversationId": "c", "recursive": true, "messages": ['
-               + "".join(parts) + "".join(closing) + "]}")
+        doc = (
+            '{"conversationId": "c", "recursive": true, "messages": ['
+            + "".join(parts)
+            + "".join(closing)
+            + "]}"
+        )
         path = tmp_path / "deep.json"
         path.write_text(doc, encoding="utf-8")
         tree = librechat.read(path)
@@ -158,16 +202,28 @@ class TestBadInput:
         assert caught.value.line == 2
         assert "not JSON" in caught.value.reason
 
-    @pytest.mark.parametrize(("data", "where"), [
-        ({"conversationId": "c"}, "messages: expected a list of messages, found null"),
-        ({"conversationId": "c", "messages": [5]}, "messages[0]: expected a message object"),
-        ({"conversationId": "c", "messages": [{"text": "x"}]},
-         "messages[0]: a message needs a string 'messageId'"),
-        ({"conversationId": "c", "recursive": True, "messages": [
-            {"messageId": "a", "children": [{"messageId": "b", "children": 3}]}]},
-         "messages[0].children[0].children: expected a list"),
-        ([1, 2], "expected a LibreChat export object, found a list"),
-    ])
+    @pytest.mark.parametrize(
+        ("data", "where"),
+        [
+            ({"conversationId": "c"}, "messages: expected a list of messages, found null"),
+            ({"conversationId": "c", "messages": [5]}, "messages[0]: expected a message object"),
+            (
+                {"conversationId": "c", "messages": [{"text": "x"}]},
+                "messages[0]: a message needs a string 'messageId'",
+            ),
+            (
+                {
+                    "conversationId": "c",
+                    "recursive": True,
+                    "messages": [
+                        {"messageId": "a", "children": [{"messageId": "b", "children": 3}]}
+                    ],
+                },
+                "messages[0].children[0].children: expected a list",
+            ),
+            ([1, 2], "expected a LibreChat export object, found a list"),
+        ],
+    )
     def test_wrong_shape_says_where(self, data: Any, where: str, tmp_path: Path) -> None:
         with pytest.raises(ImportFormatError, match=r"e\.json: ") as caught:
             librechat.read(write(tmp_path / "e.json", data))
@@ -177,8 +233,10 @@ class TestBadInput:
         """A field nested 20,000 deep is read (explicit stack) but cannot be stored:
         an ImportFormatError naming the message, never a RecursionError."""
         deep = '{"a":' * 20_000 + "1" + "}" * 20_000
-        doc = ('{"conversationId": "c", "messages": [{"messageId": "a", "isCreatedByUser": '
-               f'true, "text": "x", "files": {deep}}}]}}')
+        doc = (
+            '{"conversationId": "c", "messages": [{"messageId": "a", "isCreatedByUser": '
+            f'true, "text": "x", "files": {deep}}}]}}'
+        )
         path = tmp_path / "e.json"
         path.write_text(doc, encoding="utf-8")
         with pytest.raises(ImportFormatError, match="nested too deeply") as caught:
@@ -188,15 +246,18 @@ class TestBadInput:
     def test_cycle(self, tmp_path: Path) -> None:
         msgs = [m("a", "b", True, "x", 1), m("b", "a", False, "y", 2)]
         with pytest.raises(ImportFormatError, match="cycle"):
-            librechat.read(write(tmp_path / "e.json", {"conversationId": "c",
-                                                       "messages": msgs}))
+            librechat.read(write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs}))
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=30)
+    max_leaves=30,
+)
 
 
 class TestDeepParser:

@@ -21,16 +21,25 @@ from tests.test_pi_interop import pi_package, pi_views, ptree_context
 __all__ = ["pi_package"]  # the fixture, imported so that pytest finds it here
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
-CLAUDE = [FIXTURES / "claude-code" / p for p in (
-    "spotter/short.jsonl", "spotter/tool_heavy.jsonl", "spotter/subagent.jsonl",
-    "spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl", "codemie/session-9eda1058.jsonl",
-    "codemie/incremental-subagents/turn-2.jsonl",
-    "codemie/old-layout/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
-    "ai-sessions/claude-code-pomodoro-timer.jsonl")]
+CLAUDE = [
+    FIXTURES / "claude-code" / p
+    for p in (
+        "spotter/short.jsonl",
+        "spotter/tool_heavy.jsonl",
+        "spotter/subagent.jsonl",
+        "spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+        "codemie/session-9eda1058.jsonl",
+        "codemie/incremental-subagents/turn-2.jsonl",
+        "codemie/old-layout/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+        "ai-sessions/claude-code-pomodoro-timer.jsonl",
+    )
+]
 CODEX = sorted((FIXTURES / "codex").glob("*/*.jsonl"))
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}"),
+]
 
 
 def check_in_pi(trees: list[ptree.SessionTree], package: Path, tmp_path: Path) -> None:

@@ -48,8 +48,17 @@ def claude_sessions(draw: st.DrawFn) -> Session:
 
     def record(kind: str, parent: str | None, **fields: Any) -> str:
         uid = s.uuid()
-        s.records.append({"type": kind, "uuid": uid, "parentUuid": parent, "sessionId": "s",
-                          "timestamp": T, "cwd": "/w", **fields})
+        s.records.append(
+            {
+                "type": kind,
+                "uuid": uid,
+                "parentUuid": parent,
+                "sessionId": "s",
+                "timestamp": T,
+                "cwd": "/w",
+                **fields,
+            }
+        )
         return uid
 
     def progress(parent: str | None) -> str:
@@ -59,14 +68,16 @@ def claude_sessions(draw: st.DrawFn) -> Session:
         for _ in range(draw(st.integers(0, 2))):
             last = progress(last)
         if draw(st.booleans()):
-            s.records.append({"type": "file-history-snapshot", "messageId": f"snap{turn}",
-                              "snapshot": {}})
+            s.records.append(
+                {"type": "file-history-snapshot", "messageId": f"snap{turn}", "snapshot": {}}
+            )
         last = record("user", last, message={"role": "user", "content": draw(words)})
         s.path_messages.append(last)
         for r in range(draw(st.integers(1, 3))):
             mid = f"msg-{turn}-{r}"
-            kinds = draw(st.lists(st.sampled_from(["text", "thinking", "tool_use"]),
-                                  min_size=1, max_size=4))
+            kinds = draw(
+                st.lists(st.sampled_from(["text", "thinking", "tool_use"]), min_size=1, max_size=4)
+            )
             block_records: list[str] = []
             calls: list[tuple[str, str]] = []  # (call id, record uuid)
             for b, kind in enumerate(kinds):
@@ -75,11 +86,24 @@ def claude_sessions(draw: st.DrawFn) -> Session:
                 elif kind == "thinking":
                     block = {"type": "thinking", "thinking": draw(words), "signature": "sig"}
                 else:
-                    block = {"type": "tool_use", "id": f"toolu_{turn}_{r}_{b}", "name": "Bash",
-                             "input": {"command": draw(words)}}
-                last = record("assistant", last, message={
-                    "id": mid, "role": "assistant", "model": "claude-x", "content": [block],
-                    "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 2}})
+                    block = {
+                        "type": "tool_use",
+                        "id": f"toolu_{turn}_{r}_{b}",
+                        "name": "Bash",
+                        "input": {"command": draw(words)},
+                    }
+                last = record(
+                    "assistant",
+                    last,
+                    message={
+                        "id": mid,
+                        "role": "assistant",
+                        "model": "claude-x",
+                        "content": [block],
+                        "stop_reason": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 2},
+                    },
+                )
                 block_records.append(last)
                 if kind == "tool_use":
                     calls.append((block["id"], last))
@@ -89,9 +113,22 @@ def claude_sessions(draw: st.DrawFn) -> Session:
             s.uuids_of[block_records[0]] = block_records
             order = draw(st.permutations(calls))
             for call_id, call_record in order:
-                last = record("user", call_record, message={"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": call_id, "content": draw(words),
-                     "is_error": draw(st.booleans())}]}, toolUseResult={"stdout": "x"})
+                last = record(
+                    "user",
+                    call_record,
+                    message={
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": call_id,
+                                "content": draw(words),
+                                "is_error": draw(st.booleans()),
+                            }
+                        ],
+                    },
+                    toolUseResult={"stdout": "x"},
+                )
                 s.path_messages.append(last)
         if draw(st.booleans()):
             last = record("system", last, subtype="turn_duration", durationMs=5)
@@ -114,9 +151,11 @@ def round_trips(tree: SessionTree, path: Path) -> None:
 
 # Each example writes, reads and dumps a file (~50 ms): 100 examples in every profile
 # keep this file at seconds; PTREE_FORMAT_EXAMPLES asks for more.
-_SETTINGS = settings(max_examples=int(os.environ.get("PTREE_FORMAT_EXAMPLES", "100")),
-                     suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                            HealthCheck.too_slow], deadline=None)
+_SETTINGS = settings(
+    max_examples=int(os.environ.get("PTREE_FORMAT_EXAMPLES", "100")),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    deadline=None,
+)
 
 
 class TestClaudeCode:
@@ -146,7 +185,7 @@ class TestClaudeCode:
         # and the last entry of the file.
         path = tree.path()
         tail = next(i for i, e in enumerate(path) if e.id == session.path_messages[-1])
-        assert all(not isinstance(e, MessageEntry) for e in path[tail + 1:])
+        assert all(not isinstance(e, MessageEntry) for e in path[tail + 1 :])
         assert not tree.children(tree.leaf_id)
         assert tree.ids()[-1] == tree.leaf_id
         round_trips(tree, tmp_path / "out.jsonl")
@@ -167,49 +206,87 @@ def codex_rollouts(draw: st.DrawFn) -> Rollout:
         return str(len(s.records))
 
     line("session_meta", {"id": "sess", "cwd": "/w", "cli_version": "0.99"})
-    line("turn_context", {"model": "gpt-x", "effort": draw(st.sampled_from(
-        ["low", "medium", "high"]))})
+    line(
+        "turn_context",
+        {"model": "gpt-x", "effort": draw(st.sampled_from(["low", "medium", "high"]))},
+    )
     for turn in range(draw(st.integers(1, 4))):
         if turn and draw(st.integers(0, 4)) == 0:
             n = draw(st.integers(1, 3))
             line("event_msg", {"type": "thread_rolled_back", "num_turns": n})
             # The last n turns go (all of them when there are fewer).
-            del s.turns[max(len(s.turns) - n, 0):]
-        messages: list[str] = [line("response_item", {
-            "type": "message", "role": "user",
-            "content": [{"type": "input_text", "text": draw(words)}]})]
+            del s.turns[max(len(s.turns) - n, 0) :]
+        messages: list[str] = [
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": draw(words)}],
+                },
+            )
+        ]
         responses = draw(st.integers(1, 3))
         for r in range(responses):
             first: str | None = None
             calls: list[str] = []
             if draw(st.booleans()):
-                first = line("response_item", {"type": "reasoning", "summary": [
-                    {"type": "summary_text", "text": draw(words)}], "content": None})
+                first = line(
+                    "response_item",
+                    {
+                        "type": "reasoning",
+                        "summary": [{"type": "summary_text", "text": draw(words)}],
+                        "content": None,
+                    },
+                )
             # Only a turn's last response may end without calls: the model answers
             # again only after the outputs of its calls.
             for c in range(draw(st.integers(0 if r == responses - 1 else 1, 3))):
                 call_id = f"call_{turn}_{r}_{c}"
-                at = line("response_item", {"type": "function_call", "name": "shell",
-                                            "call_id": call_id, "arguments": "{}"})
+                at = line(
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "shell",
+                        "call_id": call_id,
+                        "arguments": "{}",
+                    },
+                )
                 first = first or at
                 calls.append(call_id)
                 if draw(st.booleans()):
                     line("event_msg", {"type": "token_count", "info": None})
             if not calls or draw(st.booleans()):
-                at = line("response_item", {"type": "message", "role": "assistant",
-                                            "content": [{"type": "output_text",
-                                                         "text": draw(words)}]})
+                at = line(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": draw(words)}],
+                    },
+                )
                 first = first or at
             assert first is not None
             messages.append(first)
             meanwhile: list[str] = []
             for call_id in draw(st.permutations(calls)):
                 if draw(st.integers(0, 3)) == 0:
-                    meanwhile.append(line("response_item", {
-                        "type": "message", "role": "developer",
-                        "content": [{"type": "input_text", "text": "note"}]}))
-                messages.append(line("response_item", {"type": "function_call_output",
-                                                       "call_id": call_id, "output": "ok"}))
+                    meanwhile.append(
+                        line(
+                            "response_item",
+                            {
+                                "type": "message",
+                                "role": "developer",
+                                "content": [{"type": "input_text", "text": "note"}],
+                            },
+                        )
+                    )
+                messages.append(
+                    line(
+                        "response_item",
+                        {"type": "function_call_output", "call_id": call_id, "output": "ok"},
+                    )
+                )
             messages.extend(meanwhile)
         s.turns.append(messages)
     return s
@@ -229,8 +306,12 @@ class TestCodex:
         tree._check()
         path_ids = [e.id for e in tree.path() if e.type in ("message", "custom_message")]
         assert path_ids == [m for turn in rollout.turns for m in turn]
-        folded = {n for e in tree.entries() if isinstance(e, MessageEntry)
-                  and "codex" in e.extra for n in e.extra["codex"]["lines"][1:]}
+        folded = {
+            n
+            for e in tree.entries()
+            if isinstance(e, MessageEntry) and "codex" in e.extra
+            for n in e.extra["codex"]["lines"][1:]
+        }
         for n in range(1, len(rollout.records) + 1):
             assert (str(n) in tree) != (n in folded), n
         assert tree.ids()[-1] == tree.leaf_id

@@ -610,22 +610,26 @@ class TestImportFunctions:
     def test_bad_export_writes_nothing_when_strict(self, tmp_path: Path) -> None:
         """strict=True: a bad conversation anywhere in the export, no file is written."""
         with pytest.raises(ExportFormatError):
-            import_chatgpt([gpt_conversation(), {"title": "broken"}], tmp_path / "out",
-                           strict=True)
+            import_chatgpt([gpt_conversation(), {"title": "broken"}], tmp_path / "out", strict=True)
         assert not (tmp_path / "out").exists()
 
     def test_broken_conversation_is_skipped_with_a_warning(self, tmp_path: Path) -> None:
         """By default a conversation with ``mapping: null`` is skipped, named in a
         warning, and the others are written."""
         broken = {"title": "broken", "id": "b-1", "mapping": None}
-        with pytest.warns(ptree.SessionFileWarning, match=r"conversations\[1\] 'broken' "
-                          r"'b-1': conversations\[1\].mapping: expected an object, found null"):
+        with pytest.warns(
+            ptree.SessionFileWarning,
+            match=r"conversations\[1\] 'broken' "
+            r"'b-1': conversations\[1\].mapping: expected an object, found null",
+        ):
             paths = import_chatgpt([gpt_conversation(), broken], tmp_path / "out")
         assert [p.name for p in paths] == ["small-sums-6790b1c2.jsonl"]
         said: list[str] = []
         chatgpt_sessions([broken, gpt_conversation()], on_skip=said.append)
-        assert said == ["skipped conversations[0] 'broken' 'b-1': conversations[0].mapping: "
-                        "expected an object, found null"]
+        assert said == [
+            "skipped conversations[0] 'broken' 'b-1': conversations[0].mapping: "
+            "expected an object, found null"
+        ]
 
     def test_existing_files_are_not_replaced(self, tmp_path: Path) -> None:
         """A second import into the same folder refuses (FileExistsError, nothing

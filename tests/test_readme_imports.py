@@ -27,16 +27,31 @@ def test_example_runs(tmp_path: Path) -> None:
     between the two calls, the main line); the pomodoro rollout: 43 messages on one
     line; a LibreChat export of two messages."""
     export = tmp_path / "export.json"
-    export.write_text(json.dumps({"conversationId": "c", "messages": [
-        {"messageId": "a", "isCreatedByUser": True, "text": "hi"},
-        {"messageId": "b", "parentMessageId": "a", "isCreatedByUser": False,
-         "text": "hello"}]}), encoding="utf-8")
-    said = import_sessions(FIXTURES / "claude-code" / "spotter" / "short.jsonl",
-                           FIXTURES / "codex" / "ai-sessions" / "codex-pomodor-timer.jsonl",
-                           export, tmp_path)
+    export.write_text(
+        json.dumps(
+            {
+                "conversationId": "c",
+                "messages": [
+                    {"messageId": "a", "isCreatedByUser": True, "text": "hi"},
+                    {
+                        "messageId": "b",
+                        "parentMessageId": "a",
+                        "isCreatedByUser": False,
+                        "text": "hello",
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    said = import_sessions(
+        FIXTURES / "claude-code" / "spotter" / "short.jsonl",
+        FIXTURES / "codex" / "ai-sessions" / "codex-pomodor-timer.jsonl",
+        export,
+        tmp_path,
+    )
     assert said == [
-        "claude-code: 5 messages in context, 3 branches, "
-        "leaf 40003bdd-2613-4975-83d5-36fb0b6bbc59",
+        "claude-code: 5 messages in context, 3 branches, leaf 40003bdd-2613-4975-83d5-36fb0b6bbc59",
         "codex: 43 messages in context, 1 branches, leaf 152",
         "librechat: 2 messages in context, 1 branches, leaf b",
     ]

@@ -432,29 +432,47 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     known = "; ".join(f"{name}: {what}" for name, what in FORMATS.items())
     p = sub.add_parser(
-        "import", help="convert another tool's sessions or exports to Pi session files",
+        "import",
+        help="convert another tool's sessions or exports to Pi session files",
         description="Convert another tool's files to Pi session files, keeping every "
         "branch.  claude-code, codex and librechat read one session into one file "
         "(OUT, default ./<source name>.pi.jsonl); chatgpt and openwebui write one file per "
         "conversation into a folder (OUT, default ./<source name>/).  Without FORMAT the "
         f"format is detected and named on stderr.  Formats: {known}.  A malformed source "
         "fails with FILE:LINE: reason and writes nothing; no file is overwritten "
-        "without --force.")
-    p.add_argument("what", nargs="+", metavar="[FORMAT] SRC",
-                   help=f"the format ({', '.join(FORMATS)}; detected when left out) and "
-                   "the file to read")
-    p.add_argument("-o", "--output", metavar="OUT",
-                   help="the session file (claude-code, codex, librechat) or the folder "
-                   "(chatgpt, openwebui) to write")
+        "without --force.",
+    )
+    p.add_argument(
+        "what",
+        nargs="+",
+        metavar="[FORMAT] SRC",
+        help=f"the format ({', '.join(FORMATS)}; detected when left out) and the file to read",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="the session file (claude-code, codex, librechat) or the folder "
+        "(chatgpt, openwebui) to write",
+    )
     p.add_argument("--force", action="store_true", help="overwrite files that exist")
-    p.add_argument("--include-hidden", action="store_true",
-                   help="chatgpt: keep hidden nodes (custom instructions, …) as custom "
-                   "entries with their text")
-    p.add_argument("--strict", action="store_true",
-                   help="chatgpt: a broken conversation stops the import (default: it is "
-                   "skipped with a warning)")
-    p.add_argument("--skip-progress", action="store_true",
-                   help="claude-code: leave out progress records (their number is reported)")
+    p.add_argument(
+        "--include-hidden",
+        action="store_true",
+        help="chatgpt: keep hidden nodes (custom instructions, …) as custom "
+        "entries with their text",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="chatgpt: a broken conversation stops the import (default: it is "
+        "skipped with a warning)",
+    )
+    p.add_argument(
+        "--skip-progress",
+        action="store_true",
+        help="claude-code: leave out progress records (their number is reported)",
+    )
 
 
 _SESSION_FORMATS = ("claude-code", "codex", "librechat")
@@ -480,7 +498,8 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if found is None:
             raise UsageError(
                 f"{source}: not a format ptree recognises; name one of: "
-                + "; ".join(f"{name} ({what})" for name, what in FORMATS.items()))
+                + "; ".join(f"{name} ({what})" for name, what in FORMATS.items())
+            )
         fmt = found
         print(f"ptree import: {source}: read as {fmt} (detected)", file=err)
     if not Path(source).exists():
@@ -496,8 +515,9 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return _import_export(fmt, source, args, out, err)
 
 
-def _import_session(fmt: str, source: str, args: argparse.Namespace, out: TextIO,
-                    err: TextIO) -> int:
+def _import_session(
+    fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
+) -> int:
     from ..formats import claude_code, codex, librechat
 
     output = args.output or f"{Path(source).stem}.pi.jsonl"
@@ -509,11 +529,14 @@ def _import_session(fmt: str, source: str, args: argparse.Namespace, out: TextIO
         print(f"ptree import: {source}: {line}", file=err)
 
     size = Path(source).stat().st_size
-    with Progress(f"importing {Path(source).name} ({size / 1e6:.0f} MB)", None, stream=err,
-                  enabled=None if size > 4_000_000 else False).ticking():
+    with Progress(
+        f"importing {Path(source).name} ({size / 1e6:.0f} MB)",
+        None,
+        stream=err,
+        enabled=None if size > 4_000_000 else False,
+    ).ticking():
         if fmt == "claude-code":
-            tree = claude_code.read(source, keep_progress=not args.skip_progress,
-                                    on_report=report)
+            tree = claude_code.read(source, keep_progress=not args.skip_progress, on_report=report)
         elif fmt == "codex":
             tree = codex.read(source)
         else:
@@ -526,13 +549,16 @@ def _import_session(fmt: str, source: str, args: argparse.Namespace, out: TextIO
         kinds[entry.type] = kinds.get(entry.type, 0) + 1
     counts = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
     out.write(f"{target}\n")
-    print(f"ptree import: wrote {target}: {len(tree):,} entries ({counts}), "
-          f"leaf {tree.leaf_id}", file=err)
+    print(
+        f"ptree import: wrote {target}: {len(tree):,} entries ({counts}), leaf {tree.leaf_id}",
+        file=err,
+    )
     return 0
 
 
-def _import_export(fmt: str, source: str, args: argparse.Namespace, out: TextIO,
-                   err: TextIO) -> int:
+def _import_export(
+    fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
+) -> int:
     from ..formats import import_chatgpt, import_openwebui
 
     folder = args.output or Path(source).stem
@@ -540,22 +566,31 @@ def _import_export(fmt: str, source: str, args: argparse.Namespace, out: TextIO,
     def warn(line: str) -> None:
         print(f"ptree import: warning: {line}", file=err)
 
-    with Progress(f"importing {Path(source).name}", None, stream=err,
-                  unit="conversations") as bar:
+    with Progress(f"importing {Path(source).name}", None, stream=err, unit="conversations") as bar:
+
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done)
 
         if fmt == "chatgpt":
-            paths = import_chatgpt(source, folder, include_hidden=args.include_hidden,
-                                   on_progress=progress, strict=args.strict, on_skip=warn,
-                                   force=args.force)
+            paths = import_chatgpt(
+                source,
+                folder,
+                include_hidden=args.include_hidden,
+                on_progress=progress,
+                strict=args.strict,
+                on_skip=warn,
+                force=args.force,
+            )
         else:
             paths = import_openwebui(source, folder, on_progress=progress, force=args.force)
     for path in paths:
         out.write(f"{path}\n")
-    print(f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
-          f"to {folder}", file=err)
+    print(
+        f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
+        f"to {folder}",
+        file=err,
+    )
     return 0
 
 

@@ -243,9 +243,16 @@ def build(
 
     # A UUID derived from the conversation: the same export gives the same bytes.
     header = SessionHeader(
-        id=str(uuid.uuid5(uuid.NAMESPACE_URL, "ptree-import:" + json.dumps(
-            [source.get("format"), source.get("conversationId"), created]))),
-        timestamp=iso(created), cwd=cwd, extra={"importedFrom": source},
+        id=str(
+            uuid.uuid5(
+                uuid.NAMESPACE_URL,
+                "ptree-import:"
+                + json.dumps([source.get("format"), source.get("conversationId"), created]),
+            )
+        ),
+        timestamp=iso(created),
+        cwd=cwd,
+        extra={"importedFrom": source},
     )
     leaf: str | EllipsisType | None = ...
     if current in anchor:
@@ -321,9 +328,13 @@ def halves(on_progress: Callable[[int, int], None] | None) -> Callable[[int, int
     return lambda done, total: report(done, 2 * total)
 
 
-def write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
-           on_progress: Callable[[int, int], None] | None, *, force: bool = False
-           ) -> list[Path]:
+def write(
+    sessions: Sequence[ImportedSession],
+    out_dir: str | os.PathLike[str],
+    on_progress: Callable[[int, int], None] | None,
+    *,
+    force: bool = False,
+) -> list[Path]:
     """Write each session into ``out_dir``; nothing is written if any file exists
     (unless ``force``)."""
 
@@ -334,9 +345,12 @@ def write(sessions: Sequence[ImportedSession], out_dir: str | os.PathLike[str],
     if not force:
         clash = [s.filename for s in sessions if (folder / s.filename).exists()]
         if clash:
-            raise FileExistsError(17, f"{len(clash)} of the files to write exist already "
-                                  f"(first: {clash[0]}); nothing written (force to overwrite)",
-                                  str(folder / clash[0]))
+            raise FileExistsError(
+                17,
+                f"{len(clash)} of the files to write exist already "
+                f"(first: {clash[0]}); nothing written (force to overwrite)",
+                str(folder / clash[0]),
+            )
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     n = len(sessions)

@@ -136,16 +136,20 @@ def _kept_metadata(message: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[
     status = message.get("status")
     if isinstance(status, str) and status != "finished_successfully":
         kept["status"] = status
-    for key, name in (("finish_details", "finishDetails"), ("citations", "citations"),
-                      ("content_references", "contentReferences")):
+    for key, name in (
+        ("finish_details", "finishDetails"),
+        ("citations", "citations"),
+        ("content_references", "contentReferences"),
+    ):
         value = meta.get(key)
         if value:
             kept[name] = value
     return kept
 
 
-def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_model: str,
-                    include_hidden: bool) -> dict[str, Any] | None:
+def _chatgpt_fields(
+    message: Mapping[str, Any], default_time: float, default_model: str, include_hidden: bool
+) -> dict[str, Any] | None:
     meta = message.get("metadata")
     meta = meta if isinstance(meta, Mapping) else {}
     author = message.get("author")
@@ -170,8 +174,13 @@ def _chatgpt_fields(message: Mapping[str, Any], default_time: float, default_mod
         if text or not blocks:
             blocks.append(text_block(text))
         model = meta.get("model_slug")
-        fields = assistant(blocks, seconds, api="chatgpt-export", provider="openai",
-                           model=model if isinstance(model, str) and model else default_model)
+        fields = assistant(
+            blocks,
+            seconds,
+            api="chatgpt-export",
+            provider="openai",
+            model=model if isinstance(model, str) and model else default_model,
+        )
         kept = _kept_metadata(message, meta)
         if kept:
             fields["chatgpt"] = kept
@@ -307,7 +316,8 @@ def chatgpt_sessions(
         try:
             conv = need_mapping(raw, path, f"conversations[{i}]")
             conv_id, title, tree = _chatgpt_conversation(
-                conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden)
+                conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden
+            )
         except ExportFormatError as exc:
             if strict:
                 raise
@@ -324,20 +334,24 @@ def chatgpt_sessions(
     return out
 
 
-def _skipped(raw: Any, i: int, exc: ExportFormatError, path: object,
-             on_skip: Callable[[str], None] | None) -> None:
+def _skipped(
+    raw: Any, i: int, exc: ExportFormatError, path: object, on_skip: Callable[[str], None] | None
+) -> None:
     name = ""
     if isinstance(raw, Mapping):
         title = raw.get("title")
         conv_id = raw.get("conversation_id") or raw.get("id")
         name = " ".join(f"{v!r}" for v in (title, conv_id) if isinstance(v, str) and v)
-    text = (f"skipped conversations[{i}]{' ' + name if name else ''}: "
-            f"{exc.where}: {exc.reason}")
+    text = f"skipped conversations[{i}]{' ' + name if name else ''}: {exc.where}: {exc.reason}"
     if on_skip is not None:
         on_skip(text)
     else:
-        warnings.warn(SessionFileWarning(text if path is None else f"{path}: {text}",
-                                         path=path, reason=exc.reason), stacklevel=3)
+        warnings.warn(
+            SessionFileWarning(
+                text if path is None else f"{path}: {text}", path=path, reason=exc.reason
+            ),
+            stacklevel=3,
+        )
 
 
 def import_chatgpt(
@@ -362,9 +376,12 @@ def import_chatgpt(
     nothing is written: :class:`FileExistsError`).  ``strict`` and ``on_skip`` as in
     :func:`chatgpt_sessions`.  Cost: O(total number of nodes).
     """
-    sessions = chatgpt_sessions(export, include_hidden=include_hidden, cwd=cwd,
-                                on_progress=halves(on_progress), strict=strict,
-                                on_skip=on_skip)
+    sessions = chatgpt_sessions(
+        export,
+        include_hidden=include_hidden,
+        cwd=cwd,
+        on_progress=halves(on_progress),
+        strict=strict,
+        on_skip=on_skip,
+    )
     return write(sessions, out_dir, on_progress, force=force)
-
-

@@ -26,9 +26,20 @@ FORMATS: dict[str, str] = {
 }
 
 _CODEX = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
-_CLAUDE = frozenset({"user", "assistant", "system", "progress", "summary",
-                     "file-history-snapshot", "queue-operation", "custom-title", "last-prompt",
-                     "attachment"})
+_CLAUDE = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "last-prompt",
+        "attachment",
+    }
+)
 _SNIFF = 64 * 1024 * 1024  # a JSON export is parsed whole only up to this size
 
 
@@ -72,12 +83,17 @@ def detect(path: str | os.PathLike[str]) -> str | None:
         if "record_type" in r:
             return "codex"
     for r in records:
-        if r.get("type") in _CLAUDE and ("uuid" in r or "sessionId" in r or "leafUuid" in r
-                                         or "messageId" in r):
+        if r.get("type") in _CLAUDE and (
+            "uuid" in r or "sessionId" in r or "leafUuid" in r or "messageId" in r
+        ):
             return "claude-code"
     first = records[0]
-    if "id" in first and "timestamp" in first and "type" not in first and (
-            "instructions" in first or "git" in first):
+    if (
+        "id" in first
+        and "timestamp" in first
+        and "type" not in first
+        and ("instructions" in first or "git" in first)
+    ):
         return "codex"
     if p.stat().st_size <= _SNIFF and text.startswith(b"{"):
         return _document(p)

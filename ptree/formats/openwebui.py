@@ -36,10 +36,17 @@ __all__ = ["import_openwebui", "openwebui_sessions"]
 
 
 _REASONING = re.compile(
-    r"<details\b[^>]*\btype=\"reasoning\"[^>]*>(.*?)(?:</details>|\Z)", re.DOTALL)
+    r"<details\b[^>]*\btype=\"reasoning\"[^>]*>(.*?)(?:</details>|\Z)", re.DOTALL
+)
 _SUMMARY = re.compile(r"^\s*<summary>.*?</summary>", re.DOTALL)
-_KEPT = (("sources", "sources"), ("citations", "citations"), ("statusHistory", "statusHistory"),
-         ("error", "error"), ("usage", "usage"), ("done", "done"))
+_KEPT = (
+    ("sources", "sources"),
+    ("citations", "citations"),
+    ("statusHistory", "statusHistory"),
+    ("error", "error"),
+    ("usage", "usage"),
+    ("done", "done"),
+)
 
 
 def _unquote(block: str) -> str:
@@ -68,8 +75,12 @@ def _answer_blocks(text: str, output: Any) -> list[dict[str, Any]]:
         for item in output:
             if not isinstance(item, Mapping):
                 continue
-            parts = [p.get("text") for key in ("summary", "content")
-                     for p in (item.get(key) or ()) if isinstance(p, Mapping)]
+            parts = [
+                p.get("text")
+                for key in ("summary", "content")
+                for p in (item.get(key) or ())
+                if isinstance(p, Mapping)
+            ]
             joined = "\n".join(t for t in parts if isinstance(t, str))
             if item.get("type") == "reasoning":
                 blocks.append({"type": "thinking", "thinking": joined})
@@ -79,7 +90,7 @@ def _answer_blocks(text: str, output: Any) -> list[dict[str, Any]]:
             return blocks
     at = 0
     for found in _REASONING.finditer(text):
-        before = text[at:found.start()].strip()
+        before = text[at : found.start()].strip()
         if before:
             blocks.append(text_block(before))
         blocks.append({"type": "thinking", "thinking": _unquote(found.group(1))})
@@ -104,18 +115,28 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
         return user(text, seconds)
     if role == "assistant":
         model = message.get("model")
-        fields = assistant(_answer_blocks(text, message.get("output")), seconds,
-                           api="openwebui-export", provider="openwebui",
-                           model=model if isinstance(model, str) and model else "unknown")
-        kept = {name: message[key] for key, name in _KEPT
-                if key in message and message[key] not in (None, [], {})}
+        fields = assistant(
+            _answer_blocks(text, message.get("output")),
+            seconds,
+            api="openwebui-export",
+            provider="openwebui",
+            model=model if isinstance(model, str) and model else "unknown",
+        )
+        kept = {
+            name: message[key]
+            for key, name in _KEPT
+            if key in message and message[key] not in (None, [], {})
+        }
         if kept:
             fields["openwebui"] = kept
         if message.get("done") is False:
             fields["message"] = {**fields["message"], "stopReason": "aborted"}
         elif message.get("error"):
-            fields["message"] = {**fields["message"], "stopReason": "error",
-                                 "errorMessage": str(message["error"])[:2000]}
+            fields["message"] = {
+                **fields["message"],
+                "stopReason": "error",
+                "errorMessage": str(message["error"])[:2000],
+            }
         return fields
     if not text.strip():
         return None
@@ -229,4 +250,3 @@ def import_openwebui(
     """
     sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
     return write(sessions, out_dir, on_progress, force=force)
-
