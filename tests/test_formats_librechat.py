@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ptree import ImportFormatError, MessageEntry
@@ -261,12 +261,14 @@ json_values = st.recursive(
 
 
 class TestDeepParser:
+    @settings(max_examples=300)
     @given(json_values, st.booleans())
     def test_same_as_json_loads(self, value: Any, indent: bool) -> None:
         """The explicit-stack parser reads what json.loads reads, to the same value."""
         text = json.dumps(value, indent=2 if indent else None)
         assert parse_deep_json(text) == json.loads(text)
 
+    @settings(max_examples=300)
     @given(st.text(alphabet='{}[],:"0123456789.-eEtrufalsn \\', max_size=30))
     def test_refuses_what_json_loads_refuses(self, text: str) -> None:
         """On arbitrary text both accept or both refuse, and agree when they accept."""

@@ -85,6 +85,14 @@ _TOKEN = re.compile(
 _WORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 
+def _string(token: str, at: int) -> str:
+    try:
+        value: str = json.loads(token)
+    except ValueError as exc:
+        raise ValueError(f"not JSON (a bad string at character {at}: {exc})") from None
+    return value
+
+
 def parse_deep_json(text: str) -> Any:
     """A JSON document of any depth, parsed with an explicit stack (no recursion).
 
@@ -127,7 +135,7 @@ def parse_deep_json(text: str) -> Any:
             if punct == "]" and state == value_or_close:
                 item = stack.pop()[0]
             elif string is not None:
-                item = json.loads(string)
+                item = _string(string, at)
             elif number is not None:
                 item = _finite(number) if any(c in number for c in ".eE") else int(number)
             elif word is not None:
@@ -136,7 +144,7 @@ def parse_deep_json(text: str) -> Any:
                 raise ValueError(f"not JSON (a value expected at character {at})")
         elif state in (key, key_or_close):
             if string is not None:
-                stack[-1][1] = json.loads(string)
+                stack[-1][1] = _string(string, at)
                 state = colon
                 continue
             if punct == "}" and state == key_or_close:
