@@ -344,13 +344,17 @@ def _item_of(entry: Entry) -> FrozenDict | None:
 
 
 def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, FrozenDict]]:
-    """The item entries from ``leaf`` back to the root, newest first.  O(1) a step."""
-    entry = None if leaf is None else tree[leaf]
-    while entry is not None:
+    """The item entries from ``leaf`` back to the root, newest first.
+
+    O(path length) to start (the tree's own path walk, much cheaper per step than
+    looking each parent up), then O(1) a step.
+    """
+    if leaf is None:
+        return
+    for entry in reversed(tree.path(leaf)):
         item = _item_of(entry)
         if item is not None:
             yield entry, item
-        entry = None if entry.parent_id is None else tree[entry.parent_id]
 
 
 def branch_items(tree: SessionTree, leaf: str | None = None) -> list[TResponseInputItem]:
@@ -463,6 +467,9 @@ class TreeSession:
         else:
             self._tree = SessionTree() if tree is None else tree
         self._history: History[SessionTree] = History(self._tree, limit=history_limit)
+        # The function calls on the branch ending at the leaf named here: an add_items
+        # right after another (a run's usual pattern) need not walk the path again.
+        self._calls: tuple[str | None, dict[str, tuple[str, str]]] | None = None
 
     # ------------------------------------------------------------------ reading
 
@@ -519,8 +526,11 @@ class TreeSession:
         ``limit`` (default: ``session_settings.limit``) as in the SDK's
         ``SQLiteSession``: ``None`` gives all, a positive number the latest that
         many, ``0`` none, and a negative number all.  The items are fresh plain
-        dicts and lists, JSON-equal to those added.  Cost: O(path length) for the
-        walk back (stopping after ``limit`` items) plus O(size of the items given).
+        dicts and lists, JSON-equal to those added.  Cost: O(size of the items
+        given), plus O(path length) for all of them, or O(entries back to the
+        ``limit``-th item from the end) with a limit.  Measured on 50,000 small items
+        (a loaded 2-core machine): all of them 0.7-0.8 s, mostly the copy, as
+        ``SQLiteSession`` (0.7 s); the latest 10 in 0.1 ms (``SQLiteSession``: 0.1 s).
 
         Raises:
             ValueError: the session is closed.
@@ -530,11 +540,18 @@ class TreeSession:
             wanted = resolve_session_limit(limit, self.session_settings)
             if wanted == 0:
                 return []
+            tree = self._tree
             found: list[FrozenDict] = []
-            for _, item in _items_back(self._tree, self._tree.leaf_id):
-                found.append(item)
-                if wanted is not None and 0 < wanted <= len(found):
-                    break
+            if wanted is not None and wanted > 0:
+                # The latest few: walk back from the leaf only as far as needed.
+                entry = tree.leaf
+                while entry is not None and len(found) < wanted:
+                    item = _item_of(entry)
+                    if item is not None:
+                        found.append(item)
+                    entry = tree.parent(entry.id)
+            else:
+                found = [item for _, item in _items_back(tree, tree.leaf_id)]
             found.reverse()
             return cast("list[TResponseInputItem]", thaw(found))
 
@@ -564,7 +581,11 @@ class TreeSession:
                     )
                 frozen.append(freeze(given, where=f"items[{i}]"))
             tree = self._tree
-            calls = _calls(tree)
+            cached = self._calls
+            if cached is not None and cached[0] == tree.leaf_id:
+                calls = dict(cached[1])
+            else:
+                calls = _calls(tree)
             # Consecutive model output items (a turn's reasoning, text and parallel tool
             # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
             # tool call with its result only within one message.  The message goes on
@@ -587,6 +608,7 @@ class TreeSession:
                 else:
                     message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
                 tree = tree.append_entry(_entry(tree, timestamp, item, message))
+            self._calls = (tree.leaf_id, calls)
             self._step(tree)
 
     async def pop_item(self) -> TResponseInputItem | None:
