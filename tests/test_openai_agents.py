@@ -497,6 +497,91 @@ class TestRunner:
         header = json.loads(path.read_text().splitlines()[0])
         assert header["id"] == "chat"
 
+    def test_session_continued_in_pi(self, tmp_path: Path) -> None:
+        """Messages Pi appended to the file come back as the items Pi would send."""
+        path = tmp_path / "chat.jsonl"
+        model = ScriptedModel(
+            [[assistant_message("Sunny in Paris.", item_id="m1")], [assistant_message("Done.")]]
+        )
+        agent = Agent(name="assistant", model=model, tools=[weather])
+
+        async def first() -> None:
+            async with TreeSession("chat", path, model="gpt-test") as session:
+                await Runner.run(agent, "Weather in Paris?", session=session)
+
+        run(first())
+        # Pi appends a turn of its own, in its own format (hand-written here).
+        with ptree.SessionWriter(path) as w:
+            t = w.value.append({"role": "user", "content": "And Rome?", "timestamp": 1})
+            t = t.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "unsigned: not replayable"},
+                        {"type": "text", "text": "Checking.", "textSignature": '{"v":1,"id":"m9"}'},
+                        {
+                            "type": "toolCall",
+                            "id": "c9|fc_9",
+                            "name": "weather",
+                            "arguments": {"city": "Rome"},
+                        },
+                    ],
+                    "api": "openai-responses",
+                    "provider": "openai",
+                    "model": "gpt-test",
+                    "stopReason": "toolUse",
+                    "timestamp": 2,
+                }
+            )
+            t = t.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": "c9|fc_9",
+                    "toolName": "weather",
+                    "content": [{"type": "text", "text": "sunny in Rome"}],
+                    "isError": False,
+                    "timestamp": 3,
+                }
+            )
+            w.commit(t.append_label(t.leaf_id or "", "from Pi"))
+        from_pi: list[Any] = [
+            {"role": "user", "content": "And Rome?"},
+            answer("Checking.", "m9")
+            | {"content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
+            {
+                "type": "function_call",
+                "call_id": "c9",
+                "id": "fc_9",
+                "name": "weather",
+                "arguments": '{"city":"Rome"}',
+            },
+            {"type": "function_call_output", "call_id": "c9", "output": "sunny in Rome"},
+        ]
+        first_turn = [U1, A1]
+
+        async def back() -> None:
+            async with TreeSession("chat", path) as session:
+                assert await session.get_items() == first_turn + from_pi
+                assert await session.get_items(3) == from_pi[1:]
+                steps = session.history.undo_count
+                await Runner.run(agent, "Thanks.", session=session)
+                assert model.calls[-1].input == [
+                    *first_turn,
+                    *from_pi,
+                    {"role": "user", "content": "Thanks."},
+                ]
+                for _ in range(session.history.undo_count - steps):
+                    session.undo()  # the run's steps: back to what Pi left
+                assert await session.get_items() == first_turn + from_pi
+                with pytest.raises(ValueError, match="not the last"):
+                    session.branch(at=3)  # inside Pi's assistant message
+                assert await session.pop_item() == from_pi[3]
+                # Pi's assistant message leaves whole; its last item is returned.
+                assert await session.pop_item() == from_pi[2]
+                assert await session.get_items() == [*first_turn, from_pi[0]]
+
+        run(back())
+
     def test_second_writer_is_locked_out(self, tmp_path: Path) -> None:
         """While a session holds its file, another gets SessionLockedError; close frees it."""
         path = tmp_path / "chat.jsonl"

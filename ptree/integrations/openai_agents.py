@@ -33,6 +33,11 @@ hosted tool calls, file inputs, anything newer than this module) is a ``custom``
 entry of type ``openai-agents-item`` holding the item as its ``data``: kept, but not
 shown to a model that Pi drives.
 
+A session continued in Pi comes back: messages on the branch that no SDK item stands
+behind (Pi wrote them) are read as the items Pi would send to the OpenAI Responses
+API (user messages, assistant text, kept reasoning items, function calls and their
+outputs).  Other entries (labels, model changes) hold no item.
+
 Imports: the core and :mod:`ptree.pi`, and the ``agents`` package (the extra
 ``ptree[openai-agents]``).
 """
@@ -52,7 +57,7 @@ from agents.memory.session_settings import (
     resolve_session_limit,
 )
 
-from ..context import iso_to_ms
+from ..context import iso_to_ms, to_provider_messages
 from ..entries import Custom, Entry, MessageEntry
 from ..errors import InvalidMessageError
 from ..frozen import FrozenDict, freeze, thaw
@@ -332,19 +337,125 @@ def _entry(
     )
 
 
-def _item_of(entry: Entry) -> FrozenDict | None:
-    """The SDK item an entry holds, or ``None`` for entries that hold none."""
+def _from_pi_content(content: object) -> str | list[dict[str, Any]] | None:
+    """A user message's content as input parts: text and images; ``None`` if empty."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, Sequence):
+        return None
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append({"type": "input_text", "text": block["text"]})
+        elif block.get("type") == "image" and isinstance(block.get("data"), str):
+            url = f"data:{block.get('mimeType')};base64,{block['data']}"
+            parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
+    return parts or None
+
+
+def _from_pi_assistant(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    for block in blocks if isinstance(blocks, Sequence) else ():
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            item_id = None
+            signature = block.get("textSignature")
+            if isinstance(signature, str) and signature.startswith("{"):
+                try:
+                    item_id = json.loads(signature).get("id")
+                except (ValueError, AttributeError):
+                    item_id = None
+            if isinstance(item_id, str):
+                items.append(
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "id": item_id,
+                        "status": "completed",
+                        "content": [
+                            {"type": "output_text", "text": block["text"], "annotations": []}
+                        ],
+                    }
+                )
+            else:
+                items.append({"role": "assistant", "content": block["text"]})
+        elif kind == "thinking" and isinstance(block.get("thinkingSignature"), str):
+            # Only a reasoning item Pi kept whole can go back to the model.
+            try:
+                reasoning = json.loads(block["thinkingSignature"])
+            except ValueError:
+                continue
+            if isinstance(reasoning, dict) and reasoning.get("type") == "reasoning":
+                items.append(reasoning)
+        elif kind == "toolCall" and isinstance(block.get("id"), str):
+            call_id, _, item_id = block["id"].partition("|")
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": str(block.get("name", "")),
+                "arguments": _json(thaw(block.get("arguments", {}))),
+            }
+            if item_id:
+                call["id"] = item_id
+            items.append(call)
+    return items
+
+
+def _from_pi(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The SDK items of a Pi message that no SDK item stands behind (Pi wrote it).
+
+    The inverse of the mapping in the module doc: ``user`` → a user message,
+    ``assistant`` → its text as assistant messages, its kept reasoning items and its
+    tool calls as ``function_call`` items, ``toolResult`` → ``function_call_output``;
+    other roles (``custom``, ``bashExecution``) as the user text Pi gives a model.
+    """
+    items: list[dict[str, Any]] = []
+    for m in to_provider_messages([message]):
+        role = m.get("role")
+        if role == "user":
+            content = _from_pi_content(m.get("content"))
+            if content is not None:
+                items.append({"role": "user", "content": content})
+        elif role == "assistant":
+            items += _from_pi_assistant(m)
+        elif role == "toolResult" and isinstance(m.get("toolCallId"), str):
+            content = m.get("content")
+            texts = [
+                b["text"]
+                for b in (content if isinstance(content, Sequence) else ())
+                if isinstance(b, Mapping) and isinstance(b.get("text"), str)
+            ]
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": m["toolCallId"].partition("|")[0],
+                    "output": "\n".join(texts),
+                }
+            )
+    return items
+
+
+def _items_of(entry: Entry) -> tuple[FrozenDict, ...]:
+    """The SDK items an entry holds, oldest first: none, one, or (a Pi message) several."""
     if isinstance(entry, MessageEntry):
         item = entry.extra.get(ITEM_FIELD)
+        if item is None:
+            return tuple(freeze(i) for i in _from_pi(entry.message))
     elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
         item = entry.data
     else:
-        return None
-    return item if type(item) is FrozenDict else None
+        return ()
+    return (item,) if type(item) is FrozenDict else ()
 
 
 def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, FrozenDict]]:
-    """The item entries from ``leaf`` back to the root, newest first.
+    """The items from ``leaf`` back to the root with their entries, newest first.
 
     O(path length) to start (the tree's own path walk, much cheaper per step than
     looking each parent up), then O(1) a step.
@@ -352,8 +463,7 @@ def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, Fr
     if leaf is None:
         return
     for entry in reversed(tree.path(leaf)):
-        item = _item_of(entry)
-        if item is not None:
+        for item in reversed(_items_of(entry)):
             yield entry, item
 
 
@@ -361,17 +471,18 @@ def branch_items(tree: SessionTree, leaf: str | None = None) -> list[TResponseIn
     """The SDK items on the path from the root to ``leaf`` (default: the tree's leaf).
 
     What :meth:`TreeSession.get_items` returns for a session whose value is ``tree``:
-    fresh plain dicts and lists, oldest first.  Entries that hold no item (labels,
-    model changes, messages written by other code) are passed over.  Works on any
-    value a session ever had (:attr:`TreeSession.history`).
+    fresh plain dicts and lists, oldest first.  Messages that no SDK item stands
+    behind (written by Pi) are read as the items Pi would send; entries that hold no
+    item (labels, model changes) are passed over.  Works on any value a session ever
+    had (:attr:`TreeSession.history`).
     Cost: O(path length + size of the items).
 
     Raises:
         UnknownEntryError: ``leaf`` names no entry.
 
-    >>> t = SessionTree().append({"role": "user", "content": "not from the SDK"})
-    >>> branch_items(t)
-    []
+    >>> t = SessionTree().append({"role": "user", "content": "typed in Pi"})
+    >>> branch_items(t.append_label("e1", "start"))
+    [{'role': 'user', 'content': 'typed in Pi'}]
     """
     found = [item for _, item in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
     found.reverse()
@@ -496,7 +607,8 @@ class TreeSession:
     def item_entry_ids(self, leaf: str | None = None) -> list[str]:
         """The ids of the entries holding the items of a branch, oldest first.
 
-        ``item_entry_ids()[i]`` holds ``get_items()[i]``.  ``leaf`` names the branch
+        ``item_entry_ids()[i]`` holds ``get_items()[i]`` (a message that Pi wrote
+        may hold several items: its id repeats).  ``leaf`` names the branch
         by an entry of :attr:`tree` (default: the current leaf).  Cost: O(path length).
 
         Raises:
@@ -546,10 +658,9 @@ class TreeSession:
                 # The latest few: walk back from the leaf only as far as needed.
                 entry = tree.leaf
                 while entry is not None and len(found) < wanted:
-                    item = _item_of(entry)
-                    if item is not None:
-                        found.append(item)
+                    found += reversed(_items_of(entry))
                     entry = tree.parent(entry.id)
+                del found[wanted:]
             else:
                 found = [item for _, item in _items_back(tree, tree.leaf_id)]
             found.reverse()
@@ -616,7 +727,9 @@ class TreeSession:
 
         The leaf moves to the entry before that item; the item's entry stays in the
         tree (a later :meth:`add_items` grows a sibling branch, :meth:`undo` brings it
-        back).  One undo step.  Cost: O(entries between the leaf and that item).
+        back).  One undo step.  A message that Pi wrote (not through this session) may
+        hold several items (an answer with tool calls): it leaves the branch whole,
+        and its last item is returned.  Cost: O(entries between the leaf and that item).
 
         Raises:
             ValueError: the session is closed.
@@ -655,7 +768,8 @@ class TreeSession:
             IndexError: no item has that index.
             UnknownEntryError: (a ``KeyError``) no entry has that id.
             TypeError: ``at`` is neither an int nor a str.
-            ValueError: the session is closed.
+            ValueError: the session is closed, or item ``at`` is not the last of a
+                message that Pi wrote with several items (see :meth:`pop_item`).
         """
         with self._lock:
             self._check_open()
@@ -667,6 +781,11 @@ class TreeSession:
                 if not -len(ids) <= at < len(ids):
                     raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
                 target = ids[at]
+                if at % len(ids) + 1 < len(ids) and ids[at % len(ids) + 1] == target:
+                    raise ValueError(
+                        f"item {at} is not the last of the items of entry {target!r} "
+                        "(a message written by Pi): branch at its last item, or at an entry id"
+                    )
             else:
                 target = tree[at].id
             self._step(tree.move_to(target))
