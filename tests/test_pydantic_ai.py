@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic_ai import Agent, AgentRunResult
 from pydantic_ai.messages import (
     BinaryContent,
@@ -425,3 +427,91 @@ def test_bad_message_refused() -> None:
     bad: Any = [ModelRequest(parts=[UserPromptPart("ok")]), {"kind": "request", "parts": []}]
     with pytest.raises(InvalidMessageError, match=r"messages\[1\].*not dict"):
         append_messages(SessionTree(), bad)
+
+
+# ---------------------------------------------------------------- property test
+
+texts = st.text(max_size=10)
+times = st.datetimes(
+    min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**9), 10**9) | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=5,
+)
+ids = st.sampled_from(["t1", "t2", "t3"])
+request_parts: st.SearchStrategy[Any] = st.one_of(
+    st.builds(SystemPromptPart, texts, timestamp=times),
+    st.builds(UserPromptPart, texts, timestamp=times),
+    st.builds(
+        lambda t, b, when: UserPromptPart(
+            [t, BinaryImage(b, media_type="image/png")], timestamp=when
+        ),
+        texts,
+        st.binary(max_size=8),
+        times,
+    ),
+    st.builds(
+        ToolReturnPart,
+        st.sampled_from(["f", "g"]),
+        texts | json_values,
+        ids,
+        timestamp=times,
+        outcome=st.sampled_from(["success", "failed", "retried"]),
+    ),
+    st.builds(
+        lambda c, when: RetryFeedbackPart(c, retry=RetryInfo(cause="model_retry"), timestamp=when),
+        texts,
+        times,
+    ),
+)
+response_parts: st.SearchStrategy[Any] = st.one_of(
+    st.builds(TextPart, texts),
+    st.builds(ThinkingPart, texts, signature=st.none() | texts),
+    st.builds(
+        ToolCallPart,
+        st.sampled_from(["f", "g"]),
+        st.dictionaries(texts, json_values, max_size=3),
+        ids,
+    ),
+)
+model_messages = st.lists(
+    st.one_of(
+        st.builds(
+            lambda parts, when, run_id: ModelRequest(parts=parts, timestamp=when, run_id=run_id),
+            st.lists(request_parts, min_size=1, max_size=3),
+            st.none() | times,
+            st.none() | texts,
+        ),
+        st.builds(
+            lambda parts, when, name, usage: ModelResponse(
+                parts=parts,
+                timestamp=when,
+                model_name=name,
+                usage=RequestUsage(input_tokens=usage[0], output_tokens=usage[1]),
+            ),
+            st.lists(response_parts, max_size=3),
+            times,
+            st.none() | texts,
+            st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)),
+        ),
+    ),
+    max_size=6,
+)
+
+
+@given(model_messages, model_messages, st.integers(0, 6))
+def test_round_trip_and_branches(
+    first: list[ModelMessage], second: list[ModelMessage], at: int
+) -> None:
+    """Any history comes back ==; a branch from any message keeps both sides intact."""
+    tree = append_messages(SessionTree(), first)
+    assert to_messages(tree) == first
+    # Branch after message ``at`` of the first history: walk back over its entries.
+    cut = min(at, len(first))
+    keep = append_messages(SessionTree(), first[:cut])
+    branched = append_messages(tree.move_to(keep.leaf_id), second)
+    assert to_messages(branched) == first[:cut] + second
+    assert to_messages(tree) == first  # the value branched from is unchanged
+    assert to_messages(branched.move_to(tree.leaf_id)) == first
