@@ -98,6 +98,7 @@ from .pi import (
 )
 from .providers import ProviderError
 from .ref import ReentrantSwapError, SessionRef, Watcher, WatchError
+from .stores import ConflictError, SessionNotFoundError, StoreError
 from .tree import SessionTree
 
 __version__ = "0.1.0"
@@ -127,6 +128,7 @@ __all__ = [
     "Clock",
     "CommitError",
     "Compaction",
+    "ConflictError",
     "Context",
     "Custom",
     "CustomMessage",
@@ -158,9 +160,11 @@ __all__ = [
     "SessionHeader",
     "SessionInfo",
     "SessionLockedError",
+    "SessionNotFoundError",
     "SessionRef",
     "SessionTree",
     "SessionWriter",
+    "StoreError",
     "ThinkingLevelChange",
     "TreeDiff",
     "UnknownEntry",

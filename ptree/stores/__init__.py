@@ -1,8 +1,88 @@
 """Where many sessions live: SQLite, PostgreSQL and a directory of Pi files, behind one
-protocol.
+protocol (:class:`Store`).
 
-Reserved for issue #15.  Imports: the core and :mod:`ptree.pi`; a database driver only
-as an optional extra, imported when a store of that kind is opened.
+>>> from ptree import SessionHeader, SessionTree, stores
+>>> header = SessionHeader(id="chat-1", timestamp="2026-01-01T00:00:00Z", cwd="/srv")
+>>> with stores.open("sqlite:///:memory:") as store:
+...     t = store.save(SessionTree(header=header).append({"role": "user", "content": "hi"}))
+...     t = store.update("chat-1", lambda t: t.append({"role": "assistant", "content": "hello"}))
+...     [(s.id, s.entry_count) for s in store.sessions()], len(store.load("chat-1"))
+([('chat-1', 2)], 2)
+
+Each save writes only the entries the store lacks, in one transaction, and refuses
+(:class:`ConflictError`) a tree that lacks entries the store has: nothing is ever lost.
+
+Imports: the core and :mod:`ptree.pi`; a database driver only as an optional extra
+(psycopg 3, ``ptree[postgres]``), imported when a store of that kind is opened.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from urllib.parse import unquote, urlsplit
+
+from .base import SessionSummary, Store
+from .errors import ConflictError, SessionNotFoundError, StoreError
+from .jsonl import JsonlStore
+from .postgres import PostgresStore
+from .sql import SCHEMA_VERSION
+from .sqlite import SqliteStore
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ConflictError",
+    "JsonlStore",
+    "PostgresStore",
+    "SessionNotFoundError",
+    "SessionSummary",
+    "SqliteStore",
+    "Store",
+    "StoreError",
+    "open",
+]
+
+SCHEMES = ("sqlite", "postgresql", "postgres", "jsonl")
+"""The URL schemes :func:`open` takes."""
+
+
+def open(url: str) -> Store:  # noqa: A001 - stores.open, as the module's one entry point
+    """Open the store a URL names.
+
+    - ``sqlite:///ABS/PATH.db``: a SQLite file (created if missing; the path is
+      percent-decoded); ``sqlite:///:memory:`` is a store of its own, gone on close;
+    - ``postgresql://user@host:5432/db`` (or ``postgres://``): a PostgreSQL database,
+      through psycopg 3 (``pip install 'ptree[postgres]'``);
+    - ``jsonl:///ABS/DIR``: a directory of Pi session files (created if missing).
+
+    The tables (or the directory) are created on first use.
+
+    Raises:
+        StoreError: (a ``ValueError``) an unknown scheme (the message names the
+            schemes), a relative path, or a database whose schema is newer than
+            this ptree.
+
+    >>> open("redis://localhost")
+    Traceback (most recent call last):
+    ...
+    ptree.StoreError: redis://localhost: unknown store scheme 'redis': use one of sqlite, \
+postgresql, postgres, jsonl
+    """
+    if not isinstance(url, str):
+        raise TypeError(f"a store URL is a str, not {type(url).__name__}")
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("postgresql", "postgres"):
+        return PostgresStore(url)
+    if scheme not in SCHEMES:
+        raise StoreError(url, f"unknown store scheme {scheme!r}: use one of {', '.join(SCHEMES)}")
+    if parts.netloc not in ("", "localhost") or parts.query or parts.fragment:
+        raise StoreError(
+            url, f"a {scheme} URL is {scheme}:///ABSOLUTE/PATH, without host, query or fragment"
+        )
+    path = unquote(parts.path, errors="strict")
+    if scheme == "sqlite" and path in ("/:memory:", ":memory:"):
+        return SqliteStore(url, ":memory:")
+    if not path.startswith("/"):
+        raise StoreError(url, f"the path must be absolute: {scheme}:///ABSOLUTE/PATH")
+    if scheme == "sqlite":
+        return SqliteStore(url, path)
+    return JsonlStore(url, path)

@@ -1,0 +1,523 @@
+"""A directory of Pi session files as a store: ``jsonl:///abs/dir``.
+
+Each session is one Pi session file (version 3, written as :func:`~ptree.dump` and
+:class:`~ptree.SessionWriter` write them), so Pi opens the directory's files as they
+are.  Sessions are found by the header id of every ``*.jsonl`` file, whatever its name;
+a new session's file is named after its id (an id that is no safe file name is
+percent-encoded, or hashed when long: never a path outside the directory).
+
+Beside each file the store keeps a small state file, ``.NAME.ptree`` (JSON): the
+*committed length* of the file and what a save needs to know (entry count, leaf, the
+ids of leaf records, name, time of the last save).  A save, holding the file's lock
+(``flock``; taken per save, never held between saves, so any number of processes
+share the directory, and a :class:`~ptree.SessionWriter` holding the file excludes
+them):
+
+1. records the length it is about to reach (``pending``) in the state file;
+2. appends the new lines and flushes them to the disk;
+3. records the new committed length (the commit point: a rename).
+
+A load (holding the lock shared) reads only the committed bytes, so a save cut short
+(kill, full disk) is never seen; the next save finds the file longer than committed
+with a ``pending`` that covers it, and truncates it back.  Bytes beyond the committed
+length *without* such a record were appended by someone else (Pi itself, resuming
+the session): they are read as part of the session, never truncated.  A file without
+a state file (one Pi wrote) is read whole the first time it is saved to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import attrs
+
+from ..entries import Entry, entry_from_json
+from ..header import SessionHeader
+from ..pi.errors import SessionLockedError
+from ..pi.files import sync_directory, write_all, write_temp
+from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
+from ..pi.reader import read_state
+from ..tree import SessionTree
+from .base import Anchor, SessionSummary, Store, header_payload
+from .errors import ConflictError, SessionNotFoundError, StoreError
+
+__all__ = ["JsonlStore", "file_name"]
+
+_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_STATE_FORMAT = 1
+
+
+def file_name(session_id: str) -> str:
+    """The file name a new session gets: its id, if that is a safe file name, else
+    ``%`` and the id percent-encoded (or hashed, if long).  Never a path.
+
+    >>> file_name("0b7e-11"), file_name("../etc/passwd"), file_name("a b")
+    ('0b7e-11.jsonl', '%..%2Fetc%2Fpasswd.jsonl', '%a%20b.jsonl')
+    """
+    if _SAFE.fullmatch(session_id):
+        return f"{session_id}.jsonl"
+    encoded = quote(session_id, safe="", errors="surrogatepass")
+    if len(encoded) > 150:
+        encoded = (
+            "sha256-" + hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+        )
+    return f"%{encoded}.jsonl"
+
+
+@attrs.define
+class _State:
+    """A file's committed state (what the state file records)."""
+
+    ino: int
+    length: int
+    header: str
+    count: int
+    leaf: str | None
+    leaf_ids: list[str]
+    name: str | None
+    updated: str
+    incarnation: str
+    clean: bool = True
+    pending: int | None = None
+    tree: SessionTree | None = None  # when the file was just read whole
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": _STATE_FORMAT,
+            "ino": self.ino,
+            "length": self.length,
+            "header": self.header,
+            "count": self.count,
+            "leaf": self.leaf,
+            "leafIds": self.leaf_ids,
+            "name": self.name,
+            "updated": self.updated,
+            "incarnation": self.incarnation,
+            "clean": self.clean,
+            "pending": self.pending,
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> _State | None:
+        try:
+            if obj.get("format") != _STATE_FORMAT:
+                return None
+            return cls(
+                ino=int(obj["ino"]),
+                length=int(obj["length"]),
+                header=str(obj["header"]),
+                count=int(obj["count"]),
+                leaf=obj["leaf"],
+                leaf_ids=list(obj["leafIds"]),
+                name=obj["name"],
+                updated=str(obj["updated"]),
+                incarnation=str(obj["incarnation"]),
+                clean=bool(obj["clean"]),
+                pending=obj["pending"],
+            )
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+class JsonlStore(Store):
+    """Sessions as Pi session files in one directory (see the module doc).
+
+    Args:
+        url: the URL it was opened with (for messages).
+        directory: the directory, created if missing.
+        timeout: seconds to wait for a file another process is saving to.
+        fsync: flush each save to the disk before it returns (default ``True``).
+    """
+
+    def __init__(
+        self, url: str, directory: str, *, timeout: float = 60.0, fsync: bool = True
+    ) -> None:
+        super().__init__(url)
+        self._dir = Path(directory)
+        self._dir.mkdir(parents=True, exist_ok=True)
+        self._timeout = timeout
+        self._fsync = fsync
+        self._index: dict[str, str] = {}
+
+    @property
+    def directory(self) -> Path:
+        """The directory of session files."""
+        return self._dir
+
+    # ------------------------------------------------------------------ finding files
+
+    def _header_id(self, path: Path) -> str | None:
+        try:
+            with open(path, "rb") as f:
+                first = f.readline(1 << 20)
+            value = parse_line(first.decode("utf-8").lstrip("\ufeff").rstrip("\r\n"))
+            return SessionHeader.from_json(value).id
+        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+            return None
+
+    def _scan(self) -> dict[str, str]:
+        index: dict[str, str] = {}
+        for path in sorted(self._dir.glob("*.jsonl")):
+            sid = self._header_id(path)
+            if sid is not None and sid not in index:
+                index[sid] = path.name
+        self._index = index
+        return index
+
+    def _find(self, session_id: str) -> Path | None:
+        for name in (self._index.get(session_id), file_name(session_id)):
+            if name is not None:
+                path = self._dir / name
+                if self._header_id(path) == session_id:
+                    self._index[session_id] = name
+                    return path
+        name = self._scan().get(session_id)
+        return None if name is None else self._dir / name
+
+    def _state_path(self, path: Path) -> Path:
+        return path.with_name(f".{path.name}.ptree")
+
+    @contextmanager
+    def _locked(self, session_id: str, exclusive: bool) -> Iterator[tuple[int, Path] | None]:
+        """The session's file, open and locked; ``None`` if there is no such session."""
+        while True:
+            path = self._find(session_id)
+            if path is None:
+                yield None
+                return
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+            except FileNotFoundError:
+                self._index.pop(session_id, None)
+                continue
+            try:
+                self._lock_fd(fd, path, exclusive)
+                st = os.fstat(fd)
+                try:
+                    same = st.st_nlink > 0 and os.stat(path).st_ino == st.st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    yield fd, path
+                    return
+            finally:
+                os.close(fd)  # releases the lock
+            self._index.pop(session_id, None)  # deleted or replaced meanwhile: again
+
+    def _lock_fd(self, fd: int, path: Path, exclusive: bool) -> None:
+        mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+        deadline = time.monotonic() + self._timeout
+        pause = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, mode)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SessionLockedError(
+                        os.fspath(path), f"still locked after {self._timeout} s"
+                    ) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+
+    # ------------------------------------------------------------------ file state
+
+    def _read_state_file(self, path: Path) -> _State | None:
+        try:
+            with open(self._state_path(path), "rb") as f:
+                return _State.from_json(json.loads(f.read()))
+        except (OSError, ValueError):
+            return None
+
+    def _write_state_file(self, path: Path, state: _State) -> None:
+        data = json.dumps(state.to_json(), ensure_ascii=True).encode("ascii")
+        target = self._state_path(path)
+        tmp = write_temp(target, data) if self._fsync else self._quick_temp(target, data)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        if self._fsync:
+            sync_directory(self._dir)
+
+    def _quick_temp(self, target: Path, data: bytes) -> str:
+        tmp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
+        tmp.write_bytes(data)
+        return os.fspath(tmp)
+
+    def _committed(self, fd: int, path: Path) -> tuple[_State, bool]:
+        """The file's committed state, and whether bytes past it are a save cut short."""
+        st = os.fstat(fd)
+        state = self._read_state_file(path)
+        if state is not None and state.ino == st.st_ino:
+            if st.st_size == state.length:
+                return state, False
+            if state.pending is not None and state.length < st.st_size <= state.pending:
+                return state, True
+        # No state file, or the file changed under it (Pi appended, or it was
+        # replaced): read it whole, as it is.
+        data = _pread_all(fd, st.st_size)
+        read = read_state(os.fspath(path), data)
+        tree = read.tree
+        header = tree.header
+        assert header is not None
+        return (
+            _State(
+                ino=st.st_ino,
+                length=len(data),
+                header=header_payload(header),
+                count=len(tree),
+                leaf=tree.leaf_id,
+                leaf_ids=sorted(read.leaf_ids),
+                name=tree.session_name,
+                updated=datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="microseconds"),
+                incarnation=uuid.uuid4().hex,
+                clean=read.ends_clean,
+                tree=tree,
+            ),
+            False,
+        )
+
+    # ------------------------------------------------------------------ protocol
+
+    def _load(self, session_id: str) -> Anchor:
+        with self._locked(session_id, exclusive=False) as found:
+            if found is None:
+                raise SessionNotFoundError(session_id, self._url)
+            fd, path = found
+            state, _cut = self._committed(fd, path)
+            tree = state.tree
+            if tree is None:
+                tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
+        return Anchor(tree, state.incarnation, state.count, state.length)
+
+    def _load_path(self, session_id: str) -> SessionTree:
+        tree = self._load(session_id).tree
+        return SessionTree.from_entries(tree.path(), leaf_id=tree.leaf_id, header=tree.header)
+
+    def _save(self, tree: SessionTree) -> Anchor:
+        header = tree.header
+        assert header is not None
+        sid = header.id
+        while True:
+            with self._locked(sid, exclusive=True) as found:
+                if found is not None:
+                    return self._append(tree, *found)
+            anchor = self._create(tree)
+            if anchor is not None:
+                return anchor
+
+    def _create(self, tree: SessionTree) -> Anchor | None:
+        """Write a new session's file whole, atomically; ``None`` if one appeared meanwhile."""
+        header = tree.header
+        assert header is not None
+        data, leaf_ids = _lines(tree, tree.entries(), None, [], header)
+        name = file_name(header.id)
+        target = self._dir / name
+        n = 1
+        while target.exists():
+            if self._header_id(target) == header.id:
+                return None  # another process created it: save into it instead
+            n += 1
+            target = self._dir / name.replace(".jsonl", f"-{n}.jsonl")
+        tmp = write_temp(target, data)
+        try:
+            os.link(tmp, target)  # never replaces a file
+        except FileExistsError:
+            return None
+        finally:
+            os.unlink(tmp)
+        self._index[header.id] = target.name
+        state = _State(
+            ino=os.stat(target).st_ino,
+            length=len(data),
+            header=header_payload(header),
+            count=len(tree),
+            leaf=tree.leaf_id,
+            leaf_ids=leaf_ids,
+            name=tree.session_name,
+            updated=_now(),
+            incarnation=uuid.uuid4().hex,
+        )
+        self._write_state_file(target, state)
+        return Anchor(tree, state.incarnation, state.count, state.length)
+
+    def _append(self, tree: SessionTree, fd: int, path: Path) -> Anchor:
+        header = tree.header
+        assert header is not None
+        sid = header.id
+        state, cut = self._committed(fd, path)
+        if state.header != header_payload(header):
+            raise ConflictError(sid, self._url, "the stored session has another header")
+        count = state.count
+        if len(tree) < count:
+            raise ConflictError(
+                sid,
+                self._url,
+                f"the stored session has {count} entries, the tree only {len(tree)}: "
+                "another writer saved since this tree was loaded",
+            )
+        found = self._best_anchor(sid, tree, state.incarnation, count)
+        if found is not None:
+            anchor, tail = found
+            stored = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+        else:
+            tail = tree.entries()
+            stored_tree = state.tree
+            if stored_tree is None:
+                data = _pread_all(fd, state.length)
+                stored_tree = read_state(os.fspath(path), data).tree
+            stored = list(stored_tree.entries())
+        for i, entry in enumerate(stored):
+            if i >= len(tail) or tail[i] != entry:
+                raise ConflictError(
+                    sid,
+                    self._url,
+                    f"the stored entry {entry.id!r} differs from the tree's: another "
+                    "writer saved since this tree was loaded, or it is not a later "
+                    "version of the session",
+                )
+        new = tail[len(stored) :]
+        taken = set(state.leaf_ids)
+        for entry in new:
+            if entry.id in taken:
+                raise StoreError(
+                    self._url,
+                    f"session {sid!r}: entry id {entry.id!r} is taken by a leaf record "
+                    "of the file; give the entry another id",
+                )
+        if cut:
+            os.ftruncate(fd, state.length)
+        if not new and tree.leaf_id == state.leaf:
+            return Anchor(tree, state.incarnation, count, state.length)
+        data, leaf_ids = _lines(tree, new, state.leaf, state.leaf_ids, None)
+        if not state.clean:
+            data = b"\n" + data
+        end = state.length + len(data)
+        # 1. say where this save will end, so that a cut-short save is recognised
+        pending = attrs.evolve(state, pending=end, tree=None)
+        self._write_state_file(path, pending)
+        # 2. append
+        os.lseek(fd, state.length, os.SEEK_SET)
+        write_all(fd, data)
+        if self._fsync:
+            os.fsync(fd)
+        # 3. commit
+        committed = attrs.evolve(
+            pending,
+            length=end,
+            count=len(tree),
+            leaf=tree.leaf_id,
+            leaf_ids=leaf_ids,
+            name=tree.session_name,
+            updated=_now(),
+            clean=True,
+            pending=None,
+        )
+        self._write_state_file(path, committed)
+        return Anchor(tree, state.incarnation, len(tree), end)
+
+    def _sessions(self) -> list[SessionSummary]:
+        out: list[SessionSummary] = []
+        for sid in list(self._scan()):
+            with self._locked(sid, exclusive=False) as found:
+                if found is None:
+                    continue
+                fd, path = found
+                try:
+                    state, _cut = self._committed(fd, path)
+                except (ValueError, OSError):
+                    continue  # not a readable session file: not one of ours to list
+            out.append(
+                SessionSummary(sid, state.name, state.count, datetime.fromisoformat(state.updated))
+            )
+        out.sort(key=lambda s: s.id)
+        out.sort(key=lambda s: s.updated, reverse=True)
+        return out
+
+    def _delete(self, session_id: str) -> None:
+        with self._locked(session_id, exclusive=True) as found:
+            if found is None:
+                raise SessionNotFoundError(session_id, self._url)
+            _fd, path = found
+            os.unlink(path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._state_path(path))
+            sync_directory(self._dir)
+        self._index.pop(session_id, None)
+
+    def _exists(self, session_id: str) -> bool:
+        return self._find(session_id) is not None
+
+    def _close(self) -> None:
+        self._index.clear()
+
+
+def _pread_all(fd: int, length: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while offset < length:
+        chunk = os.pread(fd, min(1 << 24, length - offset), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _entries_in(fd: int, start: int, end: int, path: str) -> list[Entry]:
+    """The entries of the lines in bytes ``start:end`` of the file (leaf records skipped)."""
+    out: list[Entry] = []
+    if end <= start:
+        return out
+    for line in os.pread(fd, end - start, start).split(b"\n"):
+        if not line.strip():
+            continue
+        value = parse_line(line.decode("utf-8"))
+        if value.get("type") == LEAF_TYPE:
+            continue
+        out.append(entry_from_json(value))
+    return out
+
+
+def _lines(
+    tree: SessionTree,
+    new: tuple[Entry, ...] | list[Entry],
+    file_leaf: str | None,
+    leaf_ids: list[str],
+    header: SessionHeader | None,
+) -> tuple[bytes, list[str]]:
+    """The lines a save appends (with the header first for a new file): the new
+    entries, then a leaf record if the leaf is not the last entry written."""
+    parts: list[bytes] = []
+    if header is not None:
+        parts.append(encode_line(header.to_json()))
+    for entry in new:
+        parts.append(encode_line(entry.to_json()))
+    last = new[-1].id if new else file_leaf
+    ids = list(leaf_ids)
+    if tree.leaf_id != last:
+        taken = set(ids)
+        record = new_leaf_id(lambda i: i in tree or i in taken, len(ids) + 1)
+        parts.append(encode_line(leaf_record(record, tree.leaf_id, tree.clock())))
+        ids.append(record)
+    return b"".join(parts), ids

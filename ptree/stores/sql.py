@@ -1,0 +1,320 @@
+"""What the SQL stores share: the schema, its version table and migrations, and the
+save, load and path queries, written once for SQLite and PostgreSQL.
+
+Tables (prefixed ``ptree_`` so they can live in an application's own database):
+
+- ``ptree_schema (version)``: one row, the schema version (:data:`SCHEMA_VERSION`);
+- ``ptree_sessions (id, header, leaf, name, updated, entry_count, incarnation)``: one
+  row per session; ``header`` is the header line as ptree writes it; ``incarnation``
+  changes when a session is deleted and saved again;
+- ``ptree_entries (session, seq, id, parent, type, payload)``: one row per entry, ``seq``
+  its position (0, 1, …) in the session, ``payload`` its JSON line exactly as ptree
+  writes it (so a dump of a stored session is byte-identical to :func:`ptree.dump`).
+  Keyed by ``(session, seq)`` (loads and appends are range scans) and unique on
+  ``(session, id)`` (the path query follows ``parent`` through it).
+
+Ids go into the id columns as they are, except an id holding a NUL or a lone surrogate
+(which a database's text cannot hold) or starting with ``"``: that one is stored as its
+JSON string (ASCII), which starts with ``"``, so no two ids share a stored form.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from abc import abstractmethod
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..entries import entry_from_json
+from ..pi.lines import parse_line
+from ..pi.reader import read_state
+from ..tree import SessionTree
+from .base import Anchor, SessionSummary, Store, entry_payload, header_payload
+from .errors import ConflictError, SessionNotFoundError, StoreError
+
+__all__ = ["SCHEMA_VERSION", "Cursor", "SqlStore", "db_key", "from_db_key"]
+
+SCHEMA_VERSION = 1
+"""The version of the tables this ptree writes; a database with a newer one is refused."""
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor the SQL stores use (``?`` placeholders)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+def db_key(value: str) -> str:
+    """The form of an id in the id columns (see the module doc).  O(len(value))."""
+    if value.startswith('"') or "\x00" in value or _unencodable(value):
+        return json.dumps(value, ensure_ascii=True)
+    return value
+
+
+def _unencodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def from_db_key(value: str) -> str:
+    """The id stored as ``value`` (the inverse of :func:`db_key`)."""
+    if value.startswith('"'):
+        decoded = json.loads(value)
+        assert isinstance(decoded, str)
+        return decoded
+    return value
+
+
+def _opt_key(value: str | None) -> str | None:
+    return None if value is None else db_key(value)
+
+
+def _opt_id(value: str | None) -> str | None:
+    return None if value is None else from_db_key(value)
+
+
+class SqlStore(Store):
+    """A store in two SQL tables (see the module doc); subclasses bring the connection."""
+
+    #: Appended to the query that reads a session's row before changing it.
+    FOR_UPDATE = ""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+
+    # ------------------------------------------------------------------ connection
+
+    @abstractmethod
+    def _transaction(self, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction: committed when the block ends, rolled back on an error.
+        A write transaction serialises with every other writer of the session."""
+
+    @abstractmethod
+    def _now(self) -> Any:
+        """The value ``updated`` gets now."""
+
+    @abstractmethod
+    def _datetime(self, value: Any) -> datetime:
+        """``updated`` as read back, as a UTC datetime."""
+
+    @abstractmethod
+    def _create_schema(self, cur: Cursor) -> None:
+        """Create the tables and indexes of :data:`SCHEMA_VERSION` (fresh database)."""
+
+    def _migrations(self) -> dict[int, list[str]]:
+        """Statements taking the schema from version ``n`` to ``n + 1``, by ``n``."""
+        return {}
+
+    def _init_schema(self, cur: Cursor) -> None:
+        """Create or migrate the schema; refuse a newer one.  Inside a write transaction."""
+        cur.execute("CREATE TABLE IF NOT EXISTS ptree_schema (version INTEGER NOT NULL)")
+        row = cur.execute("SELECT max(version) FROM ptree_schema").fetchone()
+        version = row[0] if row else None
+        if version is None:
+            self._create_schema(cur)
+            cur.execute("INSERT INTO ptree_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                self._url,
+                f"the database has ptree schema version {version}, newer than this "
+                f"ptree's ({SCHEMA_VERSION}): upgrade ptree to use it",
+            )
+        migrations = self._migrations()
+        while version < SCHEMA_VERSION:  # pragma: no cover - no migration exists yet
+            for statement in migrations[version]:
+                cur.execute(statement)
+            version += 1
+            cur.execute("UPDATE ptree_schema SET version = ?", (version,))
+
+    # ------------------------------------------------------------------ saving
+
+    def _session_row(self, cur: Cursor, key: str, lock: bool) -> Any:
+        sql = "SELECT header, leaf, entry_count, incarnation FROM ptree_sessions WHERE id = ?" + (
+            self.FOR_UPDATE if lock else ""
+        )
+        return cur.execute(sql, (key,)).fetchone()
+
+    def _save(self, tree: SessionTree) -> Anchor:
+        header = tree.header
+        assert header is not None
+        sid = header.id
+        key = db_key(sid)
+        head = header_payload(header)
+        with self._transaction(write=True) as cur:
+            row = self._session_row(cur, key, lock=True)
+            if row is None:
+                cur.execute(
+                    "INSERT INTO ptree_sessions (id, header, leaf, name, updated, entry_count,"
+                    " incarnation) VALUES (?, ?, NULL, NULL, ?, 0, ?)"
+                    " ON CONFLICT (id) DO NOTHING",
+                    (key, head, self._now(), uuid.uuid4().hex),
+                )
+                row = self._session_row(cur, key, lock=True)
+            stored_head, stored_leaf, count, incarnation = row
+            if stored_head != head:
+                raise ConflictError(sid, self._url, "the stored session has another header")
+            if len(tree) < count:
+                raise ConflictError(
+                    sid,
+                    self._url,
+                    f"the stored session has {count} entries, the tree only {len(tree)}: "
+                    "another writer saved since this tree was loaded",
+                )
+            found = self._best_anchor(sid, tree, incarnation, count)
+            if found is not None:
+                start, tail = found[0].count, found[1]
+            else:
+                start, tail = 0, tree.entries()
+            if count > start:
+                rows = cur.execute(
+                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
+                    " AND seq < ? ORDER BY seq",
+                    (key, start, count),
+                ).fetchall()
+                for i, (payload,) in enumerate(rows):
+                    if entry_payload(tail[i]) != payload:
+                        raise ConflictError(
+                            sid,
+                            self._url,
+                            f"entry {start + i} differs from the stored one "
+                            f"({tail[i].id!r} in the tree): another writer saved since "
+                            "this tree was loaded, or it is not a later version of the session",
+                        )
+            new = tail[count - start :]
+            leaf = _opt_key(tree.leaf_id)
+            if new:
+                cur.executemany(
+                    "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            key,
+                            count + i,
+                            db_key(e.id),
+                            _opt_key(e.parent_id),
+                            e.type,
+                            entry_payload(e),
+                        )
+                        for i, e in enumerate(new)
+                    ],
+                )
+            if new or leaf != stored_leaf:
+                cur.execute(
+                    "UPDATE ptree_sessions SET leaf = ?, name = ?, updated = ?, entry_count = ?"
+                    " WHERE id = ?",
+                    (leaf, tree.session_name, self._now(), len(tree), key),
+                )
+        return Anchor(tree, incarnation, len(tree), len(tree))
+
+    # ------------------------------------------------------------------ loading
+
+    def _build(self, sid: str, head: str, payloads: list[str], leaf: str | None) -> SessionTree:
+        """The tree of a header line and entry lines, read as the file they make."""
+        parts = [head, *payloads, ""]
+        data = "\n".join(parts).encode("utf-8")
+        tree = read_state(f"{self._url}#{sid}", data).tree
+        return tree.move_to(_opt_id(leaf))
+
+    def _load(self, session_id: str) -> Anchor:
+        key = db_key(session_id)
+        with self._transaction(write=False) as cur:
+            row = self._session_row(cur, key, lock=False)
+            if row is None:
+                raise SessionNotFoundError(session_id, self._url)
+            head, leaf, count, incarnation = row
+            payloads = [
+                p
+                for (p,) in cur.execute(
+                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq < ? ORDER BY seq",
+                    (key, count),
+                ).fetchall()
+            ]
+        tree = self._build(session_id, head, payloads, leaf)
+        return Anchor(tree, incarnation, count, count)
+
+    def _refresh(self, session_id: str) -> SessionTree:
+        # update()'s load: from the last version this object saw, only the entries since.
+        with self._lock:
+            self._check_open()
+            anchor = self._latest_anchor(session_id)
+            if anchor is None:
+                return self.load(session_id)
+            key = db_key(session_id)
+            with self._transaction(write=False) as cur:
+                row = self._session_row(cur, key, lock=False)
+                if row is None:
+                    raise SessionNotFoundError(session_id, self._url)
+                _head, leaf, count, incarnation = row
+                if incarnation != anchor.incarnation or count < anchor.count:
+                    return self.load(session_id)
+                rows = cur.execute(
+                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
+                    " AND seq < ? ORDER BY seq",
+                    (key, anchor.count, count),
+                ).fetchall()
+            tree = anchor.tree
+            for (payload,) in rows:
+                tree = tree.insert(entry_from_json(parse_line(payload)))
+            tree = tree.move_to(_opt_id(leaf))
+            self._remember(session_id, Anchor(tree, incarnation, count, count))
+            return tree
+
+    def _load_path(self, session_id: str) -> SessionTree:
+        key = db_key(session_id)
+        with self._transaction(write=False) as cur:
+            row = self._session_row(cur, key, lock=False)
+            if row is None:
+                raise SessionNotFoundError(session_id, self._url)
+            head, leaf, _count, _incarnation = row
+            payloads: list[str] = []
+            if leaf is not None:
+                # The database follows the parent links: O(depth) index lookups.
+                payloads = [
+                    p
+                    for (p,) in cur.execute(
+                        "WITH RECURSIVE path(seq, parent, payload) AS ("
+                        " SELECT seq, parent, payload FROM ptree_entries"
+                        " WHERE session = ? AND id = ?"
+                        " UNION ALL"
+                        " SELECT e.seq, e.parent, e.payload FROM ptree_entries e, path"
+                        " WHERE e.session = ? AND e.id = path.parent"
+                        ") SELECT payload FROM path ORDER BY seq",
+                        (key, leaf, key),
+                    ).fetchall()
+                ]
+        return self._build(session_id, head, payloads, leaf)
+
+    # ------------------------------------------------------------------ the rest
+
+    def _sessions(self) -> list[SessionSummary]:
+        with self._transaction(write=False) as cur:
+            rows = cur.execute(
+                "SELECT id, name, entry_count, updated FROM ptree_sessions"
+                " ORDER BY updated DESC, id"
+            ).fetchall()
+        return [
+            SessionSummary(from_db_key(k), name, count, self._datetime(updated))
+            for k, name, count, updated in rows
+        ]
+
+    def _delete(self, session_id: str) -> None:
+        key = db_key(session_id)
+        with self._transaction(write=True) as cur:
+            if self._session_row(cur, key, lock=True) is None:
+                raise SessionNotFoundError(session_id, self._url)
+            cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
+            cur.execute("DELETE FROM ptree_sessions WHERE id = ?", (key,))
+
+    def _exists(self, session_id: str) -> bool:
+        with self._transaction(write=False) as cur:
+            return self._session_row(cur, db_key(session_id), lock=False) is not None

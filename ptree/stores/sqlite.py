@@ -1,0 +1,102 @@
+"""The embedded store: one SQLite file (or ``:memory:``), with the standard library's
+:mod:`sqlite3`.
+
+The file is in WAL mode (readers never wait for a writer), with a busy timeout so that
+writers from many processes take turns instead of failing.  A save is one ``BEGIN
+IMMEDIATE`` transaction: it takes the write lock first, so its check of the stored
+session and its append see the same state.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from .sql import Cursor, SqlStore
+
+__all__ = ["SqliteStore"]
+
+
+class SqliteStore(SqlStore):
+    """Sessions in a SQLite database.  Open with ``stores.open("sqlite:///abs/path.db")``.
+
+    Args:
+        url: the URL it was opened with (for messages).
+        path: the database file, or ``":memory:"`` (a store of its own, gone on close).
+        timeout: seconds a writer waits for another to finish before failing.
+
+    >>> from ptree import SessionTree, SessionHeader, stores
+    >>> with stores.open("sqlite:///:memory:") as store:
+    ...     header = SessionHeader(id="s1", timestamp="2026-01-01T00:00:00Z", cwd="/")
+    ...     t = store.save(SessionTree(header=header).append({"role": "user", "content": "hi"}))
+    ...     store.load("s1") == t
+    True
+    """
+
+    def __init__(self, url: str, path: str, *, timeout: float = 60.0) -> None:
+        super().__init__(url)
+        self._conn = sqlite3.connect(
+            path, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            if path != ":memory:":
+                self._wal()
+            with self._transaction(write=True) as cur:
+                self._init_schema(cur)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _wal(self) -> None:
+        # Switching to WAL needs a moment without other connections mid-transaction;
+        # the mode is kept in the file, so this waits only on a database's first opens.
+        deadline = time.monotonic() + 60.0
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                return
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[Cursor]:
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        try:
+            yield cur
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        else:
+            cur.execute("COMMIT")
+        finally:
+            cur.close()
+
+    def _now(self) -> str:
+        return datetime.now(UTC).isoformat(timespec="microseconds")
+
+    def _datetime(self, value: Any) -> datetime:
+        return datetime.fromisoformat(value).astimezone(UTC)
+
+    def _create_schema(self, cur: Cursor) -> None:
+        cur.execute(
+            "CREATE TABLE ptree_sessions ("
+            " id TEXT PRIMARY KEY, header TEXT NOT NULL, leaf TEXT, name TEXT,"
+            " updated TEXT NOT NULL, entry_count INTEGER NOT NULL, incarnation TEXT NOT NULL)"
+        )
+        cur.execute("CREATE INDEX ptree_sessions_updated ON ptree_sessions (updated)")
+        cur.execute(
+            "CREATE TABLE ptree_entries ("
+            " session TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, parent TEXT,"
+            " type TEXT NOT NULL, payload TEXT NOT NULL, PRIMARY KEY (session, seq))"
+        )
+        cur.execute("CREATE UNIQUE INDEX ptree_entries_id ON ptree_entries (session, id)")
+
+    def _close(self) -> None:
+        self._conn.close()
