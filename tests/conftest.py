@@ -37,3 +37,56 @@ def pi_fixtures() -> Path:
     if not PI_FIXTURES.is_dir():  # pragma: no cover - the folder is present in CI
         pytest.skip(f"the shared Pi fixtures are not at {PI_FIXTURES}")
     return PI_FIXTURES
+
+
+# ---------------------------------------------------------------------------- stores
+
+STORE_KINDS = ["sqlite-file", "sqlite-memory", "jsonl", "postgres"]
+"""Every kind of store the shared store suite runs against."""
+SHARED_STORE_KINDS = ["sqlite-file", "jsonl", "postgres"]
+"""The kinds that several store objects (connections, processes) can open at once."""
+
+
+def postgres_url() -> str:
+    """The test server's URL (``.ci/run`` starts one), with the ptree tables dropped.
+
+    Skips when no server is configured, unless ``CI`` is set: then it fails.
+    """
+    url = os.environ.get("PTREE_TEST_POSTGRES_URL")
+    if not url:
+        reason = (
+            "no PostgreSQL server: set PTREE_TEST_POSTGRES_URL "
+            "(eval $(.ci/postgres start) starts a throwaway one)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema")
+    return url
+
+
+def store_url_of(kind: str, tmp_path: Path) -> str:
+    """A URL for a new, empty store of this kind."""
+    if kind == "sqlite-file":
+        return f"sqlite://{tmp_path}/sessions.db"
+    if kind == "sqlite-memory":
+        return "sqlite:///:memory:"
+    if kind == "jsonl":
+        return f"jsonl://{tmp_path}/sessions"
+    assert kind == "postgres"
+    return postgres_url()
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty store of each kind."""
+    return store_url_of(request.param, tmp_path)
+
+
+@pytest.fixture(params=SHARED_STORE_KINDS)
+def shared_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty store of each kind that many store objects can share."""
+    return store_url_of(request.param, tmp_path)

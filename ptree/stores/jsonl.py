@@ -45,7 +45,7 @@ from urllib.parse import quote
 import attrs
 
 from ..entries import Entry, entry_from_json
-from ..header import SessionHeader
+from ..header import CURRENT_VERSION, SessionHeader
 from ..pi.errors import SessionLockedError
 from ..pi.files import sync_directory, write_all, write_temp
 from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
@@ -92,6 +92,7 @@ class _State:
     incarnation: str
     clean: bool = True
     pending: int | None = None
+    version: int = CURRENT_VERSION
     tree: SessionTree | None = None  # when the file was just read whole
 
     def to_json(self) -> dict[str, Any]:
@@ -293,6 +294,7 @@ class JsonlStore(Store):
                 incarnation=uuid.uuid4().hex,
                 clean=read.ends_clean,
                 tree=tree,
+                version=read.version,
             ),
             False,
         )
@@ -366,6 +368,14 @@ class JsonlStore(Store):
         assert header is not None
         sid = header.id
         state, cut = self._committed(fd, path)
+        if state.version != CURRENT_VERSION:
+            # As SessionWriter: appending version 3 lines would mix formats.
+            raise StoreError(
+                self._url,
+                f"{path.name} is a version {state.version} file: ptree appends only to "
+                f"version {CURRENT_VERSION} files; convert it first "
+                "(ptree.dump(ptree.load(path), path) rewrites it as version 3)",
+            )
         if state.header != header_payload(header):
             raise ConflictError(sid, self._url, "the stored session has another header")
         count = state.count

@@ -202,7 +202,7 @@ class SqlStore(Store):
                             count + i,
                             db_key(e.id),
                             _opt_key(e.parent_id),
-                            e.type,
+                            db_key(e.type),
                             entry_payload(e),
                         )
                         for i, e in enumerate(new)
