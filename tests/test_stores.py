@@ -509,10 +509,10 @@ class TestJsonlFiles:
         committed = path.read_bytes()
         import json
 
-        record = json.loads(state.read_text())
         half = b'{"type":"message","id":"e3","parentId":"e2","timestamp":"x","mess'
-        record["pending"] = len(committed) + 200
-        state.write_text(json.dumps(record))
+        with open(state, "a") as log:
+            log.write(json.dumps({"pending": len(committed) + 200, "from": len(committed)}))
+            log.write("\n")
         with open(path, "ab") as f:
             f.write(half)
         with stores.open(f"jsonl://{d}") as s:

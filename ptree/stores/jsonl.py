@@ -6,16 +6,20 @@ are.  Sessions are found by the header id of every ``*.jsonl`` file, whatever it
 a new session's file is named after its id (an id that is no safe file name is
 percent-encoded, or hashed when long: never a path outside the directory).
 
-Beside each file the store keeps a small state file, ``.NAME.ptree`` (JSON): the
+Beside each file the store keeps a small state log, ``.NAME.ptree`` (JSON lines): the
 *committed length* of the file and what a save needs to know (entry count, leaf, the
 ids of leaf records, name, time of the last save).  A save, holding the file's lock
 (``flock``; taken per save, never held between saves, so any number of processes
 share the directory, and a :class:`~ptree.SessionWriter` holding the file excludes
 them):
 
-1. records the length it is about to reach (``pending``) in the state file;
-2. appends the new lines and flushes them to the disk;
-3. records the new committed length (the commit point: a rename).
+1. appends to the log the length it is about to reach (``pending``);
+2. appends the new lines to the file;
+3. appends the new committed state to the log (the commit point).
+
+Each step is flushed to the disk before the next (unless opened with ``fsync=false``);
+appends only, no renames, so a save costs three small writes.  A record cut short is
+skipped by readers; the log is rewritten as its last record when it grows past 64 KiB.
 
 A load (holding the lock shared) reads only the committed bytes, so a save cut short
 (kill, full disk) is never seen; the next save finds the file longer than committed
@@ -56,6 +60,8 @@ from .errors import ConflictError, SessionNotFoundError, StoreError
 
 __all__ = ["JsonlStore", "file_name"]
 
+_LOG_TAIL = 1 << 16  # the end of a state log read to find its last record
+_LOG_LIMIT = 1 << 16  # a longer log is rewritten as its last record
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _STATE_FORMAT = 1
 
@@ -131,6 +137,28 @@ class _State:
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None
+
+
+def _last_state(log: bytes) -> _State | None:
+    """The state the last complete records of a log give (see the module doc)."""
+    pending: int | None = None
+    start: int | None = None
+    for raw in reversed(log.split(b"\n")):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue  # a record cut short, or the start of the tail
+        if not isinstance(record, dict):
+            continue
+        if "format" not in record:
+            if pending is None and start is None and "pending" in record:
+                pending, start = record["pending"], record.get("from")
+            continue
+        state = _State.from_json(record)
+        if state is not None and pending is not None and start == state.length:
+            state.pending = pending
+        return state
+    return None
 
 
 def _now() -> str:
@@ -236,34 +264,57 @@ class JsonlStore(Store):
                         os.fspath(path), f"still locked after {self._timeout} s"
                     ) from None
                 time.sleep(pause)
-                pause = min(pause * 2, 0.02)
+                pause = min(pause * 2, 0.002)
 
     # ------------------------------------------------------------------ file state
 
     def _read_state_file(self, path: Path) -> _State | None:
+        """The last state the log records (with ``pending`` if a save began after it)."""
         try:
             with open(self._state_path(path), "rb") as f:
-                return _State.from_json(json.loads(f.read()))
-        except (OSError, ValueError):
+                size = os.fstat(f.fileno()).st_size
+                f.seek(max(0, size - _LOG_TAIL))
+                tail = f.read()
+                state = _last_state(tail)
+                if state is None and size > _LOG_TAIL:  # pragma: no cover - a huge record
+                    f.seek(0)
+                    state = _last_state(f.read())
+                return state
+        except OSError:
             return None
 
-    def _write_state_file(self, path: Path, state: _State) -> None:
-        data = json.dumps(state.to_json(), ensure_ascii=True).encode("ascii")
+    def _write_state_file(self, path: Path, record: dict[str, Any], *, fresh: bool = False) -> None:
+        """Append one record to the state log (a new log when ``fresh``, atomically)."""
         target = self._state_path(path)
-        tmp = write_temp(target, data) if self._fsync else self._quick_temp(target, data)
+        line = json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
+        if fresh:
+            tmp = write_temp(target, line)
+            try:
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            sync_directory(self._dir)
+            return
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        if self._fsync:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # after a record cut short: start afresh
+            write_all(fd, line)
+            if self._fsync:
+                _sync(fd)
+        finally:
+            os.close(fd)
+        if size == 0:
             sync_directory(self._dir)
 
-    def _quick_temp(self, target: Path, data: bytes) -> str:
-        tmp = target.with_name(f"{target.name}.{uuid.uuid4().hex}.tmp")
-        tmp.write_bytes(data)
-        return os.fspath(tmp)
+    def _log_is_long(self, path: Path) -> bool:
+        try:
+            return os.stat(self._state_path(path)).st_size > _LOG_LIMIT
+        except OSError:
+            return False
 
     def _committed(self, fd: int, path: Path) -> tuple[_State, bool]:
         """The file's committed state, and whether bytes past it are a save cut short."""
@@ -311,6 +362,32 @@ class JsonlStore(Store):
             if tree is None:
                 tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
         return Anchor(tree, state.incarnation, state.count, state.length)
+
+    def _refresh(self, session_id: str) -> SessionTree:
+        # update()'s load: from the last version this object saw, only the lines since.
+        with self._lock:
+            self._check_open()
+            anchor = self._latest_anchor(session_id)
+            if anchor is None:
+                return self.load(session_id)
+            with self._locked(session_id, exclusive=False) as found:
+                if found is None:
+                    raise SessionNotFoundError(session_id, self._url)
+                fd, path = found
+                state, _cut = self._committed(fd, path)
+                if (
+                    state.tree is not None
+                    or state.incarnation != anchor.incarnation
+                    or state.length < anchor.position
+                ):
+                    return self.load(session_id)
+                added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+            tree = anchor.tree
+            for entry in added:
+                tree = tree.insert(entry)
+            tree = tree.move_to(state.leaf)
+            self._remember(session_id, Anchor(tree, state.incarnation, state.count, state.length))
+            return tree
 
     def _load_path(self, session_id: str) -> SessionTree:
         tree = self._load(session_id).tree
@@ -360,7 +437,7 @@ class JsonlStore(Store):
             updated=_now(),
             incarnation=uuid.uuid4().hex,
         )
-        self._write_state_file(target, state)
+        self._write_state_file(target, state.to_json(), fresh=True)
         return Anchor(tree, state.incarnation, state.count, state.length)
 
     def _append(self, tree: SessionTree, fd: int, path: Path) -> Anchor:
@@ -416,7 +493,12 @@ class JsonlStore(Store):
                     "of the file; give the entry another id",
                 )
         if cut:
+            # A save cut short: its bytes go, and so does its pending record (else
+            # bytes someone else appends later could be taken for its leftovers).
             os.ftruncate(fd, state.length)
+            if self._fsync:
+                _sync(fd)
+            self._write_state_file(path, attrs.evolve(state, pending=None).to_json())
         if not new and tree.leaf_id == state.leaf:
             return Anchor(tree, state.incarnation, count, state.length)
         data, leaf_ids = _lines(tree, new, state.leaf, state.leaf_ids, None)
@@ -424,16 +506,15 @@ class JsonlStore(Store):
             data = b"\n" + data
         end = state.length + len(data)
         # 1. say where this save will end, so that a cut-short save is recognised
-        pending = attrs.evolve(state, pending=end, tree=None)
-        self._write_state_file(path, pending)
+        self._write_state_file(path, {"pending": end, "from": state.length})
         # 2. append
         os.lseek(fd, state.length, os.SEEK_SET)
         write_all(fd, data)
         if self._fsync:
-            os.fsync(fd)
+            _sync(fd)
         # 3. commit
         committed = attrs.evolve(
-            pending,
+            state,
             length=end,
             count=len(tree),
             leaf=tree.leaf_id,
@@ -442,8 +523,10 @@ class JsonlStore(Store):
             updated=_now(),
             clean=True,
             pending=None,
+            tree=None,
         )
-        self._write_state_file(path, committed)
+        # The log is rewritten as one record now and then (atomically), so it stays small.
+        self._write_state_file(path, committed.to_json(), fresh=self._log_is_long(path))
         return Anchor(tree, state.incarnation, len(tree), end)
 
     def _sessions(self) -> list[SessionSummary]:
@@ -480,6 +563,14 @@ class JsonlStore(Store):
 
     def _close(self) -> None:
         self._index.clear()
+
+
+def _sync(fd: int) -> None:
+    # fdatasync flushes the data and the size (what a read needs), not the times.
+    if hasattr(os, "fdatasync"):
+        os.fdatasync(fd)
+    else:  # pragma: no cover - macOS
+        os.fsync(fd)
 
 
 def _pread_all(fd: int, length: int) -> bytes:
