@@ -1,0 +1,230 @@
+"""A Hypothesis state machine per kind of store against a naive model: random saves of
+random versions (grown, moved, forked from old versions), updates, deletes and
+reopenings; after every step each session loads equal to the last value saved, and
+every save the model says must conflict does, changing nothing.
+
+Sized for CI by ``PTREE_STORE_EXAMPLES`` (default 40 runs of up to 25 steps per store).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    initialize,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+)
+
+import ptree
+from ptree import SessionHeader, SessionTree, stores
+from tests.conftest import postgres_url
+from tests.strategies import appends
+
+TS = "2026-01-01T00:00:00.000Z"
+SIDS = ["a", "b"]
+EXAMPLES = int(os.environ.get("PTREE_STORE_EXAMPLES", "40"))
+
+
+def fixed_clock() -> str:
+    return TS
+
+
+def lines(tree: SessionTree) -> list[Any]:
+    """The entries as JSON: what the naive model compares."""
+    return [e.to_json() for e in tree.entries()]
+
+
+_PG_READY: list[str] = []
+
+
+def fresh_postgres() -> str:
+    """The test server with empty ptree tables (emptied, not dropped: much faster)."""
+    if not _PG_READY:
+        url = postgres_url()
+        stores.open(url).close()
+        _PG_READY.append(url)
+    import psycopg
+
+    with psycopg.connect(_PG_READY[0], autocommit=True) as conn:
+        conn.execute("DELETE FROM ptree_entries")
+        conn.execute("DELETE FROM ptree_sessions")
+    return _PG_READY[0]
+
+
+class StoreMachine(RuleBasedStateMachine):
+    """Subclasses name the kind of store."""
+
+    KIND = ""
+    versions = Bundle("versions")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = tempfile.mkdtemp(prefix="ptree-stores-")
+        if self.KIND == "sqlite-memory":
+            self.url = "sqlite:///:memory:"
+        elif self.KIND == "sqlite-file":
+            self.url = f"sqlite://{self.tmp}/s.db"
+        elif self.KIND == "jsonl":
+            self.url = f"jsonl://{self.tmp}/d?fsync=false"
+        else:
+            self.url = fresh_postgres()
+        self.store = stores.open(self.url)
+        self.model: dict[str, SessionTree] = {}
+
+    def teardown(self) -> None:
+        self.store.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def expect_save(self, tree: SessionTree) -> None:
+        """Save ``tree``; the model says whether it must succeed."""
+        assert tree.header is not None
+        sid = tree.header.id
+        stored = self.model.get(sid)
+        ok = stored is None or (
+            stored.header == tree.header and lines(tree)[: len(stored)] == lines(stored)
+        )
+        if ok:
+            assert self.store.save(tree) == tree
+            self.model[sid] = tree
+        else:
+            with pytest.raises(stores.ConflictError):
+                self.store.save(tree)
+
+    @initialize(target=versions, sid=st.sampled_from(SIDS))
+    def first(self, sid: str) -> SessionTree:
+        header = SessionHeader(id=sid, timestamp=TS, cwd="/w")
+        tree = SessionTree(header=header, clock=fixed_clock).append(
+            {"role": "user", "content": sid}
+        )
+        self.expect_save(tree)
+        return tree
+
+    @rule(target=versions, version=versions, data=st.data())
+    def grow(self, version: SessionTree, data: st.DataObject) -> SessionTree:
+        """Append to any version held, old or new: later saves of old ones fork."""
+        for _ in range(data.draw(st.integers(1, 3))):
+            version = data.draw(appends(version))
+        return version
+
+    @rule(target=versions, version=versions, data=st.data())
+    def move(self, version: SessionTree, data: st.DataObject) -> SessionTree:
+        return version.move_to(data.draw(st.sampled_from((None, *version.ids()))))
+
+    @rule(version=versions)
+    def save(self, version: SessionTree) -> None:
+        self.expect_save(version)
+
+    @rule(target=versions, version=versions, data=st.data())
+    def grow_and_save(self, version: SessionTree, data: st.DataObject) -> SessionTree:
+        """The usual step of a writer: one more entry, saved (conflicting when stale)."""
+        version = data.draw(appends(version))
+        self.expect_save(version)
+        return version
+
+    @rule(target=versions, version=versions, data=st.data())
+    def fork(self, version: SessionTree, data: st.DataObject) -> SessionTree:
+        """ptree.fork makes a new session: saving it always succeeds."""
+        if not version:
+            return version
+        forked = ptree.fork(version, data.draw(st.sampled_from(version.ids())))
+        forked = forked.with_config(clock=fixed_clock)
+        self.expect_save(forked)
+        return forked
+
+    @rule(target=versions, sid=st.sampled_from(SIDS), text=st.text(max_size=5))
+    def update(self, sid: str, text: str) -> Any:
+        def fn(tree: SessionTree) -> SessionTree:
+            return tree.with_config(clock=fixed_clock).append({"role": "user", "content": text})
+
+        stored = self.model.get(sid)
+        if stored is None:
+            with pytest.raises(stores.SessionNotFoundError):
+                self.store.update(sid, fn)
+            return multiple()
+        out = self.store.update(sid, fn)
+        assert lines(out)[:-1] == lines(stored)
+        assert out.current_path()[-1] == {"role": "user", "content": text}
+        self.model[sid] = out
+        return out
+
+    @rule(target=versions, sid=st.sampled_from(SIDS))
+    def load(self, sid: str) -> Any:
+        if sid not in self.model:
+            with pytest.raises(stores.SessionNotFoundError):
+                self.store.load(sid)
+            return multiple()
+        return self.store.load(sid).with_config(clock=fixed_clock)
+
+    @rule(sid=st.sampled_from(SIDS))
+    def delete(self, sid: str) -> None:
+        if sid in self.model:
+            self.store.delete(sid)
+            del self.model[sid]
+        else:
+            with pytest.raises(stores.SessionNotFoundError):
+                self.store.delete(sid)
+
+    @precondition(lambda self: self.KIND != "sqlite-memory")
+    @rule()
+    def reopen(self) -> None:
+        """A new store object knows no versions: saves compare the stored entries."""
+        self.store.close()
+        self.store = stores.open(self.url)
+
+    @rule(version=consumes(versions))
+    def forget(self, version: SessionTree) -> None:
+        """Versions may be dropped (the store's memory of them must not matter)."""
+
+    @invariant()
+    def every_session_loads_as_last_saved(self) -> None:
+        assert {s.id: s.entry_count for s in self.store.sessions()} == {
+            sid: len(t) for sid, t in self.model.items()
+        }
+        for sid, tree in self.model.items():
+            loaded = self.store.load(sid)
+            assert lines(loaded) == lines(tree)
+            assert loaded.leaf_id == tree.leaf_id
+            assert loaded.header == tree.header
+            assert loaded == tree
+            assert self.store.load_path(sid).ids() == tuple(e.id for e in tree.path())
+
+
+SETTINGS = settings(max_examples=EXAMPLES, stateful_step_count=25, deadline=None)
+
+
+class SqliteMemoryMachine(StoreMachine):
+    KIND = "sqlite-memory"
+
+
+class SqliteFileMachine(StoreMachine):
+    KIND = "sqlite-file"
+
+
+class JsonlMachine(StoreMachine):
+    KIND = "jsonl"
+
+
+class PostgresMachine(StoreMachine):
+    KIND = "postgres"
+
+
+TestSqliteMemory = SqliteMemoryMachine.TestCase
+TestSqliteMemory.settings = SETTINGS
+TestSqliteFile = SqliteFileMachine.TestCase
+TestSqliteFile.settings = SETTINGS
+TestJsonl = JsonlMachine.TestCase
+TestJsonl.settings = SETTINGS
+TestPostgres = PostgresMachine.TestCase
+TestPostgres.settings = SETTINGS
