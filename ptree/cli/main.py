@@ -4,9 +4,11 @@ Each subcommand is a function ``(args, out, err) -> exit status`` registered in
 :data:`COMMANDS`.  Errors a user can cause (a missing file, a bad file, an unknown
 id) print one line on stderr and give a non-zero status, never a traceback.
 
-Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export`` and
+Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export``,
 ``import`` (``claude-code``, ``codex``, ``librechat``, ``chatgpt``, ``openwebui``, or
-detected); ``ptree COMMAND --help`` explains each.
+detected), and for stores ``sessions`` and ``copy`` (:mod:`~ptree.cli.store_commands`);
+``ptree COMMAND --help`` explains each.  Wherever a command takes a session file,
+``STORE_URL#SESSION_ID`` names a stored session.
 """
 
 from __future__ import annotations
@@ -62,7 +64,13 @@ def _isatty(stream: TextIO) -> bool:
 
 
 def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> SessionTree:
-    """The session file at ``path``; in lenient mode each warning is one line on stderr."""
+    """The session file at ``path`` (or ``STORE_URL#SESSION_ID``: the stored session);
+    in lenient mode each warning is one line on stderr."""
+    from .store_commands import load_ref
+
+    stored = load_ref(path)
+    if stored is not None:
+        return stored
     if not Path(path).exists():
         raise FileNotFoundError(2, "no such file", path)
     size = Path(path).stat().st_size
@@ -166,7 +174,7 @@ def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "children stays in one column; indentation grows only where the "
         "conversation branches.  '*' marks the current path; the leaf says so.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
     p.add_argument(
         "--json",
         action="store_true",
@@ -227,7 +235,7 @@ def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         description="Print ptree.build_context at the leaf as JSON: messages, model, "
         "thinking level, active tools.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
     p.add_argument("--leaf", metavar="ID", help="build the context at this entry instead")
     p.add_argument(
         "--provider",
@@ -269,7 +277,7 @@ def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         description="Read a session file strictly and report every problem, one line "
         "each, as FILE:LINE: reason.  Exit status 0 when the file is valid, 1 otherwise.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
 
 
 def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
@@ -311,6 +319,19 @@ _LINE = re.compile(r":(\d+):")
 
 @_register("check", _setup_check)
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .store_commands import load_ref
+
+    try:
+        stored = load_ref(args.file)
+    except (SessionFileError, SessionError) as exc:
+        if isinstance(exc, KeyError):
+            raise
+        out.write(f"{_one_line(exc)}\n")
+        print(f"ptree check: {args.file}: 1 problem", file=err)
+        return 1
+    if stored is not None:  # a store holds only sessions that load strictly
+        out.write(f"{args.file}: ok, {_summary(stored)}\n")
+        return 0
     if not Path(args.file).exists():
         raise FileNotFoundError(2, "no such file", args.file)
     size = Path(args.file).stat().st_size
@@ -343,7 +364,7 @@ def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         description="Copy the path from the root to --at ID into a new session file "
         "(labels on it kept, parentSession naming the source).",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
     p.add_argument("--at", metavar="ID", required=True, help="the entry the new path ends at")
     p.add_argument(
         "--before",
@@ -376,7 +397,7 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         tree,
         args.at,
         position="before" if args.before else "at",
-        parent_session=str(Path(args.file).resolve()),
+        parent_session=args.file if "://" in args.file else str(Path(args.file).resolve()),
     )
     dump(forked, target)
     out.write(f"wrote {target}: {len(forked)} entries, leaf {forked.leaf_id}\n")
@@ -393,7 +414,7 @@ def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Write the tree as a Graphviz DOT digraph (render with dot -Tsvg) or "
         "a Mermaid flowchart.  The current path is bold and blue, the leaf filled.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
     p.add_argument("--format", choices=("dot", "mermaid"), required=True)
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
@@ -650,6 +671,9 @@ def main(
         print(f"ptree {args.command}: error: {text}", file=err)
         return 1
 
+
+# The store commands register themselves (they use this module's helpers).
+from . import store_commands  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
