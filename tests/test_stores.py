@@ -301,6 +301,17 @@ class TestUpdate:
             assert texts == ["m0", "from b", "from a"]
             same(b.load("s1"), out)
 
+    def test_after_another_writer_made_the_session_anew(self, shared_store_url: str) -> None:
+        """A session deleted and saved again elsewhere: update starts from the new one."""
+        with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:
+            a.save(grow(new_tree(), 3))
+            a.update("s1", lambda t: t.append(user("seen by a")))
+            b.delete("s1")
+            b.save(grow(new_tree(), 1, "new"))
+            out = a.update("s1", lambda t: t.append(user("again")))
+            assert [m["content"] for m in out.current_path()] == ["new0", "again"]
+            same(b.load("s1"), out)
+
     def test_gives_up_after_its_attempts(self, shared_store_url: str) -> None:
         """When another writer always saves first, update raises ConflictError."""
         with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:

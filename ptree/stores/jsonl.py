@@ -370,18 +370,20 @@ class JsonlStore(Store):
             anchor = self._latest_anchor(session_id)
             if anchor is None:
                 return self.load(session_id)
+            added: list[Entry] | None = None
             with self._locked(session_id, exclusive=False) as found:
                 if found is None:
                     raise SessionNotFoundError(session_id, self._url)
                 fd, path = found
                 state, _cut = self._committed(fd, path)
                 if (
-                    state.tree is not None
-                    or state.incarnation != anchor.incarnation
-                    or state.length < anchor.position
+                    state.tree is None
+                    and state.incarnation == anchor.incarnation
+                    and state.length >= anchor.position
                 ):
-                    return self.load(session_id)
-                added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+                    added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+            if added is None:  # changed by someone else, or made anew: read it whole
+                return self.load(session_id)
             tree = anchor.tree
             for entry in added:
                 tree = tree.insert(entry)

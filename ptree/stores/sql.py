@@ -250,18 +250,20 @@ class SqlStore(Store):
             if anchor is None:
                 return self.load(session_id)
             key = db_key(session_id)
+            rows: list[Any] | None = None
             with self._transaction(write=False) as cur:
                 row = self._session_row(cur, key, lock=False)
                 if row is None:
                     raise SessionNotFoundError(session_id, self._url)
                 _head, leaf, count, incarnation = row
-                if incarnation != anchor.incarnation or count < anchor.count:
-                    return self.load(session_id)
-                rows = cur.execute(
-                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
-                    " AND seq < ? ORDER BY seq",
-                    (key, anchor.count, count),
-                ).fetchall()
+                if incarnation == anchor.incarnation and count >= anchor.count:
+                    rows = cur.execute(
+                        "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
+                        " AND seq < ? ORDER BY seq",
+                        (key, anchor.count, count),
+                    ).fetchall()
+            if rows is None:  # deleted and saved again since: read it whole
+                return self.load(session_id)
             tree = anchor.tree
             for (payload,) in rows:
                 tree = tree.insert(entry_from_json(parse_line(payload)))
