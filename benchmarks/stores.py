@@ -3,7 +3,8 @@
     python benchmarks/stores.py           # full sizes (10^5 entries); prints the table
     python benchmarks/stores.py --smoke   # small sizes, a few seconds (CI)
 
-PostgreSQL is measured when ``PTREE_TEST_POSTGRES_URL`` names a server (``eval
+PostgreSQL is measured when ``PTREE_BENCH_POSTGRES_URL`` (or
+``PTREE_TEST_POSTGRES_URL``) names a server (its ptree tables are dropped first) (``eval
 $(.ci/postgres start)`` starts a throwaway one).  Every figure is the median of several
 runs, in wall time (the disk and the database server are part of the cost); each case
 is timed beside its baseline in the same run, and the ratio is what is reported.
@@ -72,7 +73,7 @@ def median_time(fn: Callable[[], object], repeat: int) -> float:
 
 def urls(tmp: Path) -> dict[str, str]:
     out = {"SQLite": f"sqlite://{tmp}/bench.db", "jsonl": f"jsonl://{tmp}/jsonl"}
-    pg = os.environ.get("PTREE_TEST_POSTGRES_URL")
+    pg = os.environ.get("PTREE_BENCH_POSTGRES_URL") or os.environ.get("PTREE_TEST_POSTGRES_URL")
     if pg:
         import psycopg
 
@@ -151,6 +152,17 @@ def many_writers(url: str, procs: int, saves: int) -> float:
     return procs * saves / (time.perf_counter() - start)
 
 
+class _Rows:
+    """The results table, printed row by row as the cases finish."""
+
+    def __init__(self) -> None:
+        print("| case | target | measured |")
+        print("| --- | --- | --- |", flush=True)
+
+    def append(self, row: tuple[str, str, str]) -> None:
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--smoke", action="store_true", help="small sizes, for CI")
@@ -159,7 +171,7 @@ def main() -> None:
     repeat = 1 if args.smoke else 3
     saves = 20 if args.smoke else 200
     depth = 100
-    rows: list[tuple[str, str, str]] = []
+    rows = _Rows()
     tmp = Path(tempfile.mkdtemp(prefix="ptree-bench-"))
     try:
         for name, url in urls(tmp).items():
@@ -207,10 +219,6 @@ def main() -> None:
                 )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("| case | target | measured |")
-    print("| --- | --- | --- |")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":
