@@ -499,6 +499,18 @@ class TestJsonlFiles:
                 s.save(loaded.append(user("more")))
         assert (d / "old.jsonl").read_bytes() == data
 
+    def test_a_broken_file_is_reported_not_hidden(self, tmp_path: Path) -> None:
+        """sessions() lists the good files and warns, naming the one it cannot read."""
+        d = tmp_path / "d"
+        d.mkdir()
+        dump(grow(new_tree("good"), 2), d / "good.jsonl")
+        (d / "bad.jsonl").write_text(
+            '{"type":"session","version":3,"id":"bad","timestamp":"t","cwd":"/"}\n{oops\n'
+        )
+        with stores.open(f"jsonl://{d}") as s, pytest.warns(ptree.SessionFileWarning) as caught:
+            assert [x.id for x in s.sessions()] == ["good"]
+        assert "bad.jsonl" in str(caught[0].message)
+
     def test_odd_ids_stay_inside_the_directory(self, tmp_path: Path) -> None:
         d = tmp_path / "d"
         with stores.open(f"jsonl://{d}") as s:

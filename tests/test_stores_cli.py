@@ -104,6 +104,17 @@ class TestCopy:
         with stores.open(sqlite) as store:
             assert store.load(other.header.id) == other  # type: ignore[union-attr]
 
+    def test_an_unreadable_source_file_is_reported(self, tmp_path: Path) -> None:
+        """A broken file in a jsonl SRC: the others are copied, it is named, exit 1."""
+        d = tmp_path / "d"
+        d.mkdir()
+        shutil.copy(GOLDEN / "plans.jsonl", d / "plans.jsonl")
+        shutil.copy(GOLDEN / "many.jsonl", d / "many.jsonl")  # malformed lines
+        status, out, err = run("copy", f"jsonl://{d}", f"sqlite://{tmp_path}/s.db")
+        assert status == 1
+        assert out == "copied 1 session; 0 already there; 1 unreadable in SRC, not copied\n"
+        assert "many.jsonl" in err
+
     def test_an_existing_different_file_is_not_replaced(self, tmp_path: Path) -> None:
         sqlite = f"sqlite://{tmp_path}/s.db"
         run("copy", str(GOLDEN / "plans.jsonl"), sqlite)

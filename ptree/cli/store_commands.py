@@ -4,6 +4,7 @@ commands read ``STORE_URL#SESSION_ID`` where they take a file."""
 from __future__ import annotations
 
 import argparse
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -91,16 +92,21 @@ def _setup_copy(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("dst", metavar="DST", help="where they go")
 
 
-def _sources(src: str) -> tuple[int, Iterator[SessionTree]]:
-    """How many sessions ``src`` has, and the sessions one by one."""
+def _sources(src: str, err: TextIO) -> tuple[int, int, Iterator[SessionTree]]:
+    """How many sessions ``src`` has, how many it could not list (each reported on
+    ``err``), and the sessions one by one."""
     ref = store_ref(src)
     if ref is None:
         if not Path(src).is_file():
             raise FileNotFoundError(2, "no such file", src)
-        return 1, iter([load(src)])
+        return 1, 0, iter([load(src)])
     url, sid = ref
     store = stores.open(url)
-    ids = [sid] if sid is not None else [s.id for s in store.sessions()]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ids = [sid] if sid is not None else [s.id for s in store.sessions()]
+    for w in caught:
+        print(f"ptree copy: warning: {w.message}", file=err)
 
     def each() -> Iterator[SessionTree]:
         try:
@@ -109,7 +115,7 @@ def _sources(src: str) -> tuple[int, Iterator[SessionTree]]:
         finally:
             store.close()
 
-    return len(ids), each()
+    return len(ids), len(caught), each()
 
 
 @_register("copy", _setup_copy)
@@ -117,7 +123,7 @@ def _copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     dst_ref = store_ref(args.dst)
     if dst_ref is not None and dst_ref[1] is not None:
         raise UsageError(f"{args.dst}: copy into a store URL, without #SESSION_ID")
-    total, trees = _sources(args.src)
+    total, unreadable, trees = _sources(args.src, err)
     copied = unchanged = conflicts = 0
     if dst_ref is None:
         # A Pi file as the destination: one session, never replacing another file.
@@ -158,5 +164,9 @@ def _copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 bar.update(n)
     plural = "" if copied == 1 else "s"
     out.write(f"copied {copied} session{plural}; {unchanged} already there")
-    out.write(f"; {conflicts} conflicting, left as they were\n" if conflicts else "\n")
-    return 1 if conflicts else 0
+    if conflicts:
+        out.write(f"; {conflicts} conflicting, left as they were")
+    if unreadable:
+        out.write(f"; {unreadable} unreadable in SRC, not copied")
+    out.write("\n")
+    return 1 if conflicts or unreadable else 0

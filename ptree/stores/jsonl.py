@@ -39,6 +39,7 @@ import os
 import re
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -50,7 +51,7 @@ import attrs
 
 from ..entries import Entry, entry_from_json
 from ..header import CURRENT_VERSION, SessionHeader
-from ..pi.errors import SessionLockedError
+from ..pi.errors import SessionFileWarning, SessionLockedError
 from ..pi.files import sync_directory, write_all, write_temp
 from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
 from ..pi.reader import read_state
@@ -540,8 +541,15 @@ class JsonlStore(Store):
                 fd, path = found
                 try:
                     state, _cut = self._committed(fd, path)
-                except (ValueError, OSError):
-                    continue  # not a readable session file: not one of ours to list
+                except (ValueError, OSError) as exc:
+                    # One bad file must not hide the others; say which, and why.
+                    warnings.warn(
+                        SessionFileWarning(
+                            f"{path}: not listed: {exc}", path=os.fspath(path), reason=str(exc)
+                        ),
+                        stacklevel=4,
+                    )
+                    continue
             out.append(
                 SessionSummary(sid, state.name, state.count, datetime.fromisoformat(state.updated))
             )
