@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from .base import SessionSummary, Store
+from ._base import SessionSummary, Store
 from .errors import ConflictError, SessionNotFoundError, StoreError
 from .jsonl import JsonlStore
 from .postgres import PostgresStore
-from .sql import SCHEMA_VERSION
+from ._sql import SCHEMA_VERSION
 from .sqlite import SqliteStore
 
 __all__ = [

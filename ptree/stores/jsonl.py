@@ -56,7 +56,7 @@ from ..pi.files import sync_directory, write_all, write_temp
 from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
 from ..pi.reader import read_state
 from ..tree import SessionTree
-from .base import Anchor, SessionSummary, Store, header_payload
+from ._base import Anchor, SessionSummary, Store, header_payload
 from .errors import ConflictError, SessionNotFoundError, StoreError
 
 __all__ = ["JsonlStore", "file_name"]

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import StoreError
-from .sql import Cursor, SqlStore
+from ._sql import Cursor, SqlStore
 
 __all__ = ["PostgresStore"]
 

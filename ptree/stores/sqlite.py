@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from .sql import Cursor, SqlStore
+from ._sql import Cursor, SqlStore
 
 __all__ = ["SqliteStore"]
 

@@ -32,7 +32,7 @@ from ..entries import entry_from_json
 from ..pi.lines import parse_line
 from ..pi.reader import read_state
 from ..tree import SessionTree
-from .base import Anchor, SessionSummary, Store, entry_payload, header_payload
+from ._base import Anchor, SessionSummary, Store, entry_payload, header_payload
 from .errors import ConflictError, SessionNotFoundError, StoreError
 
 __all__ = ["SCHEMA_VERSION", "Cursor", "SqlStore", "db_key", "from_db_key"]
