@@ -21,10 +21,10 @@ from __future__ import annotations
 from urllib.parse import unquote, urlsplit
 
 from ._base import SessionSummary, Store
+from ._sql import SCHEMA_VERSION
 from .errors import ConflictError, SessionNotFoundError, StoreError
 from .jsonl import JsonlStore
 from .postgres import PostgresStore
-from ._sql import SCHEMA_VERSION
 from .sqlite import SqliteStore
 
 __all__ = [

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import StoreError
 from ._sql import Cursor, SqlStore
+from .errors import StoreError
 
 __all__ = ["PostgresStore"]
 
