@@ -84,19 +84,22 @@ def urls(tmp: Path) -> dict[str, str]:
 
 
 def incremental(url: str, sizes: list[int], saves: int, repeat: int) -> dict[int, float]:
-    """Seconds per save of one more entry into a session of n entries."""
-    out: dict[int, float] = {}
+    """Seconds per save of one more entry into a session of n entries.
+
+    The sizes take turns, round after round, so a machine busy at one moment slows
+    every size alike and the ratio stays honest."""
+    per: dict[int, list[float]] = {n: [] for n in sizes}
     with stores.open(url) as store:
-        for n in sizes:
-            tree = store.save(session(f"inc-{n}", n))
-            per: list[float] = []
-            for _ in range(repeat):
+        trees = {n: store.save(session(f"inc-{n}", n)) for n in sizes}
+        for _ in range(repeat):
+            for n in sizes:
+                tree = trees[n]
                 start = time.perf_counter()
                 for i in range(saves):
                     tree = store.save(tree.append(message(i)))
-                per.append((time.perf_counter() - start) / saves)
-            out[n] = statistics.median(per)
-    return out
+                per[n].append((time.perf_counter() - start) / saves)
+                trees[n] = tree
+    return {n: statistics.median(times) for n, times in per.items()}
 
 
 def rewrite(url: str, n: int, repeat: int) -> float:
@@ -114,18 +117,23 @@ def rewrite(url: str, n: int, repeat: int) -> float:
 
 def loads(url: str, n: int, depth: int, repeat: int, tmp: Path) -> tuple[float, float, float]:
     """Seconds to load a session of n entries, its path (leaf at ``depth``), and
-    ``ptree.load`` of the same session as a file."""
+    ``ptree.load`` of the same session as a file (the three taking turns)."""
     tree = deep_leaf_session("load", n, depth)
     file = tmp / "load.jsonl"
     ptree.dump(tree, file)
     with stores.open(url) as store:
         store.save(tree)
+    del tree
+    full: list[float] = []
+    path: list[float] = []
+    from_file: list[float] = []
     with stores.open(url) as store:  # a fresh object: nothing remembered
-        full = median_time(lambda: store.load("load"), repeat)
-        path = median_time(lambda: store.load_path("load"), repeat * 5)
-        assert store.load_path("load").current_path() == tree.current_path()
-    file_load = median_time(lambda: ptree.load(file), repeat)
-    return full, path, file_load
+        for _ in range(repeat):
+            full.append(median_time(lambda: store.load("load"), 1))
+            path.append(median_time(lambda: store.load_path("load"), 5))
+            from_file.append(median_time(lambda: ptree.load(file), 1))
+        assert len(store.load_path("load")) == depth
+    return statistics.median(full), statistics.median(path), statistics.median(from_file)
 
 
 def _saver(url: str, worker: int, saves: int, go: object) -> None:
