@@ -511,6 +511,20 @@ class TestJsonlFiles:
             assert [x.id for x in s.sessions()] == ["good"]
         assert "bad.jsonl" in str(caught[0].message)
 
+    def test_a_file_replaced_by_another_session_is_found(self, tmp_path: Path) -> None:
+        """The store's index of files follows a file replaced under the same name."""
+        d = tmp_path / "d"
+        d.mkdir()
+        dump(grow(new_tree("a"), 1), d / "x.jsonl")
+        with stores.open(f"jsonl://{d}") as s:
+            assert [x.id for x in s.sessions()] == ["a"]
+            assert "a" in s
+            dump(grow(new_tree("b"), 2), d / "x.jsonl")
+            assert len(s.load("b")) == 2
+            assert "a" not in s
+            s.save(grow(new_tree("c"), 1))
+            assert sorted(x.id for x in s.sessions()) == ["b", "c"]
+
     def test_odd_ids_stay_inside_the_directory(self, tmp_path: Path) -> None:
         d = tmp_path / "d"
         with stores.open(f"jsonl://{d}") as s:

@@ -185,6 +185,7 @@ class JsonlStore(Store):
         self._timeout = timeout
         self._fsync = fsync
         self._index: dict[str, str] = {}
+        self._inodes: dict[tuple[str, int], str] = {}  # (file name, inode) -> session id
 
     @property
     def directory(self) -> Path:
@@ -202,13 +203,24 @@ class JsonlStore(Store):
         except (OSError, ValueError, UnicodeDecodeError, AttributeError):
             return None
 
-    def _scan(self) -> dict[str, str]:
+    def _scan(self, *, full: bool = False) -> dict[str, str]:
+        """Index every ``*.jsonl`` file by its header id.  A file indexed before, under
+        the same name and inode, is not opened again (unless ``full``): a new session
+        costs a directory listing, not a read of every file."""
+        known = {} if full else self._inodes
         index: dict[str, str] = {}
-        for path in sorted(self._dir.glob("*.jsonl")):
-            sid = self._header_id(path)
-            if sid is not None and sid not in index:
-                index[sid] = path.name
+        inodes: dict[tuple[str, int], str] = {}
+        with os.scandir(self._dir) as listing:
+            found = sorted((e.name, e.inode()) for e in listing if e.name.endswith(".jsonl"))
+        for name, inode in found:
+            sid = known.get((name, inode))
+            if sid is None:
+                sid = self._header_id(self._dir / name)
+            if sid is not None:
+                inodes[(name, inode)] = sid
+                index.setdefault(sid, name)
         self._index = index
+        self._inodes = inodes
         return index
 
     def _find(self, session_id: str) -> Path | None:
@@ -218,6 +230,7 @@ class JsonlStore(Store):
                 if self._header_id(path) == session_id:
                     self._index[session_id] = name
                     return path
+        self._index.pop(session_id, None)  # not where the index said: look again
         name = self._scan().get(session_id)
         return None if name is None else self._dir / name
 
@@ -534,7 +547,7 @@ class JsonlStore(Store):
 
     def _sessions(self) -> list[SessionSummary]:
         out: list[SessionSummary] = []
-        for sid in list(self._scan()):
+        for sid in list(self._scan(full=True)):
             with self._locked(sid, exclusive=False) as found:
                 if found is None:
                     continue
