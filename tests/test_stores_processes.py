@@ -88,14 +88,16 @@ def version(session_id: str, k: int) -> SessionTree:
     return tree.move_to("e1") if k % 2 else tree
 
 
-def saver(url: str, session_id: str) -> None:
-    # Goes on from the stored version; the parent kills this process at a random moment.
+def saver(url: str, session_id: str, saving: Any) -> None:
+    # Goes on from the stored version; the parent kills this process at a random moment
+    # after it has said it is saving.
     with stores.open(url) as store:
         try:
             tree = store.load(session_id).with_config(clock=fixed_clock)
         except stores.SessionNotFoundError:
             tree = store.save(base(session_id))
         k = version_number(tree)
+        saving.set()
         while True:
             k += 1
             tree = store.save(next_version(tree, k))
@@ -124,9 +126,11 @@ class TestKilledWriters:
         rng = random.Random(15)
         seen: list[int] = []
         for _ in range(self.TRIALS):
-            proc = FORK.Process(target=saver, args=(shared_store_url, "s1"))
+            saving = FORK.Event()
+            proc = FORK.Process(target=saver, args=(shared_store_url, "s1", saving))
             proc.start()
-            time.sleep(rng.uniform(0.01, 0.08))
+            assert saving.wait(60), "the saver did not start"
+            time.sleep(rng.uniform(0.0, 0.05))
             assert proc.pid is not None
             os.kill(proc.pid, signal.SIGKILL)
             proc.join()
@@ -139,7 +143,9 @@ class TestKilledWriters:
             assert tree == version("s1", k)
             seen.append(k)
         assert seen == sorted(seen), "a later load never goes back to an older version"
-        assert len(set(seen)) > 10, "the kills should land at many points of the stream"
+        # A sanity check that the kills are spread (not all before the first save):
+        # how far each saver gets depends on how busy the machine is.
+        assert len(set(seen)) > 5, "the kills should land at many points of the stream"
 
 
 def test_the_saved_versions_are_the_expected_ones() -> None:
