@@ -68,6 +68,7 @@ from .entries import (
 from .errors import (
     CycleError,
     DuplicateEntryError,
+    EntryKindError,
     HistoryError,
     InvalidEntryError,
     InvalidMessageError,
@@ -135,6 +136,7 @@ __all__ = [
     "CycleError",
     "DuplicateEntryError",
     "Entry",
+    "EntryKindError",
     "ExportFormatError",
     "FrozenDict",
     "FrozenList",

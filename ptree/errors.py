@@ -2,7 +2,7 @@
 
 Every error subclasses :class:`SessionError` and also the built-in exception a caller
 would naturally catch: an unknown id is a :class:`KeyError`, a bad file or a bad value
-is a :class:`ValueError`, a value of the wrong type is a :class:`TypeError`.  Each
+is a :class:`ValueError` (a bad message is also a :class:`TypeError`, as it was first).  Each
 carries the facts (the id, the file, the line) as attributes, not only in its message.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "CycleError",
     "DuplicateEntryError",
+    "EntryKindError",
     "HistoryError",
     "InvalidEntryError",
     "InvalidMessageError",
@@ -40,6 +41,33 @@ class UnknownEntryError(SessionError, KeyError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.entry_id, self.message))
+
+
+class EntryKindError(SessionError, KeyError):
+    """An id that names an entry of another kind than the one asked for.
+
+    Raised by the typed accessors (``tree.message(id)`` for an id that names a label,
+    say).  A :class:`KeyError`, like :class:`UnknownEntryError`: there is no entry *of
+    that kind* with the id, so ``except KeyError`` handles both.
+
+    Attributes:
+        entry_id: the id that was asked for.
+        expected: the ``type`` asked for (``"message"``).
+        actual: the ``type`` of the entry the id names (``"label"``).
+    """
+
+    def __init__(self, entry_id: str, expected: str, actual: str) -> None:
+        self.entry_id = entry_id
+        self.expected = expected
+        self.actual = actual
+        self.message = f"entry {entry_id!r} is a {actual} entry, not a {expected} entry"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.message
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.entry_id, self.expected, self.actual))
 
 
 class DuplicateEntryError(SessionError, ValueError):
@@ -74,8 +102,11 @@ class CycleError(SessionError, ValueError):
         return (type(self), (self.entry_ids,))
 
 
-class InvalidMessageError(SessionError, TypeError):
+class InvalidMessageError(SessionError, ValueError, TypeError):
     """A message (or other JSON-like value) that ptree cannot store.
+
+    A :class:`ValueError`, since what is wrong is a value; also a :class:`TypeError`,
+    as it was before, so that code catching that still catches it.
 
     Attributes:
         where: a path into the value, such as ``message['content'][0]``.

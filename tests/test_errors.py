@@ -1,0 +1,184 @@
+"""Every exception ptree exports: named ``ptree.X``, a ``SessionError`` and the right
+built-in, and pickled with its attributes intact.
+
+The examples below are written by hand, one per exported exception class; a class
+exported from ``ptree`` without an example here fails ``test_every_exported_error_has_an_example``,
+so a new error gets these checks too.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+import ptree
+
+# class -> (an instance, the built-in bases a caller would catch, its attributes, str())
+EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[str, Any], str]] = {
+    ptree.SessionError: (ptree.SessionError("boom"), (Exception,), {}, "boom"),
+    ptree.UnknownEntryError: (
+        ptree.UnknownEntryError("e9"),
+        (KeyError,),
+        {"entry_id": "e9"},
+        "no entry with id 'e9' in this tree",
+    ),
+    ptree.EntryKindError: (
+        ptree.EntryKindError("e2", "message", "label"),
+        (KeyError,),
+        {"entry_id": "e2", "expected": "message", "actual": "label"},
+        "entry 'e2' is a label entry, not a message entry",
+    ),
+    ptree.DuplicateEntryError: (
+        ptree.DuplicateEntryError("e1"),
+        (ValueError,),
+        {"entry_id": "e1"},
+        "an entry with id 'e1' already exists",
+    ),
+    ptree.CycleError: (
+        ptree.CycleError(("a", "b")),
+        (ValueError,),
+        {"entry_ids": ("a", "b")},
+        "parent links form a cycle: a -> b",
+    ),
+    ptree.InvalidMessageError: (
+        ptree.InvalidMessageError("message['x']", "set is not a JSON value"),
+        (ValueError, TypeError),
+        {"where": "message['x']", "reason": "set is not a JSON value"},
+        "message['x']: set is not a JSON value",
+    ),
+    ptree.InvalidEntryError: (
+        ptree.InvalidEntryError("must be a string", entry_id="e3", field="provider"),
+        (ValueError,),
+        {"entry_id": "e3", "field": "provider", "reason": "must be a string"},
+        "entry 'e3', field 'provider': must be a string",
+    ),
+    ptree.HistoryError: (ptree.HistoryError("no"), (IndexError,), {}, "no"),
+    ptree.NothingToUndo: (
+        ptree.NothingToUndo(),
+        (IndexError,),
+        {"limit": None},
+        "nothing to undo: this is the oldest value",
+    ),
+    ptree.NothingToRedo: (
+        ptree.NothingToRedo(),
+        (IndexError,),
+        {},
+        "nothing to redo: no value was undone since the last commit",
+    ),
+    ptree.ReentrantSwapError: (
+        ptree.ReentrantSwapError(),
+        (RuntimeError,),
+        {},
+        "this SessionRef is being changed by this very thread: an update function or a "
+        "watcher must not change the ref it belongs to",
+    ),
+    ptree.WatchError: (
+        ptree.WatchError(1, 2, (("disk", ValueError("full")),)),
+        (RuntimeError,),
+        {"old": 1, "new": 2},
+        "1 watcher(s) failed after the change ('disk'); the ref holds the new value: "
+        "ValueError('full')",
+    ),
+    ptree.SessionFileError: (
+        ptree.SessionFileError("s.jsonl", 3, "malformed JSON", entry_id="e1"),
+        (ValueError,),
+        {"path": "s.jsonl", "line": 3, "reason": "malformed JSON", "entry_id": "e1"},
+        "s.jsonl:3: malformed JSON",
+    ),
+    ptree.SessionLockedError: (
+        ptree.SessionLockedError("s.jsonl", "held by another writer"),
+        (ValueError, BlockingIOError),
+        {"path": "s.jsonl", "line": None, "reason": "held by another writer"},
+        "s.jsonl: held by another writer",
+    ),
+    ptree.CommitError: (
+        ptree.CommitError("s.jsonl", "the tree did not grow from the committed value"),
+        (ValueError,),
+        {"path": "s.jsonl", "reason": "the tree did not grow from the committed value"},
+        "s.jsonl: the tree did not grow from the committed value",
+    ),
+    ptree.ExportFormatError: (
+        ptree.ExportFormatError("c.json", "[0].mapping", "must be an object"),
+        (ValueError,),
+        {"path": "c.json", "where": "[0].mapping", "reason": "must be an object"},
+        "c.json: [0].mapping: must be an object",
+    ),
+}
+
+WARNINGS: dict[type[Warning], tuple[Warning, dict[str, Any]]] = {
+    ptree.SessionFileWarning: (
+        ptree.SessionFileWarning("s.jsonl:2: skipped", path="s.jsonl", line=2, reason="skipped"),
+        {"path": "s.jsonl", "line": 2, "reason": "skipped", "entry_id": None},
+    ),
+}
+
+
+def _exported(base: type[BaseException]) -> set[type[BaseException]]:
+    return {
+        value
+        for name in ptree.__all__
+        if isinstance(value := getattr(ptree, name), type) and issubclass(value, base)
+    }
+
+
+def test_every_exported_error_has_an_example() -> None:
+    """Each exception class in ``ptree.__all__`` is checked below (add new ones to EXAMPLES)."""
+    assert _exported(BaseException) == set(EXAMPLES) | set(WARNINGS)
+
+
+@pytest.mark.parametrize("cls", list(EXAMPLES), ids=lambda c: c.__name__)
+class TestPublicError:
+    def test_named_ptree(self, cls: type[BaseException]) -> None:
+        """Tracebacks name it ``ptree.X``, and ``ptree.X`` is the class itself."""
+        assert (cls.__module__, cls.__qualname__) == ("ptree", cls.__name__)
+        assert getattr(ptree, cls.__name__) is cls
+
+    def test_bases(self, cls: type[BaseException]) -> None:
+        """A ``SessionError``, and each built-in a caller would catch."""
+        _, builtins, _, _ = EXAMPLES[cls]
+        assert issubclass(cls, ptree.SessionError)
+        for b in builtins:
+            assert issubclass(cls, b), b
+
+    def test_str_and_attributes(self, cls: type[BaseException]) -> None:
+        """The message says what and where; the facts are attributes."""
+        err, _, attributes, text = EXAMPLES[cls]
+        assert type(err) is cls
+        assert str(err) == text
+        assert {k: getattr(err, k) for k in attributes} == attributes
+
+    def test_pickles(self, cls: type[BaseException]) -> None:
+        """A pickled error comes back as the same class, message and attributes."""
+        err, _, attributes, text = EXAMPLES[cls]
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is cls
+        assert str(back) == text
+        assert {k: getattr(back, k) for k in attributes} == attributes
+
+
+def test_watch_error_pickles_its_errors() -> None:
+    """WatchError's ``errors`` hold exceptions, which compare by identity: check them apart."""
+    err = pickle.loads(pickle.dumps(EXAMPLES[ptree.WatchError][0]))
+    assert isinstance(err, ptree.WatchError)
+    [(key, exc)] = err.errors
+    assert (key, type(exc), exc.args) == ("disk", ValueError, ("full",))
+
+
+def test_session_file_warning() -> None:
+    """The warning is ``ptree.SessionFileWarning``, a UserWarning, and pickles with its facts."""
+    w, attributes = WARNINGS[ptree.SessionFileWarning]
+    assert type(w).__module__ == "ptree"
+    assert isinstance(w, UserWarning)
+    back = pickle.loads(pickle.dumps(w))
+    assert type(back) is ptree.SessionFileWarning
+    assert str(back) == str(w) == "s.jsonl:2: skipped"
+    assert {k: getattr(back, k) for k in attributes} == attributes
+
+
+def test_invalid_message_error_is_caught_as_value_error_and_type_error() -> None:
+    """A bad value in a message is a ValueError now, and still a TypeError for old callers."""
+    for caught in (ValueError, TypeError, ptree.SessionError):
+        with pytest.raises(caught, match=r"message\['x'\]: set is not a JSON value"):
+            ptree.SessionTree().append({"role": "user", "x": {1}})
