@@ -12,7 +12,7 @@ that wants to change them (a provider SDK that adds fields, say).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn, SupportsIndex, TypeAlias
 
 from .errors import InvalidMessageError
@@ -297,6 +297,10 @@ def _freeze_list(seq: Iterable[Any]) -> FrozenList:
     return _tuple_new(FrozenList, out)
 
 
+# Sequences that are not JSON arrays: bytes are not text, and a str never gets here.
+_NOT_ARRAYS = (str, bytes, bytearray, memoryview)
+
+
 def _freeze_other(v: Any) -> Any:
     if isinstance(v, bool):
         return bool(v)
@@ -308,9 +312,12 @@ def _freeze_other(v: Any) -> Any:
         return float(v)
     if isinstance(v, str):
         return str.__str__(v)
+    # Any mapping or sequence of JSON values (a pyrsistent PMap or PVector, a
+    # MappingProxyType, a deque): the careful paths copy them.  Only
+    # here, after the exact-type checks, so plain dicts and lists pay nothing for it.
     if isinstance(v, Mapping):
         return _freeze_dict(v)
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, Sequence) and not isinstance(v, _NOT_ARRAYS):
         return _freeze_list(v)
     raise _Bad(f"{type(v).__name__} is not a JSON value ({v!r:.60})")
 
@@ -318,8 +325,10 @@ def _freeze_other(v: Any) -> Any:
 def freeze(value: Any, *, where: str = "value") -> Any:
     """Return a deeply immutable copy of a JSON-like value.
 
-    Mappings become :class:`FrozenDict`, lists and tuples :class:`FrozenList`;
-    strings, numbers, booleans and ``None`` are kept.  A value that is already frozen
+    Mappings become :class:`FrozenDict`, lists, tuples and any other sequence
+    (``collections.abc.Sequence``, not ``str`` or ``bytes``) :class:`FrozenList`;
+    strings, numbers, booleans and ``None`` are kept.  So a pyrsistent ``PMap`` or
+    ``PVector`` is frozen exactly as the dict or list it stands for.  A value that is already frozen
     is returned as it is, so freezing what a tree handed out costs nothing.
 
     Cost: O(size of the value); O(1) for a value that is already a ``FrozenDict``.

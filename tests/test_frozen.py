@@ -7,10 +7,13 @@ import json
 import pickle
 import subprocess
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from types import MappingProxyType
+from typing import Any, overload
 
+import pyrsistent
 import pytest
 from hypothesis import given
 
@@ -233,3 +236,88 @@ class TestThaw:
         assert f == {"a": [{"b": 1}]}
         assert type(t) is dict
         assert type(t["a"]) is list
+
+
+def _same_frozen(a: Any, b: Any) -> None:
+    """Assert that two frozen values are equal *and* of the same types all the way down."""
+    todo = [(a, b, "value")]
+    while todo:
+        x, y, where = todo.pop()
+        assert type(x) is type(y), f"{where}: {type(x).__name__} != {type(y).__name__}"
+        if type(x) is FrozenDict:
+            assert x.keys() == y.keys(), where  # a PMap has no insertion order to keep
+            todo.extend((x[k], y[k], f"{where}[{k!r}]") for k in x)
+        elif type(x) is FrozenList:
+            assert len(x) == len(y), where
+            todo.extend((u, v, f"{where}[{i}]") for i, (u, v) in enumerate(zip(x, y, strict=True)))
+        else:
+            assert x == y, where
+
+
+class _Seq(Sequence[Any]):
+    """A read-only sequence that is neither a list nor a tuple."""
+
+    def __init__(self, *items: Any) -> None:
+        self._items = items
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._items[i]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class TestValuesIn:
+    """Any Mapping or Sequence of JSON values is frozen as a dict or list would be."""
+
+    @given(json_values(12))
+    def test_pyrsistent_values_freeze_like_dicts_and_lists(self, value: Any) -> None:
+        """freeze(pyrsistent.freeze(v)) is freeze(v): equal, with the same types inside."""
+        _same_frozen(freeze(pyrsistent.freeze(value)), freeze(value))
+
+    def test_pmap_message_with_pvector_content(self) -> None:
+        """A PMap message with a PVector of PMaps is stored as FrozenDict/FrozenList."""
+        msg = pyrsistent.pmap(
+            {"role": "user", "content": pyrsistent.pvector([pyrsistent.pmap({"text": "hi"})])}
+        )
+        stored = SessionTree().append(msg).current_path()[0]
+        _same_frozen(stored, FrozenDict({"role": "user", "content": [{"text": "hi"}]}))
+
+    def test_other_mappings_and_sequences(self) -> None:
+        """A MappingProxyType, a deque and a user-defined Sequence are accepted too."""
+        value = {
+            "proxy": MappingProxyType({"a": 1}),
+            "deque": deque([1, "x"]),
+            "seq": _Seq(None, _Seq(True)),
+        }
+        _same_frozen(
+            freeze(value),
+            FrozenDict({"proxy": {"a": 1}, "deque": [1, "x"], "seq": [None, [True]]}),
+        )
+
+    @pytest.mark.parametrize(
+        ("value", "where", "reason"),
+        [
+            (pyrsistent.pvector([1, {2}]), "message[1]", "set is not a JSON value"),
+            (
+                pyrsistent.pmap({"c": pyrsistent.pvector([pyrsistent.pset([1])])}),
+                "message['c'][0]",
+                "PSet is not a JSON value",
+            ),
+            ({"c": _Seq(b"x")}, "message['c'][0]", "bytes is not a JSON value"),
+            ({"c": bytearray(b"x")}, "message['c']", "bytearray is not a JSON value"),
+            ({"c": memoryview(b"x")}, "message['c']", "memoryview is not a JSON value"),
+        ],
+    )
+    def test_non_json_inside_is_still_refused_with_its_path(
+        self, value: Any, where: str, reason: str
+    ) -> None:
+        """Bytes, sets and other non-JSON values inside them name the path to the culprit."""
+        with pytest.raises(ptree.InvalidMessageError) as info:
+            freeze(value, where="message")
+        assert info.value.where == where
+        assert info.value.reason.startswith(reason)
