@@ -78,14 +78,19 @@ class ModelRef:
         return iter((self.provider, self.model_id))
 
 
-@attrs.frozen(weakref_slot=False, eq=True, unsafe_hash=False)
+def _messages_tuple(messages: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    return messages if type(messages) is tuple else tuple(messages)
+
+
+@attrs.frozen(weakref_slot=False)
 class Context:
     """What an agent gives its model at one point of the tree.
 
     Attributes:
-        messages: Pi's agent-level messages, oldest first.  Each is a ``dict`` (a
+        messages: Pi's agent-level messages, oldest first, as a tuple (any iterable
+            given is made one).  Each is a ``dict`` (a
             :class:`~ptree.FrozenDict`: the stored message itself, never a copy, or a
-            message synthesised from a summary or custom-message entry), so the list
+            message synthesised from a summary or custom-message entry), so the tuple
             ``json.dumps`` as it is and building it copies no message.  The messages
             refuse changes; ``ptree.thaw(context.messages)`` gives plain, mutable
             copies for code that wants to change them.
@@ -96,10 +101,11 @@ class Context:
         active_tools: the tool names the path last set (Pi's harness), or ``None``.
         leaf_id: the entry the context was built at (``None``: no leaf).
 
-    A context holds a list, so it is not hashable; compare contexts with ``==``.
+    A context is a value: it holds tuples, compares with ``==`` and hashes like the
+    frozen messages in it.
     """
 
-    messages: list[dict[str, Any]]
+    messages: tuple[dict[str, Any], ...] = attrs.field(converter=_messages_tuple)
     model: ModelRef | None = None
     thinking_level: str = "off"
     active_tools: tuple[str, ...] | None = None
@@ -378,11 +384,11 @@ def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
     >>> t = t.append_thinking_level_change("high")
     >>> ctx = build_context(t)
     >>> ctx.messages, ctx.model, ctx.thinking_level
-    ([{'role': 'user', 'content': 'hi'}], ModelRef(provider='anthropic', model_id='claude-sonnet-4-5'), 'high')
+    (({'role': 'user', 'content': 'hi'},), ModelRef(provider='anthropic', model_id='claude-sonnet-4-5'), 'high')
     """  # noqa: E501
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return Context([])
+        return Context(())
     out: list[Any] = []
     state = _State()
     # Walking back from the leaf, the first compaction met is the latest one.
@@ -397,7 +403,7 @@ def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
         out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
     out.reverse()
     return Context(
-        out,
+        tuple(out),
         state.model,
         "off" if state.thinking_level is None else state.thinking_level,
         state.tools,

@@ -168,12 +168,12 @@ class TestBuildContext:
 
     def test_empty_tree(self) -> None:
         """An empty tree gives an empty context with the defaults."""
-        assert build_context(SessionTree()) == Context([], None, "off", None, None)
+        assert build_context(SessionTree()) == Context((), None, "off", None, None)
 
     def test_no_leaf(self) -> None:
         """A tree moved above its roots gives an empty context (Pi: leafId null)."""
         t = SessionTree().append(u("hi")).move_to(None)
-        assert build_context(t).messages == []
+        assert build_context(t).messages == ()
 
     def test_unknown_leaf_raises(self) -> None:
         """An unknown leaf id raises UnknownEntryError (a KeyError) carrying the id."""
@@ -391,10 +391,21 @@ class TestBuildContext:
         assert build_context(t) == before
         t._check()
 
-    def test_context_is_not_hashable(self) -> None:
-        """A context holds a list, so hashing it raises TypeError."""
-        with pytest.raises(TypeError):
-            hash(build_context(SessionTree()))
+    def test_context_holds_tuples_and_is_a_value(self) -> None:
+        """Messages and tools are tuples; equal contexts of two trees are == and hash alike."""
+        t = SessionTree().append_active_tools_change(["read"]).append(u("hi"))
+        a = build_context(t)
+        b = build_context(SessionTree().append_active_tools_change(["read"]).append(u("hi")))
+        assert (type(a.messages), type(a.active_tools)) == (tuple, tuple)
+        assert a == b
+        assert hash(a) == hash(b)
+        assert a.messages == ({"role": "user", "content": "hi"},)
+
+    def test_context_made_from_a_list_holds_a_tuple(self) -> None:
+        """A Context built by hand from a list keeps a tuple of it."""
+        ctx = Context([{"role": "user", "content": "hi"}])
+        assert ctx.messages == ({"role": "user", "content": "hi"},)
+        assert type(ctx.messages) is tuple
 
     def test_model_ref_unpacks(self) -> None:
         """ModelRef unpacks like Pi's {provider, modelId} pair."""

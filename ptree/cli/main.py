@@ -246,7 +246,7 @@ def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     """A :class:`~ptree.Context` as plain JSON (what ``ptree path`` prints)."""
-    messages = context.messages
+    messages: Sequence[dict[str, Any]] = context.messages
     if provider:
         messages = to_provider_messages(messages)
     model = context.model
