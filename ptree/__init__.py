@@ -84,7 +84,7 @@ from .formats import (
     import_openwebui,
     openwebui_sessions,
 )
-from .frozen import FrozenDict, FrozenList, freeze, thaw
+from .frozen import FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
 from .header import CURRENT_VERSION, SessionHeader
 from .history import History, NothingToRedo, NothingToUndo
 from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
@@ -147,7 +147,9 @@ __all__ = [
     "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
+    "JSONValue",
     "Label",
+    "Message",
     "MessageEntry",
     "ModelChange",
     "ModelRef",

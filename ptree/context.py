@@ -30,7 +30,7 @@ from .entries import (
     ModelChange,
     ThinkingLevelChange,
 )
-from .frozen import FrozenDict, FrozenList, frozen_dict_unchecked
+from .frozen import FrozenDict, FrozenList, Message, frozen_dict_unchecked
 from .tree import SessionTree
 
 __all__ = [
@@ -491,7 +491,7 @@ def _js_text(value: Any) -> str:
     return ",".join("" if item is None else _js_text(item) for item in value)
 
 
-def bash_execution_text(message: Mapping[str, Any]) -> str:
+def bash_execution_text(message: Message) -> str:
     """The user text Pi gives the model for a ``bashExecution`` message.  O(size).
 
     >>> print(bash_execution_text({"command": "ls", "output": "a", "exitCode": 2}))
@@ -538,7 +538,7 @@ _PASS = frozenset({"user", "assistant", "toolResult"})
 
 
 def to_provider_messages(
-    messages: Iterable[Mapping[str, Any]],
+    messages: Iterable[Message],
     *,
     unknown: Literal["drop", "keep", "raise"] = "drop",
 ) -> list[dict[str, Any]]:

@@ -17,11 +17,19 @@ from typing import Any, NoReturn, SupportsIndex, TypeAlias
 
 from .errors import InvalidMessageError
 
-__all__ = ["FrozenDict", "FrozenList", "JSONValue", "freeze", "thaw"]
+__all__ = ["FrozenDict", "FrozenList", "JSONValue", "Message", "freeze", "thaw"]
 
+# Why Any and not a recursive union of the JSON types: a union would make every read
+# (``message["content"][0]["text"]``) need narrowing, and refuse the ``dict[str,
+# object]`` that type checkers infer for most message literals.  What is JSON is
+# checked when a value is frozen, with an error naming the path to what is not.
 JSONValue: TypeAlias = Any
-"""A JSON-like value: ``None``, ``bool``, ``int``, ``float``, ``str``, lists and
-string-keyed mappings of those."""
+"""A JSON-like value: ``None``, ``bool``, ``int``, ``float``, ``str``, lists (any
+sequence but ``str``/``bytes``) and string-keyed mappings of those."""
+
+Message: TypeAlias = Mapping[str, JSONValue]
+"""A message as ptree takes one: a string-keyed mapping of JSON values with a string
+``role`` (a ``dict``, a :class:`FrozenDict`, a pyrsistent ``PMap``, …)."""
 
 
 def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:

@@ -1,0 +1,102 @@
+"""The README's examples type-check: taken in order as one module, ``mypy
+--check-untyped-defs`` finds no error in them.
+
+The examples are what a user copies first, so they must be correct for a type checker
+too, not only at run time (the doctest run of ``README.md`` checks that).  Every
+fenced block that holds doctest examples, and every ``python`` block without them, is
+taken in the order it appears, as pytest's doctest run of the README does: one
+namespace for the whole file.  A new README section is checked without any change here.
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+from mypy import api as mypy_api
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+_FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
+_PYTHON = {"python", "py", "python3", "pycon"}
+
+
+def readme_module(text: str) -> tuple[str, list[int]]:
+    """The README's examples as one module, and the README line of each module line.
+
+    A block with doctest examples gives their source (not their expected output); a
+    ``python`` block without any is taken whole.  Other blocks (shell, text) are left.
+    """
+    lines: list[str] = []
+    origin: list[int] = []
+    parser = doctest.DocTestParser()
+    for m in _FENCE.finditer(text):
+        lang, body = m.group(1), m.group(2)
+        first = text.count("\n", 0, m.start(2)) + 1  # README line of the body's first line
+        examples = parser.get_examples(body)
+        if examples:
+            for ex in examples:
+                for k, line in enumerate(ex.source.splitlines()):
+                    lines.append(line)
+                    origin.append(first + ex.lineno + k)
+        elif lang in _PYTHON:
+            for k, line in enumerate(body.splitlines()):
+                lines.append(line)
+                origin.append(first + k)
+    return "\n".join(lines) + "\n", origin
+
+
+def test_every_doctest_example_is_taken() -> None:
+    """Each example pytest runs from the README is in the module mypy checks.
+
+    An example outside a fenced block would run under doctest but escape the type
+    check; this fails instead.
+    """
+    text = README.read_text(encoding="utf-8")
+    module, _ = readme_module(text)
+    run = doctest.DocTestParser().get_examples(text)
+    taken = "".join(ex.source for ex in run)
+    assert len(run) > 50  # the README has its examples, and the parser found them
+    assert taken.replace("\n", "") in module.replace("\n", "")
+
+
+def test_readme_examples_type_check(tmp_path: Path) -> None:
+    """mypy --check-untyped-defs over the README's examples reports no error."""
+    module, origin = readme_module(README.read_text(encoding="utf-8"))
+    source = tmp_path / "readme_examples.py"
+    source.write_text(module, encoding="utf-8")
+    # A config of its own: not the project's strict one (users' code is not strict),
+    # ptree found in this checkout, errors reported only in the examples.
+    config = tmp_path / "mypy.ini"
+    config.write_text(
+        "[mypy]\n"
+        f"mypy_path = {ROOT}\n"
+        "python_version = 3.11\n"
+        "check_untyped_defs = True\n"
+        "follow_imports = silent\n"
+        "warn_unused_configs = True\n",
+        encoding="utf-8",
+    )
+    out, err, status = mypy_api.run(
+        [
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            "--show-error-codes",
+            str(source),
+        ]
+    )
+    errors = []
+    for line in out.splitlines():
+        where = re.match(r".*readme_examples\.py:(\d+): (.*)", line)
+        if where:
+            n = int(where.group(1))
+            errors.append(f"README.md:{origin[n - 1]}: {where.group(2)}")
+        elif line.strip():
+            errors.append(line)
+    assert errors == [], "mypy on the README's examples:\n" + "\n".join(errors)
+    assert (status, err) == (0, "")
