@@ -52,6 +52,7 @@ from .context import (
 from .entries import (
     ENTRY_TYPES,
     ActiveToolsChange,
+    AnyEntry,
     BranchSummary,
     Compaction,
     Custom,
@@ -123,6 +124,7 @@ __all__ = [
     "CURRENT_VERSION",
     "ENTRY_TYPES",
     "ActiveToolsChange",
+    "AnyEntry",
     "BranchDiff",
     "BranchOrigin",
     "BranchSummary",

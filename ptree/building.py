@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .arrays import Store
-from .entries import Entry, is_linked, link_parent, set_seq
+from .entries import AnyEntry, Entry, is_linked, link_parent, set_seq
 from .errors import CycleError, DuplicateEntryError, UnknownEntryError
 from .ids import counter_of
 
@@ -19,8 +19,12 @@ __all__ = ["check_kind", "link_entries"]
 
 
 def check_kind(entry: object, where: str) -> None:
-    """Raise ``TypeError`` unless ``entry`` is an entry of a kind (not the base class)."""
-    if not isinstance(entry, Entry) or type(entry) is Entry:
+    """Raise ``TypeError`` unless ``entry`` is an entry of one of the kinds.
+
+    Not the base class, nor a subclass of it that is no kind: a tree holds only what
+    :data:`~ptree.AnyEntry` names, so that type is exact (subclasses of a kind are fine).
+    """
+    if not isinstance(entry, AnyEntry):
         raise TypeError(
             f"{where}() takes entries of a kind (MessageEntry, Label, ...), "
             f"not {type(entry).__name__}"

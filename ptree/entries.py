@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 import attrs
 
@@ -27,6 +27,7 @@ from .frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
 __all__ = [
     "ENTRY_TYPES",
     "ActiveToolsChange",
+    "AnyEntry",
     "BranchSummary",
     "Compaction",
     "Custom",
@@ -614,8 +615,29 @@ ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
 )
 """Pi's ``type`` names to the classes that stand for them."""
 
+AnyEntry: TypeAlias = (
+    MessageEntry
+    | ThinkingLevelChange
+    | ModelChange
+    | ActiveToolsChange
+    | Compaction
+    | BranchSummary
+    | Custom
+    | CustomMessage
+    | Label
+    | SessionInfo
+    | UnknownEntry
+)
+"""Any entry a tree holds: the union of the kinds, what lookups such as ``tree[id]``
+return.  A type checker narrows it with ``isinstance`` (or ``match``) to one kind, whose
+own fields it then knows; only the fields every kind has (``id``, ``parent_id``,
+``timestamp``, ``type``, ``extra``) are there without narrowing.  A tree takes only
+entries of these kinds (subclasses included), so the union is exact.  It works with
+``isinstance`` at run time too.
+"""
 
-def entry_from_json(obj: Mapping[str, Any]) -> Entry:
+
+def entry_from_json(obj: Mapping[str, Any]) -> AnyEntry:
     """Make an entry from one parsed line of a session file (not the header).
 
     Known fields become attributes; every other field goes into ``extra``, and an
@@ -672,7 +694,7 @@ def entry_from_json(obj: Mapping[str, Any]) -> Entry:
                 )
     extra = {k: v for k, v in obj.items() if k not in taken}
     try:
-        return cls(
+        return cls(  # type: ignore[return-value]  # cls is one of the kinds
             id=entry_id,
             parent_id=obj["parentId"],
             timestamp=obj["timestamp"],

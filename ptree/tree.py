@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import EllipsisType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from . import arrays
 from .arrays import Store
 from .building import check_kind, link_entries
 from .entries import (
     ActiveToolsChange,
+    AnyEntry,
     BranchSummary,
     Compaction,
     Custom,
@@ -23,14 +24,20 @@ from .entries import (
     ThinkingLevelChange,
     link,
 )
-from .errors import DuplicateEntryError, InvalidMessageError, UnknownEntryError
-from .frozen import FrozenDict, JSONValue, freeze
+from .errors import DuplicateEntryError, EntryKindError, InvalidMessageError, UnknownEntryError
+from .frozen import FrozenDict, JSONValue, Message, freeze
 from .header import SessionHeader
 from .ids import Clock, IdFactory, counter_ids, counter_of, utc_now
 
 __all__ = ["SessionTree"]
 
 _E = TypeVar("_E", bound=Entry)
+
+# The arrays hold entries typed as the base class, yet every entry a tree takes is of a
+# kind (building.check_kind, MessageEntry.unchecked, entry_from_json), so the public
+# queries return AnyEntry.  This is the builtin ``tuple`` under that narrower type: no
+# call is added on the way out.
+_as_kinds = cast("Callable[[Iterable[Entry]], tuple[AnyEntry, ...]]", tuple)
 
 
 class _Config:
@@ -90,9 +97,9 @@ class _Queries:
         return None if leaf is None else leaf.id
 
     @property
-    def leaf(self) -> Entry | None:
+    def leaf(self) -> AnyEntry | None:
         """The current leaf entry, or ``None``."""
-        return self._leaf
+        return self._leaf  # type: ignore[return-value]  # of a kind: see _as_kinds
 
     @property
     def header(self) -> SessionHeader | None:
@@ -122,44 +129,77 @@ class _Queries:
             return False
         return arrays.lookup(self._store, self._size, entry_id) is not None
 
-    def __getitem__(self, entry_id: str) -> Entry:
+    def __getitem__(self, entry_id: str) -> AnyEntry:
         """The entry with this id.  O(1).
+
+        Its type is :data:`~ptree.AnyEntry`, the union of the kinds: narrow it with
+        ``isinstance`` to read a kind's own fields, or use :meth:`message` for a
+        message.
 
         Raises:
             UnknownEntryError: (a ``KeyError``) no such entry.
+
+        >>> t = SessionTree().append({"role": "user", "content": "hi"})
+        >>> e = t["e1"]
+        >>> isinstance(e, MessageEntry) and e.message["content"]
+        'hi'
         """
         entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
         if entry is None:
             raise UnknownEntryError(entry_id)
-        return entry
+        return entry  # type: ignore[return-value]  # of a kind: see _as_kinds
 
-    def get(self, entry_id: str, default: _E | None = None) -> Entry | _E | None:
+    def get(self, entry_id: str, default: _E | None = None) -> AnyEntry | _E | None:
         """The entry with this id, or ``default``.  O(1).
 
         >>> SessionTree().get("e1") is None
         True
         """
         entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
-        return default if entry is None else entry
+        return default if entry is None else entry  # type: ignore[return-value]
+
+    def message(self, entry_id: str) -> FrozenDict:
+        """The message of the message entry with this id, typed for a type checker.
+
+        ``tree.message(id)["content"]`` is what ``tree[id].message["content"]`` gives
+        at run time, but type-checks: ``tree[id]`` may be any kind of entry, and only a
+        :class:`~ptree.MessageEntry` has a ``message``.  O(1).
+
+        Raises:
+            UnknownEntryError: no entry has this id.
+            EntryKindError: the entry is not a message (both are a ``KeyError``).
+
+        >>> t = SessionTree().append({"role": "user", "content": "hi"})
+        >>> t.message("e1")["content"]
+        'hi'
+        >>> t.append_label("e1", "start").message("e2")
+        Traceback (most recent call last):
+        ...
+        ptree.EntryKindError: entry 'e2' is a label entry, not a message entry
+        """
+        entry = self[entry_id]
+        if not isinstance(entry, MessageEntry):
+            raise EntryKindError(entry_id, MessageEntry.TYPE, entry.type)
+        return entry.message
 
     def __iter__(self) -> Iterator[str]:
         """The ids of all entries, in insertion order."""
         return (e.id for e in arrays.view(self._store, self._size))
 
-    def entries(self) -> tuple[Entry, ...]:
+    def entries(self) -> tuple[AnyEntry, ...]:
         """All entries, in the order they were added.  O(n).
 
         >>> t = SessionTree().append({"role": "user", "content": "hi"})
         >>> [e.id for e in t.entries()]
         ['e1']
         """
-        return tuple(arrays.view(self._store, self._size))
+        return _as_kinds(arrays.view(self._store, self._size))
 
     def ids(self) -> tuple[str, ...]:
         """All ids, in the order their entries were added.  O(n)."""
         return tuple(e.id for e in arrays.view(self._store, self._size))
 
-    def added_since(self, older: SessionTree) -> tuple[Entry, ...] | None:
+    def added_since(self, older: SessionTree) -> tuple[AnyEntry, ...] | None:
         """The entries this tree has beyond ``older``, if it grew from ``older``.
 
         ``None`` when ``older``'s entries are not the start of this tree's entries
@@ -179,7 +219,7 @@ class _Queries:
             return None
         if n and arrays.at(self._store, self._size, n - 1) is not arrays.at(older._store, n, n - 1):
             return None
-        return tuple(arrays.view_from(self._store, self._size, n))
+        return _as_kinds(arrays.view_from(self._store, self._size, n))
 
     def _entry(self, entry_id: str) -> Entry:
         entry = arrays.lookup(self._store, self._size, entry_id) if type(entry_id) is str else None
@@ -191,7 +231,7 @@ class _Queries:
         """``entry_id``'s entry, or the leaf when ``entry_id`` is ``None``."""
         return self._leaf if entry_id is None else self._entry(entry_id)
 
-    def path(self, entry_id: str | None = None) -> tuple[Entry, ...]:
+    def path(self, entry_id: str | None = None) -> tuple[AnyEntry, ...]:
         """The entries from the root down to ``entry_id`` (default: the leaf).
 
         Cost: O(depth), iterative: paths 100,000 deep are fine.
@@ -210,7 +250,7 @@ class _Queries:
             out.append(entry)
             entry = entry.parent_entry
         out.reverse()
-        return tuple(out)
+        return _as_kinds(out)
 
     def current_path(self) -> tuple[FrozenDict, ...]:
         """The messages on the path from the root to the leaf: what a model is shown.
@@ -245,11 +285,11 @@ class _Queries:
             raise UnknownEntryError(None, "the tree has no leaf, so no depth")
         return entry.depth
 
-    def parent(self, entry_id: str) -> Entry | None:
+    def parent(self, entry_id: str) -> AnyEntry | None:
         """The parent entry of ``entry_id``, or ``None`` for a root.  O(1)."""
-        return self._entry(entry_id).parent_entry
+        return self._entry(entry_id).parent_entry  # type: ignore[return-value]
 
-    def children(self, entry_id: str | None) -> tuple[Entry, ...]:
+    def children(self, entry_id: str | None) -> tuple[AnyEntry, ...]:
         """The children of ``entry_id`` in insertion order; ``None`` gives the roots.
 
         Cost: O(number of children), never a scan of the tree.
@@ -265,13 +305,13 @@ class _Queries:
         """
         if entry_id is not None:
             self._entry(entry_id)
-        return tuple(arrays.children_of(self._store, self._size, entry_id))
+        return _as_kinds(arrays.children_of(self._store, self._size, entry_id))
 
-    def roots(self) -> tuple[Entry, ...]:
+    def roots(self) -> tuple[AnyEntry, ...]:
         """The entries without a parent, in insertion order.  O(number of roots)."""
         return self.children(None)
 
-    def siblings(self, entry_id: str) -> tuple[Entry, ...]:
+    def siblings(self, entry_id: str) -> tuple[AnyEntry, ...]:
         """The other children of ``entry_id``'s parent (roots for a root), in order.
 
         Cost: O(number of siblings).
@@ -279,12 +319,12 @@ class _Queries:
         entry = self._entry(entry_id)
         return tuple(c for c in self.children(entry.parent_id) if c is not entry)
 
-    def leaves(self) -> tuple[Entry, ...]:
+    def leaves(self) -> tuple[AnyEntry, ...]:
         """The entries without children, in insertion order: the ends of all branches.
 
         Cost: O(n).
         """
-        return tuple(arrays.leaves(self._store, self._size))
+        return _as_kinds(arrays.leaves(self._store, self._size))
 
     def common_ancestor(self, a: str, b: str) -> str | None:
         """The id of the deepest entry that is an ancestor of both (or is one of them).
@@ -461,7 +501,7 @@ class SessionTree(_Queries):
 
     def append(
         self,
-        message: Mapping[str, JSONValue],
+        message: Message,
         *,
         id: str | None = None,  # noqa: A002 - the name Pi and the issue use
         timestamp: str | None = None,

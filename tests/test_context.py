@@ -703,7 +703,7 @@ def reference(tree: SessionTree, leaf: str | None = None) -> Context:
             tools = tuple(e.active_tool_names)
         elif isinstance(e, Compaction):
             compaction = e
-    chosen: list[Entry] = []
+    chosen: list[ptree.AnyEntry] = []
     messages: list[dict[str, Any]] = []
     if compaction is None:
         chosen = path

@@ -243,8 +243,9 @@ class TestValues:
     def test_frozen(self) -> None:
         """Entry fields refuse assignment."""
         e = entry_from_json(EXAMPLES[1])
+        assert isinstance(e, ptree.ThinkingLevelChange)
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
-            e.thinking_level = "low"  # type: ignore[attr-defined]
+            e.thinking_level = "low"  # type: ignore[misc]
 
     def test_message_entry_role(self) -> None:
         """A message entry exposes its role."""

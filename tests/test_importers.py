@@ -199,7 +199,7 @@ class TestChatgptSessions:
         assert answer.message["provider"] == "openai"
         assert answer.message["model"] == "gpt-4o"
         assert answer.message["content"] == [{"type": "text", "text": "Four."}]
-        assert s.tree["a3"].message["model"] == "gpt-4o-mini"  # type: ignore[attr-defined]
+        assert s.tree.message("a3")["model"] == "gpt-4o-mini"
 
     def test_header_name_and_filename(self) -> None:
         """A new session id, the conversation's time, its title as the session name."""
@@ -256,9 +256,7 @@ class TestChatgptSessions:
             "thoughts": [{"summary": "s", "content": "hmm"}],
         }
         [s] = chatgpt_sessions([{"mapping": {"a": node}, "current_node": "a"}], cwd="/")
-        assert s.tree["a"].message["content"] == [  # type: ignore[attr-defined]
-            {"type": "thinking", "thinking": "hmm"}
-        ]
+        assert s.tree.message("a")["content"] == [{"type": "thinking", "thinking": "hmm"}]
 
     def test_missing_parent_and_cycle_are_repaired(self) -> None:
         """A node naming a missing parent is a root; a parent cycle is broken."""
@@ -361,7 +359,7 @@ class TestOddChatgptExports:
             ],
         }
         tree = one_conversation([node], current="u")
-        assert tree["u"].message["content"] == [  # type: ignore[attr-defined]
+        assert tree.message("u")["content"] == [
             {"type": "text", "text": "[image]\nwhat is this?\nspoken"}
         ]
 

@@ -180,13 +180,14 @@ class TestThreads:
         path = final.path()
         assert len(path) == len(final)  # one chain: the leaf's path is every entry
         order: dict[int, list[int]] = {w: [] for w in range(writers)}
-        for e in path:
-            msg = e.message  # type: ignore[attr-defined]
+        messages = final.current_path()  # every entry is a message
+        assert len(messages) == len(path)
+        for msg in messages:
             order[msg["writer"]].append(msg["i"])
         assert order == {w: list(range(per_writer)) for w in range(writers)}
         assert reads[0] >= len(readers)
         # The writers really took turns (else the test proves nothing about races).
-        by: list[int] = [e.message["writer"] for e in path]  # type: ignore[attr-defined]
+        by: list[int] = [msg["writer"] for msg in messages]
         switches = sum(x != y for x, y in itertools.pairwise(by))
         assert switches >= 10 * writers
 

@@ -145,7 +145,7 @@ class TestLoad:
         """Loaded messages are FrozenDicts with FrozenLists inside, lists in lists too."""
         m = {"role": "user", "content": [{"type": "text", "text": "t"}], "m": [[1, [2]], 3]}
         p = write(tmp_path / "s.jsonl", HEADER, {**msg("a", None), "message": m})
-        message = load(p)["a"].message  # type: ignore[attr-defined]
+        message = load(p).message("a")
         assert type(message) is ptree.FrozenDict
         assert type(message["content"]) is ptree.FrozenList
         assert type(message["m"][0]) is ptree.FrozenList
@@ -623,7 +623,8 @@ class TestMigration:
             self.v1_message("c"),
         )
         c = load(p)[v1_id(4)]
-        assert c.first_kept_entry_id == v1_id(3)  # type: ignore[attr-defined]
+        assert isinstance(c, ptree.Compaction)
+        assert c.first_kept_entry_id == v1_id(3)
         assert "firstKeptEntryIndex" not in c.to_json()
 
     def test_v1_compaction_index_out_of_range_keeps_nothing(self, tmp_path: Path) -> None:
@@ -637,7 +638,9 @@ class TestMigration:
         }
         p = write(tmp_path / "v1.jsonl", self.V1_HEADER, self.v1_message("a"), comp)
         tree = load(p)
-        assert tree[v1_id(3)].first_kept_entry_id == v1_id(3)  # type: ignore[attr-defined]
+        c = tree[v1_id(3)]
+        assert isinstance(c, ptree.Compaction)
+        assert c.first_kept_entry_id == v1_id(3)
         context = ptree.build_context(tree)
         assert [m["role"] for m in context.messages] == ["compactionSummary"]
 
@@ -652,8 +655,8 @@ class TestMigration:
         }
         p = write(tmp_path / "v2.jsonl", {**HEADER, "version": 2}, hook, msg("b", "a"))
         tree = load(p)
-        assert tree["a"].message["role"] == "custom"  # type: ignore[attr-defined]
-        assert tree["a"].message["customType"] == "x"  # type: ignore[attr-defined]
+        assert tree.message("a")["role"] == "custom"
+        assert tree.message("a")["customType"] == "x"
         assert tree.header.version == 2  # type: ignore[union-attr]
 
     def test_v2_leaf_records_work(self, tmp_path: Path) -> None:

@@ -458,7 +458,9 @@ class TestAppendKinds:
             {"a": [1]},
             True,
         )
-        assert t["e4"].active_tool_names == ("read", "bash")  # type: ignore[attr-defined]
+        tools = t["e4"]
+        assert isinstance(tools, ptree.ActiveToolsChange)
+        assert tools.active_tool_names == ("read", "bash")
         assert t.path()[-1].parent_id == "e8"
         t._check()
 
