@@ -62,13 +62,12 @@ def test_every_doctest_example_is_taken() -> None:
     assert taken.replace("\n", "") in module.replace("\n", "")
 
 
-def test_readme_examples_type_check(tmp_path: Path) -> None:
-    """mypy --check-untyped-defs over the README's examples reports no error."""
-    module, origin = readme_module(README.read_text(encoding="utf-8"))
-    source = tmp_path / "readme_examples.py"
+def run_mypy(module: str, tmp_path: Path) -> list[tuple[int, str]]:
+    """mypy --check-untyped-defs over ``module``: (line, message) of each error."""
+    source = tmp_path / "checked.py"
     source.write_text(module, encoding="utf-8")
     # A config of its own: not the project's strict one (users' code is not strict),
-    # ptree found in this checkout, errors reported only in the examples.
+    # ptree found in this checkout, errors reported only in the module.
     config = tmp_path / "mypy.ini"
     config.write_text(
         "[mypy]\n"
@@ -90,13 +89,64 @@ def test_readme_examples_type_check(tmp_path: Path) -> None:
             str(source),
         ]
     )
-    errors = []
+    assert err == ""
+    errors: list[tuple[int, str]] = []
     for line in out.splitlines():
-        where = re.match(r".*readme_examples\.py:(\d+): (.*)", line)
+        where = re.match(r".*checked\.py:(\d+): error: (.*)", line)
         if where:
-            n = int(where.group(1))
-            errors.append(f"README.md:{origin[n - 1]}: {where.group(2)}")
-        elif line.strip():
-            errors.append(line)
+            errors.append((int(where.group(1)), where.group(2)))
+        else:
+            assert ": note: " in line, line  # anything else is mypy failing to run
+    assert (status == 0) == (errors == [])
+    return errors
+
+
+def test_readme_examples_type_check(tmp_path: Path) -> None:
+    """mypy --check-untyped-defs over the README's examples reports no error."""
+    module, origin = readme_module(README.read_text(encoding="utf-8"))
+    errors = [f"README.md:{origin[n - 1]}: {msg}" for n, msg in run_mypy(module, tmp_path)]
     assert errors == [], "mypy on the README's examples:\n" + "\n".join(errors)
-    assert (status, err) == (0, "")
+
+
+ANY_ENTRY = """\
+from ptree import MessageEntry, SessionTree
+t = SessionTree().append({"role": "user", "content": "hi"})
+t["e1"].message
+t["e1"].parent_id, t["e1"].timestamp, t["e1"].type
+e = t["e1"]
+if isinstance(e, MessageEntry):
+    e.message["content"]
+t.message("e1")["content"]
+[c.message for c in t.children(None)]
+[p.id for p in t.path()]
+t.append(["not", "a", "mapping"])
+"""
+
+
+def test_lookups_are_typed_as_any_entry(tmp_path: Path) -> None:
+    """tree[id] and the queries are the union of the kinds: a kind's own field needs
+    narrowing (line 3, line 9), the common fields do not, isinstance narrows, and a
+    message must be a mapping (line 11)."""
+    errors = run_mypy(ANY_ENTRY, tmp_path)
+    not_messages = {
+        "ThinkingLevelChange",
+        "ModelChange",
+        "ActiveToolsChange",
+        "Compaction",
+        "BranchSummary",
+        "Custom",
+        "CustomMessage",
+        "Label",
+        "SessionInfo",
+        "UnknownEntry",
+    }
+    for line in (3, 9):
+        items = {
+            m.group(1)
+            for n, msg in errors
+            if n == line
+            and (m := re.match(r'Item "(\w+)" of ".*" has no attribute "message"', msg))
+        }
+        assert items == not_messages, line
+    assert {n for n, _ in errors} == {3, 9, 11}
+    assert next(msg for n, msg in errors if n == 11).startswith('Argument 1 to "append"')
