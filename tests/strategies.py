@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
@@ -75,10 +77,33 @@ timestamps = st.sampled_from(
 )
 
 
+@dataclass(frozen=True)
+class Step:
+    """One append of any kind, described so that a model can tell what it adds.
+
+    ``kind`` is the entry's ``type``; ``method`` the :class:`~ptree.SessionTree` method
+    that appends it, called with ``args`` and ``kwargs`` (``"insert"``: an
+    :class:`~ptree.UnknownEntry` made from ``kwargs`` under the leaf, with the next id).
+    """
+
+    kind: str
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def apply(self, tree: ptree.SessionTree) -> ptree.SessionTree:
+        if self.method == "insert":
+            entry = ptree.UnknownEntry(
+                id=ptree.counter_ids(tree), parent_id=tree.leaf_id, **self.kwargs
+            )
+            return tree.insert(entry)
+        method: Callable[..., ptree.SessionTree] = getattr(tree, self.method)
+        return method(*self.args, **self.kwargs)
+
+
 @st.composite
-def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
-    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids)."""
-    ids = tree.ids()
+def append_steps(draw: st.DrawFn, ids: Sequence[str]) -> Step:
+    """An append of a random kind under a tree with these ``ids`` (labels aim at them)."""
     choices = [
         "message",
         "thinking",
@@ -93,41 +118,44 @@ def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
     if ids:
         choices += ["compaction", "label"]
     kind = draw(st.sampled_from(choices))
-    ts = draw(timestamps)
+    ts = {"timestamp": draw(timestamps)}
     if kind == "message":
-        return tree.append(draw(messages), timestamp=ts)
+        return Step("message", "append", (draw(messages),), ts)
     if kind == "thinking":
         level = draw(st.sampled_from(["off", "minimal", "low", "medium", "high"]))
-        return tree.append_thinking_level_change(level, timestamp=ts)
+        return Step("thinking_level_change", "append_thinking_level_change", (level,), ts)
     if kind == "model":
-        return tree.append_model_change(draw(keys), draw(keys), timestamp=ts)
+        return Step("model_change", "append_model_change", (draw(keys), draw(keys)), ts)
     if kind == "tools":
-        return tree.append_active_tools_change(draw(st.lists(keys, max_size=3)), timestamp=ts)
+        tools = draw(st.lists(keys, max_size=3))
+        return Step("active_tools_change", "append_active_tools_change", (tools,), ts)
     if kind == "branch":
-        return tree.append_branch_summary(draw(keys), draw(text), timestamp=ts)
+        return Step("branch_summary", "append_branch_summary", (draw(keys), draw(text)), ts)
     if kind == "custom":
-        return tree.append_custom(draw(keys), draw(json_values(4)), timestamp=ts)
+        return Step("custom", "append_custom", (draw(keys), draw(json_values(4))), ts)
     if kind == "custom_message":
-        return tree.append_custom_message(
-            draw(keys), draw(text | content_blocks), display=draw(st.booleans()), timestamp=ts
+        return Step(
+            "custom_message",
+            "append_custom_message",
+            (draw(keys), draw(text | content_blocks)),
+            {**ts, "display": draw(st.booleans())},
         )
     if kind == "session_info":
-        return tree.append_session_info(draw(st.none() | text), timestamp=ts)
+        return Step("session_info", "append_session_info", (draw(st.none() | text),), ts)
     if kind == "compaction":
-        return tree.append_compaction(
-            draw(text), draw(st.sampled_from(ids)), draw(st.integers(0, 10**6)), timestamp=ts
-        )
+        args = (draw(text), draw(st.sampled_from(ids)), draw(st.integers(0, 10**6)))
+        return Step("compaction", "append_compaction", args, ts)
     if kind == "label":
-        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text), timestamp=ts)
-    leaf = tree.leaf_id
-    entry = ptree.UnknownEntry(
-        id=ptree.counter_ids(tree),
-        parent_id=leaf,
-        timestamp=ts,
-        entry_type="future_kind",
-        extra={"payload": draw(json_values(4))},
-    )
-    return tree.insert(entry)
+        target, label = draw(st.sampled_from(ids)), draw(st.none() | text)
+        return Step("label", "append_label", (target, label), ts)
+    extra = {"payload": draw(json_values(4))}
+    return Step("future_kind", "insert", (), {**ts, "entry_type": "future_kind", "extra": extra})
+
+
+@st.composite
+def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
+    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids)."""
+    return draw(append_steps(tree.ids())).apply(tree)
 
 
 @st.composite

@@ -1,14 +1,17 @@
 """A Hypothesis state machine: SessionTree against a naive mutable model.
 
-Every version the machine makes is kept together with a deep snapshot of what it
-showed when it was made (entries, parents, messages, leaf, path).  After every step,
-every retained version must still show exactly that: forks of old values, moves to
-unknown ids, and mutation of the caller's dicts never change any earlier tree.
+Every version the machine makes is kept together with a model of what it should show,
+computed by the model from what the machine asked for, never copied from the tree
+(entries, kinds, parents, messages, labels, session name, leaf, path, and which
+versions grew from which).  After every step, every retained version must still show
+exactly that: forks of old values, moves to unknown ids, and mutation of the caller's
+dicts never change any earlier tree.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 import re
 from dataclasses import dataclass, field
@@ -22,9 +25,10 @@ import ptree
 from ptree import SessionTree
 from ptree import arrays as _store
 
-from .strategies import appends, keys, messages
+from .strategies import append_steps, keys, messages
 
 _COUNTER = re.compile(r"e([1-9][0-9]*)\Z")
+_MADE = itertools.count()  # one number per entry object made: identity in the model
 
 
 @dataclass
@@ -33,11 +37,52 @@ class Model:
 
     order: list[str] = field(default_factory=list)
     parent: dict[str, str | None] = field(default_factory=dict)
+    kind: dict[str, str] = field(default_factory=dict)
     message: dict[str, Any] = field(default_factory=dict)
+    label_set: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    name_set: dict[str, str | None] = field(default_factory=dict)
+    # Which entry object each position holds: a version grew from another exactly when
+    # the other's objects are the start of its own.
+    made: list[int] = field(default_factory=list)
     leaf: str | None = None
 
     def copy(self) -> Model:
         return copy.deepcopy(self)
+
+    def add(self, entry_id: str, kind: str) -> None:
+        """An entry of ``kind`` appended under the leaf, which it becomes."""
+        self.order.append(entry_id)
+        self.parent[entry_id] = self.leaf
+        self.kind[entry_id] = kind
+        self.made.append(next(_MADE))
+        self.leaf = entry_id
+
+    def remade(self) -> Model:
+        """The same value made of new entry objects (pickled, or rebuilt from entries)."""
+        out = self.copy()
+        out.made = [next(_MADE) for _ in out.made]
+        return out
+
+    def labels(self) -> dict[str, str]:
+        """Label entries in insertion order over all entries, the latest winning; an
+        empty or missing label clears (Pi's rule)."""
+        out: dict[str, str] = {}
+        for i in self.order:
+            if i in self.label_set:
+                target, label = self.label_set[i]
+                if label:
+                    out[target] = label
+                else:
+                    out.pop(target, None)
+        return out
+
+    def session_name(self) -> str | None:
+        """The latest session_info entry's name, trimmed; empty or missing: no name."""
+        name: str | None = None
+        for i in self.order:
+            if i in self.name_set:
+                name = (self.name_set[i] or "").strip() or None
+        return name
 
     def next_id(self) -> str:
         numbers = [int(m.group(1)) for i in self.order if (m := _COUNTER.match(i))]
@@ -104,10 +149,8 @@ class TreeMachine(RuleBasedStateMachine):
             tree = v.tree.append(message)
             entry_id = model.next_id()
         assert tree.leaf_id == entry_id
-        model.order.append(entry_id)
-        model.parent[entry_id] = model.leaf
+        model.add(entry_id, "message")
         model.message[entry_id] = copy.deepcopy(message)
-        model.leaf = entry_id
         self.callers_dicts.append(message)
         self._keep(tree, model)
 
@@ -118,27 +161,31 @@ class TreeMachine(RuleBasedStateMachine):
         if not v.model.order:
             return
         target = data.draw(st.sampled_from(v.model.order))
-        tree = v.tree.append_label(target, "x")
+        label = data.draw(st.sampled_from(["x", "y", ""]))
+        tree = v.tree.append_label(target, label)
         model = v.model.copy()
         entry_id = model.next_id()
-        model.order.append(entry_id)
-        model.parent[entry_id] = model.leaf
-        model.leaf = entry_id
+        model.add(entry_id, "label")
+        model.label_set[entry_id] = (target, label)
         self._keep(tree, model)
 
     @rule(data=st.data())
     def append_any_kind(self, data: st.DataObject) -> None:
-        """Every entry kind (unknown ones too) is a node under the leaf with the next id."""
+        """Every entry kind (unknown ones too) is a node under the leaf with the next id;
+        the model records what was asked for (kind, message, label, name)."""
         v = self._pick(data)
-        tree = data.draw(appends(v.tree))
+        step = data.draw(append_steps(tuple(v.model.order)))
+        tree = step.apply(v.tree)
         model = v.model.copy()
         entry_id = model.next_id()
         assert tree.leaf_id == entry_id
-        model.order.append(entry_id)
-        model.parent[entry_id] = model.leaf
-        if isinstance(tree.leaf, ptree.MessageEntry):
-            model.message[entry_id] = ptree.thaw(tree.leaf.message)
-        model.leaf = entry_id
+        model.add(entry_id, step.kind)
+        if step.kind == "message":
+            model.message[entry_id] = copy.deepcopy(step.args[0])
+        elif step.kind == "label":
+            model.label_set[entry_id] = (step.args[0], step.args[1])
+        elif step.kind == "session_info":
+            model.name_set[entry_id] = step.args[0]
         self._keep(tree, model)
 
     @rule(data=st.data(), forks=st.integers(1, _store.MAX_CHAIN + 4))
@@ -152,10 +199,8 @@ class TreeMachine(RuleBasedStateMachine):
             tree = tree.append({"role": "assistant", "content": "fork"})  # so this branches
             entry_id = model.next_id()
             assert tree.leaf_id == entry_id
-            model.order.append(entry_id)
-            model.parent[entry_id] = model.leaf
+            model.add(entry_id, "message")
             model.message[entry_id] = {"role": "assistant", "content": "fork"}
-            model.leaf = entry_id
         self._keep(tree, model)
 
     @rule(data=st.data())
@@ -165,7 +210,7 @@ class TreeMachine(RuleBasedStateMachine):
         copy_ = pickle.loads(pickle.dumps(v.tree))
         assert copy_ == v.tree
         assert hash(copy_) == hash(v.tree)
-        self._keep(copy_, v.model.copy())
+        self._keep(copy_, v.model.remade())
 
     @rule(data=st.data())
     def rebuild_from_entries(self, data: st.DataObject) -> None:
@@ -176,23 +221,19 @@ class TreeMachine(RuleBasedStateMachine):
         assert rebuilt == v.tree
         assert hash(rebuilt) == hash(v.tree)
         v.tree._check()
-        self._keep(rebuilt, v.model.copy())
+        self._keep(rebuilt, v.model.remade())
 
     @rule(data=st.data())
     def added_since(self, data: st.DataObject) -> None:
-        """added_since agrees with its definition: the older version's entries, the very
-        same objects, are the start of the newer's."""
-        older = self._pick(data).tree
-        newer = self._pick(data).tree
-        old_entries, new_entries = older.entries(), newer.entries()
-        grew = len(old_entries) <= len(new_entries) and all(
-            a is b for a, b in zip(old_entries, new_entries, strict=False)
-        )
-        got = newer.added_since(older)
+        """added_since agrees with the model: a version grew from another exactly when
+        the other's entry objects are the start of its own, and then the rest is added."""
+        older, newer = self._pick(data), self._pick(data)
+        n = len(older.model.made)
+        grew = older.model.made == newer.model.made[:n]
+        got = newer.tree.added_since(older.tree)
         if grew:
-            assert got == new_entries[len(old_entries) :]
             assert got is not None
-            assert all(a is b for a, b in zip(got, new_entries[len(old_entries) :], strict=True))
+            assert [e.id for e in got] == newer.model.order[n:]
         else:
             assert got is None
 
@@ -253,10 +294,13 @@ class TreeMachine(RuleBasedStateMachine):
             assert tree.leaf_id == model.leaf
             for entry in tree.entries():
                 assert entry.parent_id == model.parent[entry.id]
+                assert entry.type == model.kind[entry.id]
                 if entry.id in model.message:
                     assert isinstance(entry, ptree.MessageEntry)
                     assert ptree.thaw(entry.message) == model.message[entry.id]
             assert [e.id for e in tree.path()] == model.path()
+            assert tree.labels() == model.labels()
+            assert tree.session_name == model.session_name()
             assert list(tree.current_path()) == [
                 model.message[i] for i in model.path() if i in model.message
             ]
