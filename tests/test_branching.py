@@ -343,8 +343,16 @@ class TestFork:
         assert build_context(f).messages == build_context(tree, target).messages
         path_ids = {e.id for e in tree.path(target) if not isinstance(e, ptree.Label)}
         assert {e.id for e in f.entries() if not isinstance(e, ptree.Label)} == path_ids
-        expected = {k: v for k, v in tree.labels().items() if k in path_ids}
-        assert f.labels() == expected
+        # The source's labels, resolved here from its label entries (latest wins, an
+        # empty label clears), of the entries the fork copied.
+        labels: dict[str, str] = {}
+        for e in tree.entries():
+            if isinstance(e, ptree.Label):
+                if e.label:
+                    labels[e.target_id] = e.label
+                else:
+                    labels.pop(e.target_id, None)
+        assert f.labels() == {k: v for k, v in labels.items() if k in path_ids}
 
 
 class TestLabels:

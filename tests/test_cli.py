@@ -19,7 +19,6 @@ from xml.etree import ElementTree
 import pytest
 
 import ptree
-from ptree.cli.main import context_json
 from tests.test_importers import gpt_conversation, webui_chat
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -183,33 +182,71 @@ def on_terminal(*argv: str, env: dict[str, str] | None = None) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+def stored_messages(*ids: str) -> list[Any]:
+    """The messages of these entries of plans.jsonl, read with plain json (no ptree)."""
+    with PLANS.open(encoding="utf-8") as f:
+        by_id = {o["id"]: o for o in map(json.loads, f) if o["type"] == "message"}
+    return [by_id[i]["message"] for i in ids]
+
+
+SONNET = {"provider": "anthropic", "modelId": "claude-sonnet-4-5"}
+
+
 class TestPath:
-    def test_equals_the_library_at_the_leaf(self) -> None:
-        """ptree path prints build_context at the leaf, as JSON."""
+    def test_the_context_at_the_leaf(self) -> None:
+        """ptree path prints the context at the leaf a9: the messages on a0..a9 as
+        stored, the model the last assistant message named, the thinking level a7 set."""
         done = run("path", PLANS)
         assert done.returncode == 0, done.stderr
-        expected = context_json(ptree.build_context(ptree.load(PLANS)))
-        assert json.loads(done.stdout) == json.loads(json.dumps(expected))
-        assert json.loads(done.stdout)["thinkingLevel"] == "high"
+        assert json.loads(done.stdout) == {
+            "leafId": "a9",
+            "model": SONNET,
+            "thinkingLevel": "high",
+            "activeTools": None,
+            "messages": stored_messages("a1", "a4", "a6", "a8"),
+        }
 
     def test_at_another_leaf(self) -> None:
         """--leaf ID builds the context there (the abandoned branch)."""
         done = run("path", PLANS, "--leaf", "a3")
-        tree = ptree.load(PLANS)
-        expected = context_json(ptree.build_context(tree, "a3"))
-        assert json.loads(done.stdout) == json.loads(json.dumps(expected))
+        assert json.loads(done.stdout) == {
+            "leafId": "a3",
+            "model": SONNET,
+            "thinkingLevel": "off",
+            "activeTools": None,
+            "messages": stored_messages("a1", "a2", "a3"),
+        }
         assert [m["content"][0]["text"][:6] for m in json.loads(done.stdout)["messages"]] == [
             "Which ",
             "Plan A",
             "Too ri",
         ]
 
-    def test_provider_messages(self) -> None:
-        """--provider gives to_provider_messages of the context's messages."""
-        done = run("path", PLANS, "--provider")
-        context = ptree.build_context(ptree.load(PLANS))
-        expected = ptree.thaw(list(ptree.to_provider_messages(context.messages)))
-        assert json.loads(done.stdout)["messages"] == json.loads(json.dumps(expected))
+    def test_provider_messages(self, tmp_path: Path) -> None:
+        """--provider gives provider-level messages: a custom message becomes user text,
+        with the time of its entry; without it, the agent-level message is printed."""
+        t = ptree.SessionTree().append({"role": "user", "content": "hi"})
+        t = t.append_custom_message("note", "remember", timestamp="2026-01-01T00:00:00.000Z")
+        path = tmp_path / "custom.jsonl"
+        ptree.dump(t, path)
+        done = run("path", path, "--provider")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["messages"] == [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "remember"}],
+                "timestamp": 1767225600000,
+            },
+        ]
+        agent_level = json.loads(run("path", path).stdout)["messages"]
+        assert agent_level[1] == {
+            "role": "custom",
+            "customType": "note",
+            "content": "remember",
+            "display": True,
+            "timestamp": 1767225600000,
+        }
 
     def test_real_pi_file_with_compactions(self, pi_fixtures: Path) -> None:
         """On Pi's own recording: 446 messages, a compaction summary first (Pi's numbers)."""
