@@ -401,9 +401,8 @@ def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
             rest = first.parent_entry
         _resolve_state(rest, state)
         out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
-    out.reverse()
     return Context(
-        tuple(out),
+        tuple(reversed(out)),  # one pass: no reverse in place, then a copy
         state.model,
         "off" if state.thinking_level is None else state.thinking_level,
         state.tools,
