@@ -38,7 +38,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RequestUsage
 
-from ptree import History, InvalidMessageError, SessionTree, SessionWriter, build_context, load
+from ptree import (
+    CustomMessage,
+    History,
+    InvalidMessageError,
+    MessageEntry,
+    SessionTree,
+    SessionWriter,
+    build_context,
+    load,
+)
 from ptree.integrations.pydantic_ai import (
     CUSTOM_TYPE,
     PART_FIELD,
@@ -168,8 +177,7 @@ class TestRoundTrip:
         """One entry per Pi message; the first keeps the message, the rest name it."""
         tree = append_messages(SessionTree(), every_part())
         kinds = [
-            e.message["role"] if e.type == "message" else e.type  # type: ignore[attr-defined]
-            for e in tree.entries()
+            e.message["role"] if isinstance(e, MessageEntry) else e.type for e in tree.entries()
         ]
         assert kinds == [
             "user",
@@ -184,7 +192,8 @@ class TestRoundTrip:
         e = tree.entries()
         assert RECORD_FIELD in e[0].extra
         assert e[1].extra == {PART_FIELD: "e1"}
-        assert e[6].custom_type == CUSTOM_TYPE  # type: ignore[attr-defined]
+        assert isinstance(e[6], CustomMessage)
+        assert e[6].custom_type == CUSTOM_TYPE
 
 
 class TestPiMessages:
