@@ -105,6 +105,12 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "c.json", "where": "[0].mapping", "reason": "must be an object"},
         "c.json: [0].mapping: must be an object",
     ),
+    ptree.ProviderError: (
+        ptree.ProviderError("openai-chat", "messages[3]", "a tool result needs a call id"),
+        (ValueError,),
+        {"api": "openai-chat", "where": "messages[3]", "reason": "a tool result needs a call id"},
+        "a tool result needs a call id",
+    ),
 }
 
 WARNINGS: dict[type[Warning], tuple[Warning, dict[str, Any]]] = {
