@@ -39,7 +39,7 @@ from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RequestUsage
 
 from ptree import (
-    CustomMessage,
+    Custom,
     History,
     InvalidMessageError,
     MessageEntry,
@@ -192,7 +192,7 @@ class TestRoundTrip:
         e = tree.entries()
         assert RECORD_FIELD in e[0].extra
         assert e[1].extra == {PART_FIELD: "e1"}
-        assert isinstance(e[6], CustomMessage)
+        assert isinstance(e[6], Custom)
         assert e[6].custom_type == CUSTOM_TYPE
 
 
