@@ -4,11 +4,12 @@ Each subcommand is a function ``(args, out, err) -> exit status`` registered in
 :data:`COMMANDS`.  Errors a user can cause (a missing file, a bad file, an unknown
 id) print one line on stderr and give a non-zero status, never a traceback.
 
-Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export``,
-``import`` (``claude-code``, ``codex``, ``librechat``, ``chatgpt``, ``openwebui``, or
-detected), and for stores ``sessions`` and ``copy`` (:mod:`~ptree.cli.store_commands`);
-``ptree COMMAND --help`` explains each.  Wherever a command takes a session file,
-``STORE_URL#SESSION_ID`` names a stored session.
+Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export`` (html,
+markdown, dot, mermaid, jsonl; ``--redact``), ``import`` (``claude-code``, ``codex``,
+``librechat``, ``chatgpt``, ``openwebui``, or detected), and for stores ``sessions``
+and ``copy`` (:mod:`~ptree.cli.store_commands`); ``ptree COMMAND --help`` explains
+each.  Wherever a command takes a session file, ``STORE_URL#SESSION_ID`` names a
+stored session.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 import shutil
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -407,29 +408,108 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ export
 
 
+_EXPORT_FORMATS = ("dot", "mermaid", "html", "markdown", "jsonl")
+
+
 def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "export",
-        help="a picture of the tree: Graphviz DOT or Mermaid",
-        description="Write the tree as a Graphviz DOT digraph (render with dot -Tsvg) or "
-        "a Mermaid flowchart.  The current path is bold and blue, the leaf filled.",
+        help="the session for people: HTML viewer, Markdown, Graphviz DOT, Mermaid, Pi JSONL",
+        description="Write the session in another form.  html: one self-contained page "
+        "with the conversation and the whole tree (branch switching, search), opens "
+        "offline.  markdown: the current path (or --all-branches) as GitHub-flavoured "
+        "Markdown.  dot / mermaid: a picture of the tree (the current path bold and "
+        "blue, the leaf filled).  jsonl: a Pi session file (with --redact, a scrubbed "
+        "copy).  An existing OUT is never replaced without --force.",
     )
     p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
-    p.add_argument("--format", choices=("dot", "mermaid"), required=True)
-    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    p.add_argument("--format", choices=_EXPORT_FORMATS, required=True)
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="write here instead of stdout (required for jsonl)"
+    )
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
+        "--leaf",
+        metavar="ID",
+        help="html: open on the path to this entry; markdown: write the path to this entry",
+    )
+    p.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="markdown: every branch as its own section, saying where it forks",
+    )
+    p.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace well-known secret shapes (provider API keys, bearer tokens, private "
+        "keys, password= assignments) with [redacted: what]",
+    )
+    p.add_argument(
+        "--redact-pattern",
+        metavar="REGEX",
+        action="append",
+        default=[],
+        help="also redact what this regular expression matches (repeatable)",
+    )
 
 
 @_register("export", _setup_export)
 def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    fmt = args.format
+    if args.all_branches and fmt != "markdown":
+        raise UsageError("--all-branches applies to --format markdown only")
+    if args.leaf is not None and fmt not in ("html", "markdown"):
+        raise UsageError("--leaf applies to --format html and markdown only")
+    if fmt == "jsonl" and args.output is None:
+        raise UsageError("--format jsonl writes a session file: give it with -o OUT")
+    target = None if args.output is None else _output_file(args.output, force=args.force)
+    redactor = None
+    if args.redact or args.redact_pattern:
+        from ..formats.redact import Redactor
+
+        redactor = Redactor(builtin=args.redact, patterns=args.redact_pattern)
     tree = _load(args.file, err, "export")
-    lines = render_dot(tree) if args.format == "dot" else render_mermaid(tree)
-    if args.output is None:
-        _lines(out, lines)
+    if args.leaf is not None and args.leaf not in tree:
+        raise UnknownEntryError(args.leaf, f"no entry {args.leaf!r} in {args.file}")
+    if redactor is not None:
+        from ..formats.redact import redact
+
+        tree = redact(tree, redactor=redactor)
+        n = redactor.count
+        print(f"ptree export: redacted {n:,} secret{'' if n == 1 else 's'}", file=err)
+    if fmt == "jsonl":
+        assert target is not None
+        if target.exists() and not args.force:  # it may have appeared meanwhile
+            raise UsageError(f"{target} exists (use --force to overwrite it)")
+        dump(tree, target)
+        return 0
+    text: Iterable[str]
+    if fmt == "dot":
+        text = _with_newlines(render_dot(tree))
+    elif fmt == "mermaid":
+        text = _with_newlines(render_mermaid(tree))
+    elif fmt == "html":
+        from ..formats.html import to_html
+
+        text = [to_html(tree, show=args.leaf)]
     else:
-        with open(_output_file(args.output), "w", encoding="utf-8") as f:
-            _lines(f, lines)
+        from ..formats.markdown import to_markdown
+
+        text = [to_markdown(tree, leaf=args.leaf, all_branches=args.all_branches)]
+    if target is None:
+        for part in text:
+            out.write(part)
+    else:
+        # "x": an OUT made by someone else since the check above is not replaced either.
+        mode = "w" if args.force else "x"
+        try:
+            with open(target, mode, encoding="utf-8", errors="backslashreplace") as f:
+                for part in text:
+                    f.write(part)
+        except FileExistsError:
+            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
     edges = len(tree) - len(tree.roots())
-    if args.format == "mermaid" and edges > _MERMAID_MAX_EDGES:
+    if fmt == "mermaid" and edges > _MERMAID_MAX_EDGES:
         print(
             f"ptree export: warning: {edges:,} edges; Mermaid draws at most "
             f"{_MERMAID_MAX_EDGES} unless its maxEdges setting is raised (use --format dot "
@@ -437,6 +517,12 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             file=err,
         )
     return 0
+
+
+def _with_newlines(lines: Iterable[str]) -> Iterator[str]:
+    for line in lines:
+        yield line
+        yield "\n"
 
 
 # Mermaid's default maxEdges: a bigger flowchart fails to render ("Edge limit

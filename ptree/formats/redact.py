@@ -65,7 +65,12 @@ _SECRET_NAME = (
 # value goes.
 _ASSIGNMENT = (
     r"(?i)(?<![A-Za-z0-9])(" + _SECRET_NAME + r")([\"']?[ \t]*[:=][ \t]*)"
-    r"(?!\[redacted: )(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;}\]\"']+)"
+    r"(?!\[redacted: )(\"[^\"\n]*\"|'[^'\n]*'"
+    # Unquoted: not code that computes the value (``apiKey = await f()``,
+    # ``pwd = process.cwd()``): neither a well-known word nor a call or an index.
+    r"|(?!(?:await|undefined|null|none|nil|true|false|new|this|self|process|os|env"
+    r"|args|input|getpass|config|options|opts|req|request)\b)"
+    r"(?>[^\s,;}\]\"'()\[]+)(?![(\[]))"
 )
 
 SECRET_SHAPES: tuple[tuple[str, str], ...] = (
