@@ -148,7 +148,7 @@ def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = N
         "base-uri 'none'; form-action 'none'"
     )
     return _PAGE.format(
-        csp=html.escape(csp),
+        csp=html.escape(csp, quote=False),
         title=html.escape(title + " · ptree"),
         css=css,
         data=script_json(payload),
