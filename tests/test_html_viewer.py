@@ -489,7 +489,8 @@ class TestScale:
         counts = v.page.evaluate(
             "[document.querySelectorAll('.card').length, document.querySelectorAll('.row').length]"
         )
-        assert counts[0] <= 400 and counts[1] <= 200
+        assert counts[0] <= 400
+        assert counts[1] <= 200
         v.page.fill("#search", "branch 123 step 98")
         v.page.press("#search", "Enter")
         assert v.page.get_attribute("#cards > .card.focus", "data-id") == "m123-98"

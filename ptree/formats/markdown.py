@@ -9,9 +9,10 @@ fenced text blocks (long ones folded in ``<details>``), thinking folded in
 thinking-level, label and name changes as italic lines.
 
 With ``all_branches=True`` every branch gets its own section: first the path to the
-leaf in full, then each other branch from the point where it leaves a branch already
-written, with a line saying where it forks, so the document stays linear in the size
-of the tree.
+leaf in full, then each other branch (in the order of :meth:`~ptree.SessionTree.leaves`)
+from the point where it leaves a branch already written, with a line saying where it
+forks, so the document stays linear in the size of the tree.  Turns are numbered along
+each path, so a branch that forks in turn 3 starts at turn 4.
 
 Message text is Markdown already and is kept as written, with three repairs so that
 it cannot break the document around it: a code fence it leaves open is closed, its
@@ -354,6 +355,7 @@ def to_markdown(tree: SessionTree, *, leaf: str | None = None, all_branches: boo
     if end is not None:
         leaves = [end.id] + [x for x in leaves if x != end.id]
     branch_of: dict[str, int] = {}
+    turn_at: dict[str, int] = {}  # the turn number each written entry is in
     for n, tip in enumerate(leaves, 1):
         new: list[Entry] = []
         cursor: Entry | None = tree[tip]
@@ -374,7 +376,9 @@ def to_markdown(tree: SessionTree, *, leaf: str | None = None, all_branches: boo
                 f"(depth {tree.depth(cursor.id) + 1:,}); ends at {_code_span(tip)}.*"
             )
         w = _Writer(tree, 3)
+        w.turn = turn_at[cursor.id] if cursor is not None else 0
         for e in new:
             w.entry(e)
+            turn_at[e.id] = w.turn
         chunks.extend(w.chunks)
     return "\n\n".join(chunks) + "\n"

@@ -310,9 +310,14 @@
   }
   function decorate(i, meta) {
     var lab = labels[E[i].id];
-    if (lab) meta.appendChild(el("span", "badge label", "🏷 " + lab));
+    if (lab) meta.appendChild(labelBadge(lab));
     if (i === sessionLeaf) meta.appendChild(el("span", "badge leaf", "current leaf"));
     if (siblingCount(i) > 1) meta.appendChild(switcher(i));
+  }
+  function labelBadge(lab) {
+    var b = el("span", "badge label", lab);
+    b.title = "label: " + lab;
+    return b;
   }
   function switcher(i) {
     var sibs = siblingsOf(i);
@@ -345,7 +350,7 @@
     chip.title = E[i].id + " · " + shortTime(E[i].timestamp);
     line.appendChild(chip);
     var lab = labels[E[i].id];
-    if (lab) line.appendChild(el("span", "badge label", "🏷 " + lab));
+    if (lab) line.appendChild(labelBadge(lab));
     if (i === sessionLeaf) line.appendChild(el("span", "badge leaf", "current leaf"));
     if (siblingCount(i) > 1) line.appendChild(switcher(i));
     card.appendChild(line);
@@ -674,7 +679,7 @@
     d.appendChild(el("span", "kind", kindOf(i)));
     d.appendChild(el("span", "txt", preview(i).slice(0, 160).replace(/\s+/g, " ")));
     var lab = labels[E[i].id];
-    if (lab) d.appendChild(el("span", "badge label", lab));
+    if (lab) d.appendChild(labelBadge(lab));
     if (i === sessionLeaf) d.appendChild(el("span", "badge leaf", "leaf"));
     d.title = E[i].id;
     return d;
