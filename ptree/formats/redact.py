@@ -64,7 +64,7 @@ _SECRET_NAME = (
 # name = value, name: value, "name": "value": the name and the quotes stay, the
 # value goes.
 _ASSIGNMENT = (
-    r"(?i)(?<![A-Za-z0-9])(" + _SECRET_NAME + r")([\"']?[ \t]*[:=][ \t]*)"
+    r"(?i)(" + _SECRET_NAME + r")([\"']?[ \t]*[:=][ \t]*)"
     r"(?!\[redacted: )(\"[^\"\n]*\"|'[^'\n]*'"
     # Unquoted: not code that computes the value (``apiKey = await f()``,
     # ``pwd = process.cwd()``): neither a well-known word nor a call or an index.
@@ -84,7 +84,7 @@ SECRET_SHAPES: tuple[tuple[str, str], ...] = (
     ("anthropic key", r"sk-ant-[A-Za-z0-9]+-" + _KEY_CHARS + r"{20,}"),
     ("openai key", r"sk-(?:proj-|svcacct-|admin-|None-)?" + _KEY_CHARS + r"{20,}"),
     ("stripe key", r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    ("aws access key", r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])"),
+    ("aws access key", r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"),
     ("google api key", r"AIza[0-9A-Za-z_\-]{35}"),
     ("github token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ("slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
