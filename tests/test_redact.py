@@ -17,7 +17,7 @@ import ptree
 from ptree.cli.render import render_dot, render_mermaid
 from ptree.formats.html import to_html
 from ptree.formats.markdown import to_markdown
-from ptree.formats.redact import SECRET_SHAPES, RedactPatternError, Redactor, redact
+from ptree.formats.redact import SECRET_SHAPES, Redactor, RedactPatternError, redact
 from tests.strategies import trees
 
 ALNUM = string.ascii_letters + string.digits
@@ -56,7 +56,8 @@ class TestShapes:
                 "Authorization: Bearer [redacted: bearer token]",
             ),
             (
-                "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY-----\nafter",
+                "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n"
+                "-----END RSA PRIVATE KEY-----\nafter",
                 "before\n[redacted: private key]\nafter",
             ),
             (
@@ -162,12 +163,15 @@ class TestRedactTree:
         assert r.ids() == t.ids()
         assert [e.parent_id for e in r.entries()] == [e.parent_id for e in t.entries()]
         assert r.leaf_id == "a"
-        assert r["a"].message["content"][0]["arguments"] == {"password": "[redacted: password]"}
+        a, old = r["a"], t["a"]
+        assert isinstance(a, ptree.MessageEntry)
+        assert isinstance(old, ptree.MessageEntry)
+        assert a.message["content"][0]["arguments"] == {"password": "[redacted: password]"}
         assert r.labels() == {"u": "token=[redacted: password]"}
         assert r.header is not None
         assert r.header.cwd == "/home/me/password=[redacted: password]"
         assert r.header.id == "s"
-        assert t["a"].message["content"][0]["arguments"] == {"password": "pw1"}
+        assert old.message["content"][0]["arguments"] == {"password": "pw1"}
 
 
 # ---------------------------------------------------------------- the property
