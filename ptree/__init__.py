@@ -80,10 +80,15 @@ from .formats import (
     ExportFormatError,
     ImportedSession,
     ImportFormatError,
+    Redactor,
+    RedactPatternError,
     chatgpt_sessions,
     import_chatgpt,
     import_openwebui,
     openwebui_sessions,
+    redact,
+    to_html,
+    to_markdown,
 )
 from .frozen import FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
 from .header import CURRENT_VERSION, SessionHeader
@@ -159,6 +164,8 @@ __all__ = [
     "NothingToRedo",
     "NothingToUndo",
     "ProviderError",
+    "RedactPatternError",
+    "Redactor",
     "ReentrantSwapError",
     "SessionError",
     "SessionFileError",
@@ -199,9 +206,12 @@ __all__ = [
     "move_with_summary",
     "openwebui_sessions",
     "random_ids",
+    "redact",
     "set_label",
     "summary_entries",
     "thaw",
+    "to_html",
+    "to_markdown",
     "to_provider_messages",
     "utc_now",
 ]

@@ -15,20 +15,33 @@ record), iterative (deeply nested input never exhausts the stack), deterministic
 silently: records with no Pi equivalent become ``custom`` entries, and whatever a
 reader leaves out is reported through its ``on_report`` callback.
 
+For people: :mod:`~ptree.formats.html` (a self-contained HTML viewer of the whole
+tree), :mod:`~ptree.formats.markdown` (Markdown of a path or of every branch), and
+:mod:`~ptree.formats.redact` (secrets scrubbed from a tree before it is shared).
+
 Imports: the core and :mod:`ptree.pi`.
 """
 
 from ._chat_export import ImportedSession
 from .chatgpt import chatgpt_sessions, import_chatgpt
 from .errors import ExportFormatError, ImportFormatError
+from .html import to_html
+from .markdown import to_markdown
 from .openwebui import import_openwebui, openwebui_sessions
+from .redact import SECRET_SHAPES, Redactor, RedactPatternError, redact
 
 __all__ = [
+    "SECRET_SHAPES",
     "ExportFormatError",
     "ImportFormatError",
     "ImportedSession",
+    "RedactPatternError",
+    "Redactor",
     "chatgpt_sessions",
     "import_chatgpt",
     "import_openwebui",
     "openwebui_sessions",
+    "redact",
+    "to_html",
+    "to_markdown",
 ]
