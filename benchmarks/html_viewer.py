@@ -26,10 +26,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from messages import load_pool  # noqa: E402
+
 import ptree  # noqa: E402
 from ptree.formats.html import to_html  # noqa: E402
-
-from messages import load_pool  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -81,7 +81,7 @@ def measure(megabytes: float, runs: int) -> dict[str, float]:
                 page.fill("#search", "needle-in-the-haystack")
                 t0 = time.perf_counter()
                 page.press("#search", "Enter")
-                page.wait_for_selector("#cards > .card.focus[data-id='e%d']" % (len(tree) - 1))
+                page.wait_for_selector(f"#cards > .card.focus[data-id='e{len(tree) - 1}']")
                 search.append(time.perf_counter() - t0)
                 needle = page.locator("#cards > .card.focus")
                 before = page.evaluate("document.body.dataset.leaf")
@@ -106,7 +106,10 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="one 1 MB session, one run")
     args = parser.parse_args()
     sizes, runs = ([1.0], 1) if args.smoke else ([5.0, 50.0], 3)
-    print("| session | entries | page | to_html | first screen | search (all entries) | branch switch |")
+    print(
+        "| session | entries | page | to_html | first screen | search (all entries) "
+        "| branch switch |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for mb in sizes:
         r = measure(mb, runs)
