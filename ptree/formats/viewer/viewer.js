@@ -666,7 +666,9 @@
   function treeRow(i, r) {
     var d = el("div", "row");
     d.style.top = r * ROW_H + "px";
-    d.style.paddingLeft = 8 + Math.min(level[i], 40) * 14 + "px";
+    var lv = Math.min(level[i], 40);
+    d.style.paddingLeft = 8 + lv * 14 + "px";
+    if (lv) d.style.setProperty("--rails", lv * 14 + "px");
     d.dataset.id = E[i].id;
     if (onPath(i)) d.classList.add("on-path");
     if (i === treeFocus) d.classList.add("focus");
@@ -768,7 +770,8 @@
   searchEl.addEventListener("focus", function () { if (hits.length) resultsEl.classList.add("open"); });
   searchEl.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") { clearTimeout(timer); runSearch(); goHit(ev.shiftKey ? hitAt - 1 : hitAt + 1); ev.preventDefault(); }
-    else if (ev.key === "Escape") { resultsEl.classList.remove("open"); searchEl.blur(); }
+    // (a search field clears itself on Escape: here Escape only closes the list)
+    else if (ev.key === "Escape") { resultsEl.classList.remove("open"); searchEl.blur(); ev.preventDefault(); }
   });
   prevBtn.addEventListener("click", function () { goHit(hitAt - 1); });
   nextBtn.addEventListener("click", function () { goHit(hitAt + 1); });
