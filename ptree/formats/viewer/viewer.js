@@ -3,7 +3,10 @@
   // Every piece of session text reaches the page through textContent or a text node:
   // nothing from the session is ever parsed as HTML, and no link is ever made from it.
 
+  var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
+  mark("ptree-start");
   var data = JSON.parse(document.getElementById("ptree-data").textContent);
+  mark("ptree-parsed");
   var E = data.entries;
   var N = E.length;
   var ROW_H = 24;
@@ -68,6 +71,7 @@
     if (p >= 0 && newest[x] > newest[p]) newest[p] = newest[x];
   }
 
+  mark("ptree-indexed");
   var labels = data.labels || {};
   var sessionLeaf = data.leaf == null || !index.has(data.leaf) ? -1 : index.get(data.leaf);
 
@@ -824,5 +828,6 @@
   if (start >= 0) show(start, -1, "start");
   else pathInfo.textContent = "This session has no entries.";
   drawTree(start);
+  mark("ptree-ready");
   document.body.dataset.ready = "1";
 })();
