@@ -351,6 +351,31 @@ class TestBranches:
         assert v.page.inner_text("#search-count") == "1 / 2"
         assert v.page.get_attribute("#cards > .card.focus", "data-id") == "a2"
 
+    def test_result_list_click(self, open_page: Any) -> None:
+        """The list under the search box names each hit's branch; clicking one shows it."""
+        v = open_page(kyoto())
+        v.page.fill("#search", "plan")
+        v.page.wait_for_selector("#results.open")
+        hits = v.page.locator("#results .hit")
+        assert hits.count() == 4
+        assert "other branch" in hits.nth(2).inner_text()  # a3, on u2's branch
+        hits.nth(2).click()
+        assert v.path_ids() == ["u1", "a1", "u2", "a2", "r2", "a3"]
+        assert v.card("a3").locator("mark").inner_text() == "plan"
+
+    def test_title_without_a_name_is_the_first_request(self, open_page: Any) -> None:
+        """A session with no name is titled by its first user message, like Pi's list."""
+        t = ptree.SessionTree().append({"role": "user", "content": "Fix the\nlogin bug"}, id="u")
+        v = open_page(t)
+        assert v.page.inner_text("#h1") == "Fix the login bug"
+        assert v.page.title() == "Fix the login bug · ptree"
+
+    def test_empty_session(self, open_page: Any) -> None:
+        """A session with no entries opens and says so."""
+        v = open_page(ptree.SessionTree())
+        assert v.page.inner_text("#path-info") == "This session has no entries."
+        assert v.path_ids() == []
+
 
 class TestSafety:
     def test_nothing_in_the_session_runs_or_becomes_markup(self, open_page: Any) -> None:
@@ -510,6 +535,15 @@ class TestScale:
         at = ids.index("m123-0")
         assert ids[at - 1] == "m0-50"
         assert len(ids) <= 400
+        # from the end upwards, the earlier part comes back as it scrolls into view
+        v.page.click("#go-end")
+        assert v.path_ids()[-1] == "m123-98"
+        for _ in range(30):
+            if v.path_ids()[0] == "m0-0":
+                break
+            v.page.mouse.wheel(0, -3000)
+            v.page.wait_for_timeout(100)
+        assert v.path_ids()[0] == "m0-0"
 
 
 class TestPage:

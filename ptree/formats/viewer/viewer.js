@@ -597,14 +597,21 @@
     notes();
     mainEl.scrollTop += mainEl.scrollHeight - before;
   }
-  var io = new IntersectionObserver(function (items) {
-    if (busy) return;
-    for (var j = 0; j < items.length; j++) {
-      if (!items[j].isIntersecting) continue;
-      if (items[j].target === botS) extendDown();
-      else if (items[j].target === topS) extendUp();
+  // Grow the window while an end of it is near the visible part.  Called when a
+  // sentinel comes into view, and after every jump: a sentinel that is already in view
+  // then would never report again.
+  var MARGIN = 600;
+  function settle() {
+    for (var n = 0; n < 8; n++) {
+      var view = mainEl.getBoundingClientRect();
+      if (winEnd < path.length && botS.getBoundingClientRect().top < view.bottom + MARGIN) extendDown();
+      else if (winStart > 0 && topS.getBoundingClientRect().bottom > view.top - MARGIN) extendUp();
+      else return;
     }
-  }, { root: mainEl, rootMargin: "600px 0px" });
+  }
+  var io = new IntersectionObserver(function () {
+    if (!busy) settle();
+  }, { root: mainEl, rootMargin: MARGIN + "px 0px" });
   io.observe(topS);
   io.observe(botS);
 
@@ -642,7 +649,7 @@
     else mainEl.scrollTop = 0;
     if (why === "branch" && focused) mainEl.scrollTop -= 60;
     drawTree(target >= 0 ? target : leaf);
-    setTimeout(function () { busy = false; }, 50);
+    setTimeout(function () { busy = false; settle(); }, 50);
   }
   function cssEscape(s) { return window.CSS && CSS.escape ? CSS.escape(s) : s.replace(/["\\]/g, "\\$&"); }
 
@@ -803,9 +810,16 @@
 
   var h = data.header || {};
   var name = data.name || "";
-  document.getElementById("title").textContent = name || "Session " + (h.id || "");
+  // no name: the first thing the user asked, as Pi's session list shows it
+  var title = name;
+  for (i = 0; i < N && !title; i++) {
+    if (role(i) === "user") title = textOfBlocks(E[i].message.content).replace(/\s+/g, " ").trim().slice(0, 90);
+  }
+  title = title || (h.id ? "Session " + h.id : "Untitled session");
+  document.getElementById("title").textContent = title;
+  document.title = title + " · ptree";
   var h1 = document.getElementById("h1");
-  addText(h1, name || "Untitled session");
+  addText(h1, title);
   var facts = document.getElementById("facts");
   function fact(label, value, mono) {
     if (value == null || value === "") return;
