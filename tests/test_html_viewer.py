@@ -351,6 +351,32 @@ class TestBranches:
         assert v.page.inner_text("#search-count") == "1 / 2"
         assert v.page.get_attribute("#cards > .card.focus", "data-id") == "a2"
 
+    def test_keyboard_in_the_tree_and_links_to_entries(self, open_page: Any) -> None:
+        """In the tree panel, arrow keys move and Enter shows; the address then ends in
+        #<id>, and opening that address shows the same entry on the same path."""
+        v = open_page(kyoto())
+        v.page.locator('#tree .row[data-id="u1"]').click()
+        for _ in range(6):  # u1 → a1 → u2 → a2 → r2 → a3 → a2b
+            v.page.keyboard.press("ArrowDown")
+        v.page.keyboard.press("Enter")
+        assert v.path_ids() == ["u1", "a1", "u2", "a2b"]
+        assert v.page.url.endswith("#a2b")
+        other = v.context.new_page()
+        asked: list[str] = []
+        other.on("request", lambda r: asked.append(r.url))
+        other.goto(v.url + "#r2")
+        other.wait_for_selector("body[data-ready='1']")
+        ids = other.eval_on_selector_all("#cards > .card", "cs => cs.map(c => c.dataset.id)")
+        assert ids == ["u1", "a1", "u2", "a2", "r2", "a3"]
+        assert other.get_attribute("#cards > .card.focus", "data-id") == "r2"
+        other.goto(v.url + "#" + "nothing-here")
+        other.reload()
+        other.wait_for_selector("body[data-ready='1']")
+        ids = other.eval_on_selector_all("#cards > .card", "cs => cs.map(c => c.dataset.id)")
+        assert ids == ["u1", "a1", "u3", "a4"]
+        other.close()
+        assert {u.split("#")[0] for u in asked} == {v.url}
+
     def test_result_list_click(self, open_page: Any) -> None:
         """The list under the search box names each hit's branch; clicking one shows it."""
         v = open_page(kyoto())

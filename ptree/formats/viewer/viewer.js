@@ -649,6 +649,11 @@
     else mainEl.scrollTop = 0;
     if (why === "branch" && focused) mainEl.scrollTop -= 60;
     drawTree(target >= 0 ? target : leaf);
+    // a link to this view: the page's address ends in #<entry id>
+    var anchor = target >= 0 ? target : leaf;
+    if (anchor >= 0 && history.replaceState) {
+      try { history.replaceState(null, "", "#" + encodeURIComponent(E[anchor].id)); } catch (err) { /* file: in some browsers */ }
+    }
     setTimeout(function () { busy = false; settle(); }, 50);
   }
   function cssEscape(s) { return window.CSS && CSS.escape ? CSS.escape(s) : s.replace(/["\\]/g, "\\$&"); }
@@ -702,6 +707,19 @@
     if (treeQueued) return;
     treeQueued = true;
     requestAnimationFrame(function () { treeQueued = false; drawTree(null); });
+  });
+  treeEl.addEventListener("keydown", function (ev) {
+    var k = ev.key;
+    if (k !== "ArrowDown" && k !== "ArrowUp" && k !== "Enter" && k !== "Home" && k !== "End") return;
+    ev.preventDefault();
+    var r = treeFocus >= 0 ? row[treeFocus] : 0;
+    if (k === "Enter") {
+      if (treeFocus >= 0) show(onPath(treeFocus) ? shownLeaf : newest[treeFocus] >= 0 ? newest[treeFocus] : treeFocus, treeFocus, "tree");
+      treeEl.focus();
+      return;
+    }
+    r = k === "ArrowDown" ? Math.min(ROWS - 1, r + 1) : k === "ArrowUp" ? Math.max(0, r - 1) : k === "Home" ? 0 : ROWS - 1;
+    if (ROWS) drawTree(order[r]);
   });
   spacer.addEventListener("click", function (ev) {
     var r = ev.target.closest(".row");
@@ -839,7 +857,15 @@
   document.getElementById("side-count").textContent = N.toLocaleString() + " entries · " + leaves.toLocaleString() + (leaves === 1 ? " leaf" : " leaves");
 
   var start = data.show != null && index.has(data.show) ? index.get(data.show) : sessionLeaf >= 0 ? sessionLeaf : newestOverall();
-  if (start >= 0) show(start, -1, "start");
+  var linked = -1;
+  try { linked = location.hash.length > 1 ? index.get(decodeURIComponent(location.hash.slice(1))) : -1; } catch (err) { linked = -1; }
+  if (linked != null && linked >= 0) {
+    // the linked entry on the path it is on now, or else on its newest branch
+    var lf = newest[linked] >= 0 ? newest[linked] : linked;
+    for (var up = start; up >= 0; up = parent[up]) if (up === linked) { lf = start; break; }
+    show(lf, linked, "tree");
+  }
+  else if (start >= 0) show(start, -1, "start");
   else pathInfo.textContent = "This session has no entries.";
   drawTree(start);
   mark("ptree-ready");
