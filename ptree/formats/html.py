@@ -119,7 +119,7 @@ def script_json(value: Any) -> str:
     return text
 
 
-def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = None) -> str:
+def to_html(tree: SessionTree, *, show: str | None = None) -> str:
     """The whole session as one self-contained HTML page (see the module doc).
 
     Cost: O(size of the session); the page is about as big as the session file.
@@ -127,7 +127,6 @@ def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = N
     Args:
         tree: the session.
         show: the entry whose path the page opens on (default: the tree's leaf).
-        title: the page title (default: the session name, else its id).
 
     Returns:
         the page, as text (write it as UTF-8).
@@ -138,6 +137,7 @@ def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = N
     >>> page = to_html(SessionTree().append({"role": "user", "content": "<b>hi</b>"}))
     >>> page.startswith("<!doctype html>"), "<b>hi</b>" in page
     (True, False)
+    >>> _ = to_html(SessionTree().append_session_info("\ud800")).encode("utf-8")
     """
     if show is not None and show not in tree:
         raise UnknownEntryError(show, f"no entry {show!r} to show")
@@ -154,8 +154,8 @@ def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = N
     }
     css = _asset("viewer.css")
     js = _asset("viewer.js")
-    if title is None:
-        title = name or (f"Session {header.id}" if header is not None else "Session")
+    # The viewer titles a session without a name by its first request, once it runs.
+    title = name or (f"Session {header.id}" if header is not None else "Session")
     csp = (
         "default-src 'none'; img-src data:; "
         f"style-src {_csp_hash(css)}; script-src {_csp_hash(js)}; "
@@ -163,7 +163,7 @@ def to_html(tree: SessionTree, *, show: str | None = None, title: str | None = N
     )
     return _PAGE.format(
         csp=html.escape(csp, quote=False),
-        title=html.escape(title + " · ptree"),
+        title=html.escape(_SURROGATE.sub("\ufffd", title) + " · ptree"),
         css=css,
         data=script_json(payload),
         js=js,
