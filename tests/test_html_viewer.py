@@ -599,6 +599,15 @@ class TestPage:
         small, big = page(1_000) - empty, page(10_000) - empty
         assert 9.9 * small <= big <= 10.1 * small
 
+    def test_lone_surrogates_still_encode(self) -> None:
+        """A lone surrogate (valid JSON, kept by Pi) in a name or a message: the page is
+        still valid UTF-8, and the data keeps it as an escape JSON reads back."""
+        t = ptree.SessionTree().append({"role": "user", "content": "a\ud800b"}, id="u")
+        page = to_html(t.append_session_info("n\udfff"))
+        page.encode("utf-8")
+        data = page.split('id="ptree-data">')[1].split("</script>")[0]
+        assert json.loads(data)["entries"][0]["message"]["content"] == "a\ud800b"
+
     def test_unknown_show_entry(self) -> None:
         """Opening on an id that is not in the tree is an UnknownEntryError."""
         with pytest.raises(ptree.UnknownEntryError):

@@ -137,7 +137,6 @@ def to_html(tree: SessionTree, *, show: str | None = None) -> str:
     >>> page = to_html(SessionTree().append({"role": "user", "content": "<b>hi</b>"}))
     >>> page.startswith("<!doctype html>"), "<b>hi</b>" in page
     (True, False)
-    >>> _ = to_html(SessionTree().append_session_info("\ud800")).encode("utf-8")
     """
     if show is not None and show not in tree:
         raise UnknownEntryError(show, f"no entry {show!r} to show")
