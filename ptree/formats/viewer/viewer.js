@@ -254,20 +254,30 @@
     head.appendChild(el("span", "name", str(b.name) || "tool"));
     box.appendChild(head);
     var args = b.arguments;
-    if (args && typeof args === "object" && !Array.isArray(args) && typeof args.command === "string") {
-      var cmd = el("div", "cmd");
-      addText(cmd, "$ " + args.command, hl);
-      box.appendChild(cmd);
-      var rest = {};
-      var any = false;
-      for (var key in args) if (key !== "command") { rest[key] = args[key]; any = true; }
-      if (any) box.appendChild(collapsibleText("arguments", JSON.stringify(rest, null, 2), hl, 6));
-    } else if (args && typeof args === "object" && !Array.isArray(args) && Object.keys(args).length <= 3 &&
-               Object.keys(args).every(function (key) { var v = args[key]; return typeof v !== "object" && String(v).length < 200 && String(v).indexOf("\n") < 0; })) {
-      for (var key2 in args) {
-        var line = el("div", "cmd");
-        addText(line, key2 + ": " + String(args[key2]), hl);
-        box.appendChild(line);
+    if (args && typeof args === "object" && !Array.isArray(args)) {
+      // one line per short argument; long or multi-line ones (a file's new content,
+      // an edit's old and new text) folded, with their real line breaks
+      if (typeof args.command === "string") {
+        var cmd = el("div", "cmd");
+        addText(cmd, "$ " + args.command, hl);
+        box.appendChild(cmd);
+      }
+      for (var key in args) {
+        var v = args[key];
+        if (key === "command" && typeof v === "string") continue;
+        if (typeof v === "string" && v.indexOf("\n") < 0 && v.length <= 200) {
+          var line = el("div", "cmd");
+          addText(line, key + ": " + v, hl);
+          box.appendChild(line);
+        } else if (typeof v === "string") {
+          box.appendChild(collapsibleText(key, v, hl, 12));
+        } else if (v === null || typeof v !== "object") {
+          var line2 = el("div", "cmd");
+          addText(line2, key + ": " + JSON.stringify(v), hl);
+          box.appendChild(line2);
+        } else {
+          box.appendChild(collapsibleText(key, JSON.stringify(v, null, 2), hl, 8));
+        }
       }
     } else if (args != null) {
       box.appendChild(collapsibleText("arguments", JSON.stringify(args, null, 2), hl, 12));
