@@ -122,9 +122,7 @@ def _md_text(text: str) -> str:
             fence = m.group(1)
             out.append(line)
             continue
-        if line.startswith(("    ", "\t")):
-            out.append(line)
-            continue
+        # (an indented line may be a list's text, not code: it is escaped too)
         h = _ATX.match(line)
         if h:
             level = min(6, len(h.group(1)) + 3)
