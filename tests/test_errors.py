@@ -105,6 +105,12 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "c.json", "where": "[0].mapping", "reason": "must be an object"},
         "c.json: [0].mapping: must be an object",
     ),
+    ptree.RedactPatternError: (
+        ptree.RedactPatternError("(", "missing ), unterminated subpattern"),
+        (ValueError,),
+        {"pattern": "(", "reason": "missing ), unterminated subpattern"},
+        "redaction pattern '(': missing ), unterminated subpattern",
+    ),
     ptree.ProviderError: (
         ptree.ProviderError("openai-chat", "messages[3]", "a tool result needs a call id"),
         (ValueError,),

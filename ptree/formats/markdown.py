@@ -361,8 +361,8 @@ def to_markdown(tree: SessionTree, *, leaf: str | None = None, all_branches: boo
             new.append(cursor)
             cursor = tree.parent(cursor.id)
         new.reverse()
-        for e in new:
-            branch_of[e.id] = n
+        for x in new:
+            branch_of[x.id] = n
         current = " · the current path" if tip == tree.leaf_id else ""
         chunks.append(f"## Branch {n}{current}")
         if cursor is None:
@@ -375,8 +375,8 @@ def to_markdown(tree: SessionTree, *, leaf: str | None = None, all_branches: boo
             )
         w = _Writer(tree, 3)
         w.turn = turn_at[cursor.id] if cursor is not None else 0
-        for e in new:
-            w.entry(e)
-            turn_at[e.id] = w.turn
+        for x in new:
+            w.entry(x)
+            turn_at[x.id] = w.turn
         chunks.extend(w.chunks)
     return "\n\n".join(chunks) + "\n"

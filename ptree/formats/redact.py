@@ -51,6 +51,9 @@ class RedactPatternError(SessionError, ValueError):
         self.pattern = pattern
         self.reason = reason
 
+    def __reduce__(self) -> tuple[type[RedactPatternError], tuple[str, str]]:
+        return (type(self), (self.pattern, self.reason))
+
 
 _KEY_CHARS = r"[A-Za-z0-9_\-]"
 # The names an assignment or a mapping key gives a secret.  ``key`` alone is too
