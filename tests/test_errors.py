@@ -111,6 +111,34 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"pattern": "(", "reason": "missing ), unterminated subpattern"},
         "redaction pattern '(': missing ), unterminated subpattern",
     ),
+    ptree.ImportFormatError: (
+        ptree.ImportFormatError("s.jsonl", 4, "not JSON", record_id="u7"),
+        (ValueError,),
+        {"path": "s.jsonl", "line": 4, "reason": "not JSON", "record_id": "u7"},
+        "s.jsonl:4: not JSON (record 'u7')",
+    ),
+    ptree.StoreError: (
+        ptree.StoreError("mysql://db", "unknown scheme 'mysql'"),
+        (ValueError,),
+        {"url": "mysql://db", "reason": "unknown scheme 'mysql'"},
+        "mysql://db: unknown scheme 'mysql'",
+    ),
+    ptree.SessionNotFoundError: (
+        ptree.SessionNotFoundError("s9", "sqlite:///chats.db"),
+        (KeyError,),
+        {"session_id": "s9", "url": "sqlite:///chats.db"},
+        "sqlite:///chats.db: no session with id 's9'",
+    ),
+    ptree.ConflictError: (
+        ptree.ConflictError("s1", "sqlite:///chats.db", "the stored session has entries e5, e6"),
+        (RuntimeError,),
+        {
+            "session_id": "s1",
+            "url": "sqlite:///chats.db",
+            "reason": "the stored session has entries e5, e6",
+        },
+        "sqlite:///chats.db: session 's1': the stored session has entries e5, e6",
+    ),
     ptree.ProviderError: (
         ptree.ProviderError("openai-chat", "messages[3]", "a tool result needs a call id"),
         (ValueError,),

@@ -46,8 +46,11 @@ class SessionNotFoundError(SessionError, KeyError):
         return (type(self), (self.session_id, self.url))
 
 
-class ConflictError(SessionError):
+class ConflictError(SessionError, RuntimeError):
     """A save refused because the stored session has entries the tree lacks.
+
+    A ``RuntimeError``, as a change made by someone else meanwhile is in Python (a
+    dict changed during iteration): the call was right, the moment was not.
 
     Another writer saved since the tree was loaded (or the tree is not a later version
     of the stored one): saving would lose that writer's entries, so nothing was
