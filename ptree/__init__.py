@@ -11,7 +11,8 @@ The layers, innermost first (each imports only the ones before it):
   append-only arrays tree versions share), :mod:`~ptree.tree` (:class:`SessionTree`),
   :mod:`~ptree.context` (what a model sees), :mod:`~ptree.branching`,
   :mod:`~ptree.history` (undo/redo), :mod:`~ptree.ref` (a value shared by threads),
-  :mod:`~ptree.ids`, :mod:`~ptree.header`, :mod:`~ptree.errors`;
+  :mod:`~ptree.ids`, :mod:`~ptree.header`, :mod:`~ptree.names` (session names),
+  :mod:`~ptree.errors`;
 - :mod:`ptree.pi`: Pi's session files;
 - :mod:`ptree.providers`: LLM request bodies (core only);
 - :mod:`ptree.formats`: other tools' files; :mod:`ptree.stores`: databases;
@@ -44,8 +45,10 @@ from .context import (
     COMPACTION_SUMMARY_SUFFIX,
     Context,
     ModelRef,
+    PiVersion,
     bash_execution_text,
     build_context,
+    current_system_message,
     iso_to_ms,
     to_provider_messages,
 )
@@ -55,6 +58,7 @@ from .entries import (
     AnyEntry,
     BranchSummary,
     Compaction,
+    ContextEdit,
     Custom,
     CustomMessage,
     Entry,
@@ -64,6 +68,7 @@ from .entries import (
     SessionInfo,
     ThinkingLevelChange,
     UnknownEntry,
+    Usage,
     entry_from_json,
 )
 from .errors import (
@@ -94,6 +99,7 @@ from .frozen import FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
 from .header import CURRENT_VERSION, SessionHeader
 from .history import History, NothingToRedo, NothingToUndo
 from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
+from .names import js_trim, sanitize_session_name
 from .pi import (
     CommitError,
     SessionFileError,
@@ -102,6 +108,7 @@ from .pi import (
     SessionWriter,
     dump,
     load,
+    pi16_features,
 )
 from .providers import ProviderError
 from .ref import ReentrantSwapError, SessionRef, Watcher, WatchError
@@ -138,6 +145,7 @@ __all__ = [
     "Compaction",
     "ConflictError",
     "Context",
+    "ContextEdit",
     "Custom",
     "CustomMessage",
     "CycleError",
@@ -163,6 +171,7 @@ __all__ = [
     "MoveResult",
     "NothingToRedo",
     "NothingToUndo",
+    "PiVersion",
     "ProviderError",
     "RedactPatternError",
     "Redactor",
@@ -182,6 +191,7 @@ __all__ = [
     "TreeDiff",
     "UnknownEntry",
     "UnknownEntryError",
+    "Usage",
     "WatchError",
     "Watcher",
     "__version__",
@@ -191,6 +201,7 @@ __all__ = [
     "chatgpt_sessions",
     "clear_label",
     "counter_ids",
+    "current_system_message",
     "diff",
     "diff_branches",
     "dump",
@@ -201,12 +212,15 @@ __all__ = [
     "import_chatgpt",
     "import_openwebui",
     "iso_to_ms",
+    "js_trim",
     "labelled",
     "load",
     "move_with_summary",
     "openwebui_sessions",
+    "pi16_features",
     "random_ids",
     "redact",
+    "sanitize_session_name",
     "set_label",
     "summary_entries",
     "thaw",

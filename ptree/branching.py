@@ -137,11 +137,10 @@ def move_with_summary(
     as Pi does: the label entry is appended last and is the leaf (labels never reach
     the model).  A move to the current leaf changes nothing.
 
-    **What ``fromId`` records.** Pi writes the new leaf (``"root"`` for none), which
-    the entry's ``parentId`` already says; Pi's users ask for the abandoned leaf
-    instead (Pi issue #3796).  ptree writes the **abandoned leaf** by default
-    (``"root"`` when the tree had no leaf), so the summary says where it came from;
-    ``from_id="new_leaf"`` writes what Pi writes.  Pi never interprets ``fromId``
+    **What ``fromId`` records.** Pi 1.6 (since 0.84.3, Pi issue #3796) writes the
+    **abandoned leaf** (``"root"`` when there was no leaf), and so does ptree by
+    default; Pi 0.73.1 wrote the new leaf, which the entry's ``parentId`` already
+    says, and ``from_id="new_leaf"`` writes that.  Pi never interprets ``fromId``
     (it only copies it into the context), so both read the same in Pi.
     :func:`branch_origin` reads either convention.
 
@@ -156,7 +155,8 @@ def move_with_summary(
         details: extension data kept in the entry (never sent to the model).
         from_hook: whether an extension made the summary.
         label: a label for the summary entry, or for the target without a summary.
-        from_id: ``"abandoned"`` (ptree's default) or ``"new_leaf"`` (Pi's).
+        from_id: ``"abandoned"`` (the default, as Pi 1.6) or ``"new_leaf"`` (as Pi
+            0.73.1).
 
     Raises:
         UnknownEntryError: ``target_id`` names no entry.
@@ -207,10 +207,12 @@ class BranchOrigin:
         returned_to: the entry the conversation came back to (the summary's parent),
             ``None`` for a root.
         abandoned: the leaf of the branch that was left, when the entry records it
-            (ptree's convention); ``None`` when it does not (Pi's writer records the
-            new leaf, which is ``returned_to``) or when there was no leaf.
-        convention: ``"ptree"`` (``fromId`` names the abandoned leaf) or ``"pi"``
-            (``fromId`` names the new leaf).
+            (ptree's and Pi 1.6's convention); ``None`` when it does not (Pi before
+            0.84.3, 0.73.1 included, recorded the new leaf, which is ``returned_to``)
+            or when there was no leaf.
+        convention: ``"ptree"`` (``fromId`` names the abandoned leaf: ptree, and Pi
+            since 0.84.3, 1.6 included) or ``"pi"`` (``fromId`` names the new leaf:
+            Pi 0.73.1 and older).
     """
 
     returned_to: str | None
@@ -222,9 +224,10 @@ def branch_origin(tree: SessionTree, summary_id: str) -> BranchOrigin:
     """Read a ``branch_summary``'s ``fromId`` under either convention.  O(1).
 
     A ``fromId`` equal to the entry's own parent (or ``"root"`` for a root entry) is
-    Pi's convention: it names the new leaf, and the abandoned leaf is unknown.  Any
-    other value names the abandoned leaf (ptree's convention).  The two agree in the
-    one case where they cannot be told apart: a move that abandoned nothing.
+    read as old Pi's convention (0.73.1): it names the new leaf, and the abandoned
+    leaf is unknown.  Any other value names the abandoned leaf (ptree's and Pi 1.6's
+    convention).  The two agree in the one case where they cannot be told apart: a
+    move that abandoned nothing (or, for a root entry, one made without a leaf).
 
     Raises:
         UnknownEntryError: ``summary_id`` names no entry.
@@ -267,7 +270,8 @@ def fork(
     message can be edited and sent again (:func:`editable_text` gives its text).  Label
     entries on the path are left out and the path is re-linked around them; the
     labels that point at copied entries (resolved over the whole source, latest
-    winning) are written again at the end, as new label entries.  The leaf of the new
+    winning) are written again at the end, as new label entries with the times the
+    labels were set.  The leaf of the new
     tree is its last entry, as when Pi opens the file.
 
     The new tree has a new :class:`~ptree.SessionHeader` (a new id, the source's
@@ -275,12 +279,13 @@ def fork(
     (Pi writes the source file's path), else the source header's id.  It makes ids and
     timestamps the way the source does.
 
-    Where ptree differs from Pi: Pi copies the entries after a left-out label entry
-    unchanged, so their ``parentId`` (and a compaction's ``firstKeptEntryId`` naming a
-    label entry) names an entry the new file lacks; ptree re-links them to the next
-    copied entry, so the fork's context is the source's context at ``entry_id``.
+    This is Pi 1.6's ``createBranchedSession``: each copied entry's parent is the
+    previous copied entry, and a compaction's ``firstKeptEntryId`` naming a left-out
+    label entry names the next copied entry instead, so the fork's context is the
+    source's context at ``entry_id``.  (Pi 0.73.1 copied the entries unchanged, so
+    the children of a left-out label named an entry the new file lacked.)
 
-    Cost: O(depth of the entry + number of labels).
+    Cost: O(depth of the entry), plus O(number of entries) when the tree has labels.
 
     Raises:
         UnknownEntryError: ``entry_id`` names no entry.
@@ -347,9 +352,16 @@ def fork(
         kept, header=header, id_factory=tree.id_factory, clock=tree.clock
     )
     copied = {e.id for e in kept}
-    for labelled_id, text in tree.labels().items():
-        if labelled_id in copied:
-            out = out.append_label(labelled_id, text)
+    labels = tree.labels()
+    if labels:
+        # Each label keeps the time it was set, as Pi 1.6 writes it again.
+        set_at: dict[str, str] = {}
+        for e in tree.entries():
+            if type(e) is Label:
+                set_at[e.target_id] = e.timestamp
+        for labelled_id, text in labels.items():
+            if labelled_id in copied:
+                out = out.append_label(labelled_id, text, timestamp=set_at[labelled_id])
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -24,13 +24,14 @@ from .entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,
+    ContextEdit,
     CustomMessage,
     Entry,
     MessageEntry,
     ModelChange,
     ThinkingLevelChange,
 )
-from .frozen import FrozenDict, FrozenList, Message, frozen_dict_unchecked
+from .frozen import FrozenDict, FrozenList, Message, freeze, frozen_dict_unchecked
 from .tree import SessionTree
 
 __all__ = [
@@ -40,7 +41,9 @@ __all__ = [
     "COMPACTION_SUMMARY_SUFFIX",
     "Context",
     "ModelRef",
+    "PiVersion",
     "build_context",
+    "current_system_message",
     "iso_to_ms",
     "to_provider_messages",
 ]
@@ -196,17 +199,38 @@ def iso_to_ms(timestamp: str) -> int | None:
 
 # --------------------------------------------------------------------- synthesised messages
 
+PiVersion = Literal["1.6", "0.73.1"]
+"""The Pi release whose meaning :func:`build_context` and :func:`to_provider_messages`
+follow: ``"1.6"`` (``@earendil-works/pi-coding-agent`` 1.6, the default) or ``"0.73.1"``
+(``@mariozechner/pi-coding-agent`` 0.73.1, the last release under the old name)."""
 
-def _custom_message(entry: CustomMessage) -> FrozenDict:
-    out: dict[str, Any] = {
-        "role": "custom",
-        "customType": entry.custom_type,
-        "content": entry.content,
-    }
-    if entry.display is not None:  # Pi copies an undefined display, which JSON drops
+_VERSIONS = ("1.6", "0.73.1")
+
+
+def _check_version(pi: object) -> bool:
+    """Whether ``pi`` asks for 1.6's meaning; raises ValueError for an unknown one."""
+    if pi == "1.6":
+        return True
+    if pi == "0.73.1":
+        return False
+    raise ValueError(f"pi must be one of {_VERSIONS}, not {pi!r}")
+
+
+def _custom_message(entry: CustomMessage, new: bool) -> FrozenDict:
+    content: Any = entry.content
+    out: dict[str, Any] = {"role": "custom", "customType": entry.custom_type}
+    if content is not None:
+        out["content"] = content
+    elif new:
+        out["content"] = _EMPTY_LIST  # Pi 1.6: `entry.content ?? []`
+    elif "content" in entry.extra:
+        out["content"] = None
+    # Pi copies display and details even when undefined, and JSON drops an undefined
+    # field: so each is present exactly when the entry has it (a null stays null).
+    if entry.display is not None:
         out["display"] = entry.display
-    # Pi copies `details` even when undefined, and JSON drops an undefined field: so it
-    # is present exactly when the entry has it (an explicit null stays null).
+    elif "display" in entry.extra:
+        out["display"] = None
     if entry.details is not None:
         out["details"] = entry.details
     elif "details" in entry.extra:
@@ -245,10 +269,104 @@ def _assistant_model(message: Mapping[str, Any]) -> ModelRef | None:
     return None
 
 
+_EMPTY_LIST = FrozenList()
+# Pi 1.6 gives a message without content (null or absent) this content in the context.
+_NO_CONTENT: dict[str, Any] = {
+    "system": "",
+    "user": _EMPTY_LIST,
+    "assistant": _EMPTY_LIST,
+    "toolResult": _EMPTY_LIST,
+}
+_EDITABLE = frozenset({"user", "assistant", "toolResult", "custom"})
+_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
+
+
+def _message(message: FrozenDict) -> FrozenDict:
+    """A stored message as Pi 1.6's context gives it: missing content normalised."""
+    role = message.get("role")
+    if role in _NO_CONTENT:
+        return frozen_dict_unchecked({**message, "content": _NO_CONTENT[role]})
+    return message
+
+
+def _entry_messages(e: Any, head: bool, new: bool) -> list[FrozenDict]:
+    """The messages one selected entry gives; ``head``: it is the compaction at the head."""
+    kind = type(e)
+    if isinstance(e, MessageEntry):
+        message = e.message
+        if new and message.get("content") is None:
+            return [_message(message)]
+        return [message]
+    if kind is CustomMessage:
+        return [_custom_message(e, new)]
+    if kind is BranchSummary:
+        return [_branch_summary(e)] if e.summary else []
+    if kind is Compaction and head:
+        summary = _compaction_summary(e)
+        if new and e.system_message is not None:
+            return [e.system_message, summary]
+        return [summary]
+    return []
+
+
+def _edited(messages: list[FrozenDict], edit: ContextEdit) -> list[FrozenDict]:
+    """An entry's messages with a context edit applied, as Pi 1.6 applies it."""
+    replacement = edit.replacement
+    if replacement is None:
+        return []
+    content = replacement.get("content", _UNDEFINED)
+    out = []
+    for m in messages:
+        role = m.get("role")
+        if role in _EDITABLE:
+            new: dict[str, Any] = dict(m)
+            value = content
+            if type(value) is str and role in _BLOCK_ROLES:
+                value = _text_block(value)
+            if value is _UNDEFINED:
+                new.pop("content", None)
+            else:
+                new["content"] = value
+            m = frozen_dict_unchecked(new)
+        out.append(m)
+    return out
+
+
+def _selection(path: tuple[Entry, ...], new: bool) -> tuple[list[Entry], Compaction | None]:
+    """The entries that give the context (Pi 1.6's ``buildContextEntries``), and the head.
+
+    Without a compaction, the path; otherwise the latest compaction C, the entries from
+    C's first kept entry up to C (less system messages, in 1.6), and those after C.
+    """
+    for i in range(len(path) - 1, -1, -1):
+        c = path[i]
+        if type(c) is Compaction:
+            break
+    else:
+        return list(path), None
+    first = c.first_kept_entry_id
+    k = i
+    if first is not None:
+        for j in range(i):
+            if path[j].id == first:
+                k = j
+                break
+    kept: list[Entry] = [c]
+    if new:
+        # The checkpoint (or, without one, nothing) stands for the system messages.
+        for e in path[k:i]:
+            if not isinstance(e, MessageEntry) or e.message.get("role") != "system":
+                kept.append(e)
+    else:
+        kept.extend(path[k:i])
+    kept.extend(path[i + 1 :])
+    return kept, c
+
+
 class _State:
     """The state a backward walk has found so far: the first value met is the latest."""
 
-    __slots__ = ("model", "model_set", "thinking_level", "tools", "tools_set")
+    __slots__ = ("edited", "model", "model_set", "thinking_level", "tools", "tools_set")
 
     def __init__(self) -> None:
         self.model: ModelRef | None = None
@@ -258,6 +376,7 @@ class _State:
         self.thinking_level: str | None = None
         self.tools: tuple[str, ...] | None = None
         self.tools_set = False
+        self.edited = False  # a context edit was met among the selected entries
 
     def see(self, e: Entry) -> None:
         """Take the state an entry other than a message sets, unless a later one did."""
@@ -275,51 +394,90 @@ class _State:
 
 
 def _collect(
-    e: Entry | None, end: Entry | None, out: list[Any], state: _State, stop_at_compaction: bool
+    e: Entry | None, end: Entry | None, out: list[Any], state: _State, new: bool, kept: bool
 ) -> Entry | None:
     """Walk from ``e`` towards the root until ``end`` (excluded), adding messages to ``out``.
 
-    Messages go in backward order.  Returns the compaction the walk stopped at, if
-    ``stop_at_compaction`` and it met one; a compaction met otherwise gives nothing.
-    ``end`` is None or an ancestor of ``e``, so the walk always reaches it.
+    Messages go in backward order.  ``new``: Pi 1.6's meaning (else 0.73.1's).
+    ``kept``: the walk is in the latest compaction's kept range, where an older
+    compaction gives nothing (and Pi 1.6 leaves system messages out); otherwise the
+    walk stops at a compaction and returns it.  ``end`` is None or an ancestor of
+    ``e``, so the walk always reaches it.
     """
     add = out.append
     message_kind = MessageEntry
+    kept_range = new and kept
+    mode = (2 if kept else 1) if new else (3 if kept else 0)
     # Any: the kinds are told apart by `type(...) is` tests, which mypy does not narrow.
     e_: Any = e
     # Until the model is known, every message's role is read; usually a step or two.
     while not state.model_set and e_ is not end:
         if type(e_) is message_kind or isinstance(e_, message_kind):  # a lazy one too
             message = e_.message
-            add(message)
-            if message.get("role") == "assistant":
+            if new and message.get("content") is None:
+                message = _message(message)
+            role = message.get("role")
+            if role == "assistant":
                 state.model = _assistant_model(message)
                 state.model_set = True
-        elif _other(e_, add, state, stop_at_compaction):
+            if not kept_range or role != "system":
+                add(message)
+        elif _other(e_, add, state, mode):
             return e_  # type: ignore[no-any-return]
         e_ = e_.parent_entry
-    # The hot loop: a type test, an append and a link per message.
-    while e_ is not end:
-        if type(e_) is message_kind:
-            add(e_.message)
-        elif _other(e_, add, state, stop_at_compaction):
-            return e_  # type: ignore[no-any-return]
-        e_ = e_.parent_entry
+    # The hot loops: a type test, an append and a link per message (and, for Pi 1.6,
+    # a look at the content, which may be missing).
+    if kept_range:
+        while e_ is not end:
+            if type(e_) is message_kind:
+                message = e_.message
+                if message.get("content") is None:
+                    message = _message(message)
+                if message.get("role") != "system":
+                    add(message)
+            else:
+                _other(e_, add, state, mode)
+            e_ = e_.parent_entry
+    elif new:
+        while e_ is not end:
+            if type(e_) is message_kind:
+                message = e_.message
+                add(message if message.get("content") is not None else _message(message))
+            elif _other(e_, add, state, mode):
+                return e_  # type: ignore[no-any-return]
+            e_ = e_.parent_entry
+    else:
+        while e_ is not end:
+            if type(e_) is message_kind:
+                add(e_.message)
+            elif _other(e_, add, state, mode):
+                return e_  # type: ignore[no-any-return]
+            e_ = e_.parent_entry
     return None
 
 
-def _other(e: Any, add: Any, state: _State, stop_at_compaction: bool) -> bool:
-    """Take an entry other than a plain message; true when the walk must stop at it."""
+def _other(e: Any, add: Any, state: _State, mode: int) -> bool:
+    """Take an entry other than a plain message; true when the walk must stop at it.
+
+    ``mode``: 0 (0.73.1) and 1 (1.6) stop at a compaction; 2 (1.6) and 3 (0.73.1) are
+    in a kept range, where a compaction gives nothing.
+    """
     kind = type(e)
     if isinstance(e, MessageEntry):  # a message a reader has not decoded yet
-        add(e.message)
+        message = e.message
+        if mode in (1, 2) and message.get("content") is None:
+            message = _message(message)
+        if mode != 2 or message.get("role") != "system":
+            add(message)
     elif kind is CustomMessage:
-        add(_custom_message(e))
+        add(_custom_message(e, mode in (1, 2)))
     elif kind is BranchSummary:
         if e.summary:
             add(_branch_summary(e))
     elif kind is Compaction:
-        return stop_at_compaction
+        return mode < 2
+    elif kind is ContextEdit:
+        state.edited = mode in (1, 2)
     else:
         state.see(e)
     return False
@@ -327,9 +485,9 @@ def _other(e: Any, add: Any, state: _State, stop_at_compaction: bool) -> bool:
 
 def _resolve_state(e: Entry | None, state: _State) -> None:
     """Finish resolving the state over the rest of the path, collecting no message."""
-    messagekind = MessageEntry
+    message_kind = MessageEntry
     while e is not None:
-        if type(e) is messagekind or isinstance(e, messagekind):  # a lazy one too
+        if type(e) is message_kind or isinstance(e, message_kind):  # a lazy one too
             if not state.model_set:
                 message = e.message
                 if message.get("role") == "assistant":
@@ -340,82 +498,13 @@ def _resolve_state(e: Entry | None, state: _State) -> None:
         e = e.parent_entry
 
 
-def build_context(tree: SessionTree, leaf: str | None = None) -> Context:
-    """The context a model is given at ``leaf`` (default: the tree's leaf), as Pi builds it.
-
-    The path runs from the root to ``leaf``.  State resolves over the whole path, the
-    last value winning: the thinking level (default ``"off"``), the model (set by
-    ``model_change`` entries *and* by every assistant message, from its ``provider``
-    and ``model``), the active tools, and the latest compaction.  The messages are,
-    in path order: a ``message`` entry's message as it is stored; a ``custom_message``
-    as ``{"role": "custom", "customType", "content", "display", "details"?,
-    "timestamp": ms}``; a ``branch_summary`` with a non-empty summary as
-    ``{"role": "branchSummary", "summary", "fromId", "timestamp": ms}``.  Other kinds
-    (labels, session info, custom state, unknown kinds) give nothing.
-
-    With a compaction on the path, only the latest one counts: the messages are its
-    ``{"role": "compactionSummary", "summary", "tokensBefore", "timestamp": ms}``, then
-    those of the entries from its ``firstKeptEntryId`` up to just before it, then
-    those after it.  A ``firstKeptEntryId`` that is not on the path keeps nothing from
-    before the compaction.
-
-    An assistant message without a string ``provider`` and ``model`` still sets the
-    model, to ``None``: Pi sets one with undefined fields, which names no model (Pi
-    then falls back to its default model), so an earlier model does not come back.
-
-    Where ptree differs from Pi: an unknown ``leaf`` raises instead of falling back to
-    the last entry; timestamps without an offset are read as UTC (see
-    :func:`iso_to_ms`).
-
-    Cost: O(path length), iterative: one walk from the leaf to the root, and no
-    message is copied (see :class:`Context`).
-
-    Args:
-        tree: the tree.
-        leaf: the id of the entry to build the context at; ``None`` for the tree's
-            leaf (a tree without a leaf gives an empty context).
-
-    Raises:
-        UnknownEntryError: no entry has the id ``leaf``.
-
-    >>> from ptree import SessionTree
-    >>> t = SessionTree().append_model_change("anthropic", "claude-sonnet-4-5")
-    >>> t = t.append({"role": "user", "content": "hi"})
-    >>> t = t.append_thinking_level_change("high")
-    >>> ctx = build_context(t)
-    >>> ctx.messages, ctx.model, ctx.thinking_level
-    (({'role': 'user', 'content': 'hi'},), ModelRef(provider='anthropic', model_id='claude-sonnet-4-5'), 'high')
-    """  # noqa: E501
-    start = tree.leaf if leaf is None else tree[leaf]
-    if start is None:
-        return Context(())
-    out: list[Any] = []
-    state = _State()
-    # Walking back from the leaf, the first compaction met is the latest one.
-    compaction = _collect(start, None, out, state, True)
-    if compaction is not None:
-        first = _first_kept(tree, compaction)
-        rest: Entry | None = compaction.parent_entry
-        if first is not None:
-            _collect(rest, first.parent_entry, out, state, False)
-            rest = first.parent_entry
-        _resolve_state(rest, state)
-        out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
-    return Context(
-        tuple(reversed(out)),  # one pass: no reverse in place, then a copy
-        state.model,
-        "off" if state.thinking_level is None else state.thinking_level,
-        state.tools,
-        start.id,
-    )
-
-
-def _first_kept(tree: SessionTree, compaction: Entry) -> Entry | None:
+def _first_kept(tree: SessionTree, compaction: Compaction) -> Entry | None:
     """``compaction``'s first kept entry if it is on the path before it, else ``None``.
 
     Cost: O(length of the kept range).
     """
-    first = tree.get(compaction.first_kept_entry_id)  # type: ignore[attr-defined]
+    first_id = compaction.first_kept_entry_id
+    first = None if first_id is None else tree.get(first_id)
     if first is None or first.depth >= compaction.depth:
         return None
     e: Entry | None = compaction
@@ -423,6 +512,199 @@ def _first_kept(tree: SessionTree, compaction: Entry) -> Entry | None:
     while e is not None and e.depth > depth:
         e = e.parent_entry
     return first if e is first else None
+
+
+def _edited_context(path: tuple[Entry, ...], new: bool) -> list[Any]:
+    """The messages of a path with context edits: selection, edits, then messages."""
+    selected, head = _selection(path, new)
+    edits: dict[str, ContextEdit] = {}
+    for e in selected:
+        if type(e) is ContextEdit:
+            edits[e.target_id] = e
+    out: list[Any] = []
+    for e in selected:
+        messages = _entry_messages(e, e is head, new)
+        edit = edits.get(e.id)
+        if edit is not None:
+            messages = _edited(messages, edit)
+        out.extend(messages)
+    return out
+
+
+def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6") -> Context:
+    """The context a model is given at ``leaf`` (default: the tree's leaf), as Pi builds it.
+
+    As Pi 1.6's ``buildSessionContext`` (``pi="1.6"``, the default), in three steps:
+
+    1. **Selection.** The path runs from the root to ``leaf``.  Without a compaction on
+       it, every entry of the path is selected.  Otherwise only the latest compaction
+       C counts: C, then the entries from C's ``firstKeptEntryId`` up to just before C
+       (leaving out system messages, which C's checkpoint stands for), then the
+       entries after C.  A ``firstKeptEntryId`` that is missing, ``null``, C's own id
+       or not on the path before C keeps nothing from before C.
+    2. **Edits.** Each :class:`~ptree.ContextEdit` among the selected entries applies
+       to its target, the latest one per target winning; an edit outside the
+       selection (on another branch, or summarised by C) does nothing.
+    3. **Messages**, in selection order: a ``message`` entry's message as stored (a
+       ``null`` or absent ``content`` given as ``""`` for role ``system`` and ``[]``
+       for ``user``, ``assistant`` and ``toolResult``); a ``custom_message`` as
+       ``{"role": "custom", "customType", "content", "display"?, "details"?,
+       "timestamp": ms}`` (``content`` ``[]`` when it has none); a ``branch_summary``
+       with a non-empty summary as ``{"role": "branchSummary", "summary", "fromId",
+       "timestamp": ms}``; C as its ``systemMessage`` checkpoint (if it has one) and
+       ``{"role": "compactionSummary", "summary", "tokensBefore", "timestamp": ms}``.
+       Other kinds (usage, edits, labels, session info, custom state, unknown kinds,
+       older compactions) give nothing.  An edit whose replacement is ``null`` removes
+       all its target's messages; otherwise each of them with role ``user``,
+       ``assistant``, ``toolResult`` or ``custom`` gets the new content (a string made
+       one text block for ``assistant`` and ``toolResult``), all else kept.
+
+    State resolves over the whole path, the last value winning: the thinking level
+    (default ``"off"``), the model (set by ``model_change`` entries *and* by every
+    assistant message, from its ``provider`` and ``model``), and the active tools
+    (Pi's harness).  An assistant message without a string ``provider`` and ``model``
+    still sets the model, to ``None``: Pi sets one with undefined fields, which names
+    no model.
+
+    With ``pi="0.73.1"``, as Pi 0.73.1: no edits (a ``context_edit`` gives nothing),
+    system messages in the kept range stay, no checkpoint, and contents are given as
+    stored.  On files both versions read, the two agree everywhere else.
+
+    Where ptree differs from Pi: an unknown ``leaf`` raises instead of falling back to
+    the last entry; timestamps without an offset are read as UTC (see
+    :func:`iso_to_ms`).
+
+    Cost: O(path length), iterative: one walk from the leaf back to the root, which
+    meets the latest compaction first and so never collects what it dropped (a second
+    pass when the selection holds context edits).  No stored message is copied (see
+    :class:`Context`) except those an edit changes or whose content is missing.
+
+    Args:
+        tree: the tree.
+        leaf: the id of the entry to build the context at; ``None`` for the tree's
+            leaf (a tree without a leaf gives an empty context).
+        pi: the Pi release whose meaning to follow (:data:`PiVersion`).
+
+    Raises:
+        UnknownEntryError: no entry has the id ``leaf``.
+        ValueError: ``pi`` is not a known release.
+
+    >>> from ptree import SessionTree
+    >>> t = SessionTree().append_model_change("anthropic", "claude-sonnet-4-5")
+    >>> t = t.append({"role": "user", "content": "hi"}, id="q")
+    >>> t = t.append_thinking_level_change("high")
+    >>> ctx = build_context(t)
+    >>> ctx.messages, ctx.model, ctx.thinking_level
+    (({'role': 'user', 'content': 'hi'},), ModelRef(provider='anthropic', model_id='claude-sonnet-4-5'), 'high')
+    >>> build_context(t.append_context_edit("q", "hello")).messages
+    ({'role': 'user', 'content': 'hello'},)
+    """  # noqa: E501
+    new = _check_version(pi)
+    start = tree.leaf if leaf is None else tree[leaf]
+    if start is None:
+        return Context(())
+    out: list[Any] = []
+    state = _State()
+    # Walking back from the leaf, the first compaction met is the latest one: the walk
+    # never collects what it dropped.
+    compaction = _collect(start, None, out, state, new, False)
+    if compaction is not None:
+        first = _first_kept(tree, compaction)  # type: ignore[arg-type]
+        rest: Entry | None = compaction.parent_entry
+        if first is not None:
+            _collect(rest, first.parent_entry, out, state, new, True)
+            rest = first.parent_entry
+        _resolve_state(rest, state)
+        out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
+        checkpoint = compaction.system_message  # type: ignore[attr-defined]
+        if new and checkpoint is not None:
+            out.append(checkpoint)
+    if state.edited:
+        # Rare: edits may aim anywhere in the selection, before or after them.
+        messages = tuple(_edited_context(tree.path(start.id), new))
+    else:
+        messages = tuple(reversed(out))  # one pass: no reverse in place, then a copy
+    return Context(
+        messages,
+        state.model,
+        "off" if state.thinking_level is None else state.thinking_level,
+        state.tools,
+        start.id,
+    )
+
+
+def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:
+    r"""The system prompt and tools after replaying every system message (Pi's fold).
+
+    As Pi 1.6's ``getCurrentSystemMessage`` (``@earendil-works/pi-ai``), which Pi's
+    ``appendCompaction`` stores as a compaction's ``systemMessage``: the non-empty
+    texts of the system messages' contents (a list's text blocks joined with
+    ``\n``) joined with a blank line; their ``sections`` set, or removed by a
+    ``null``, by name in order; their tools removed (``toolsRemoved``, by name) and
+    then added (``toolsAdded``, a later declaration of a name replacing the earlier
+    one); the first ``timestamp`` found.  ``sections`` and ``toolsAdded`` appear only
+    when not empty.  ``None`` when no system message has a timestamp and no tool is
+    left.  Other messages are ignored.  Cost: O(size of the system messages).
+
+    >>> current_system_message([
+    ...     {"role": "system", "content": "Base.", "sections": {"a": "A"}, "timestamp": 5},
+    ...     {"role": "user", "content": "hi"},
+    ...     {"role": "system", "content": [{"type": "text", "text": "More."}],
+    ...      "sections": {"a": None, "b": "B"}, "toolsAdded": [{"name": "read"}]},
+    ... ])
+    {'role': 'system', 'content': 'Base.\n\nMore.', 'sections': {'b': 'B'}, 'toolsAdded': [{'name': 'read'}], 'timestamp': 5}
+    """  # noqa: E501
+    texts: list[str] = []
+    sections: dict[str, Any] = {}
+    tools: dict[Any, Any] = {}
+    timestamp: Any = None
+    for m in messages:
+        if m.get("role") != "system":
+            continue
+        if timestamp is None:
+            timestamp = m.get("timestamp")
+        text = _content_text(m.get("content"))
+        if text:
+            texts.append(text)
+        patch = m.get("sections")
+        if isinstance(patch, Mapping):
+            for name, value in patch.items():
+                if value is None:
+                    sections.pop(name, None)
+                else:
+                    sections[name] = value
+        for tool in _tools(m.get("toolsRemoved")):
+            tools.pop(tool.get("name"), None)
+        for tool in _tools(m.get("toolsAdded")):
+            tools[tool.get("name")] = tool
+    if timestamp is None and not tools:
+        return None
+    out: dict[str, Any] = {"role": "system", "content": "\n\n".join(texts)}
+    if sections:
+        out["sections"] = sections
+    if tools:
+        out["toolsAdded"] = list(tools.values())
+    out["timestamp"] = 0 if timestamp is None else timestamp
+    return cast(FrozenDict, freeze(out))
+
+
+def _content_text(content: Any) -> str:
+    """Pi's ``contentText``: a string, or a list's text blocks joined with newlines."""
+    if type(content) is str:
+        return content
+    if not isinstance(content, (list, tuple)):
+        return ""
+    return "\n".join(
+        "" if b.get("text") is None else _js_text(b["text"])
+        for b in content
+        if isinstance(b, Mapping) and b.get("type") == "text"
+    )
+
+
+def _tools(value: Any) -> list[Mapping[str, Any]]:
+    if not isinstance(value, (list, tuple)):
+        return []
+    return [t for t in value if isinstance(t, Mapping)]
 
 
 # --------------------------------------------------------------------- provider messages
@@ -534,17 +816,20 @@ def _text_block(text: str) -> FrozenList:
 
 
 _PASS = frozenset({"user", "assistant", "toolResult"})
+_PASS_16 = frozenset({"system", "user", "assistant", "toolResult"})
 
 
 def to_provider_messages(
     messages: Iterable[Message],
     *,
     unknown: Literal["drop", "keep", "raise"] = "drop",
+    pi: PiVersion = "1.6",
 ) -> list[dict[str, Any]]:
     """Turn agent-level messages (a :class:`Context`'s) into a provider's chat messages.
 
-    As Pi's ``convertToLlm``: ``user``, ``assistant`` and ``toolResult`` messages pass
-    through as they are; a ``compactionSummary`` or ``branchSummary`` becomes a user
+    As Pi 1.6's ``convertToLlm``: ``system``, ``user``, ``assistant`` and ``toolResult``
+    messages pass through as they are (with ``pi="0.73.1"``, as Pi 0.73.1, ``system``
+    messages are dropped like any unknown role); a ``compactionSummary`` or ``branchSummary`` becomes a user
     message whose one text block wraps the summary (:data:`COMPACTION_SUMMARY_PREFIX`
     … :data:`COMPACTION_SUMMARY_SUFFIX`, :data:`BRANCH_SUMMARY_PREFIX` …
     :data:`BRANCH_SUMMARY_SUFFIX`); a ``custom`` message becomes a user message (a
@@ -559,9 +844,11 @@ def to_provider_messages(
         messages: agent-level messages, e.g. ``build_context(tree).messages``.
         unknown: what to do with a message of a role not listed above: ``"drop"`` it
             (Pi's way), ``"keep"`` it as it is, or ``"raise"`` a ``ValueError``.
+        pi: the Pi release whose meaning to follow (:data:`PiVersion`).
 
     Raises:
-        ValueError: ``unknown="raise"`` and a message has a role not listed above.
+        ValueError: ``unknown="raise"`` and a message has a role not listed above, or
+            ``pi`` is not a known release.
 
     >>> msgs = [{"role": "compactionSummary", "summary": "S", "tokensBefore": 9},
     ...         {"role": "custom", "customType": "note", "content": "hi", "display": True},
@@ -572,10 +859,11 @@ def to_provider_messages(
     """  # noqa: E501
     if unknown not in ("drop", "keep", "raise"):
         raise ValueError(f"unknown must be 'drop', 'keep' or 'raise', not {unknown!r}")
+    passed = _PASS_16 if _check_version(pi) else _PASS
     out: list[dict[str, Any]] = []
     for m in messages:
         role = m.get("role")
-        if role in _PASS:
+        if role in passed:
             out.append(m)  # type: ignore[arg-type]
         elif role == "compactionSummary":
             summary = _js_text(m.get("summary", _UNDEFINED))

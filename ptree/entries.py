@@ -3,10 +3,11 @@
 Each kind mirrors one ``type`` of Pi's session files (see ``docs/pi-session-format.md``
 in the shared folder): :class:`MessageEntry` (``message``), :class:`ThinkingLevelChange`,
 :class:`ModelChange`, :class:`ActiveToolsChange`, :class:`Compaction`,
-:class:`BranchSummary`, :class:`Custom`, :class:`CustomMessage`, :class:`Label` and
-:class:`SessionInfo`.  An entry of a type ptree does not know is kept whole as an
-:class:`UnknownEntry`; fields ptree does not know are kept in ``extra``.  Both are
-written back unchanged, so nothing a newer Pi or an extension wrote is lost.
+:class:`BranchSummary`, :class:`Custom`, :class:`CustomMessage`, :class:`Label`,
+:class:`SessionInfo`, and Pi 1.6's :class:`Usage` and :class:`ContextEdit`.  An entry
+of a type ptree does not know is kept whole as an :class:`UnknownEntry`; fields ptree
+does not know are kept in ``extra``.  Both are written back unchanged, so nothing a
+newer Pi or an extension wrote is lost.
 
 Every entry has ``id``, ``parent_id``, ``timestamp`` (ISO-8601 text) and ``type``.
 Entries are values: equal when their fields are equal, hashable, picklable.
@@ -30,6 +31,7 @@ __all__ = [
     "AnyEntry",
     "BranchSummary",
     "Compaction",
+    "ContextEdit",
     "Custom",
     "CustomMessage",
     "Entry",
@@ -39,6 +41,7 @@ __all__ = [
     "SessionInfo",
     "ThinkingLevelChange",
     "UnknownEntry",
+    "Usage",
     "entry_from_json",
 ]
 
@@ -186,6 +189,7 @@ _CAMEL = {
     "from_id": "fromId",
     "custom_type": "customType",
     "target_id": "targetId",
+    "system_message": "systemMessage",
 }
 
 
@@ -470,41 +474,88 @@ class ActiveToolsChange(Entry):
     active_tool_names: FrozenList = attrs.field(converter=_tool_names)
 
 
+def _opt_mapping(value: Any, where: str) -> FrozenDict | None:
+    if value is None:
+        return None
+    frozen = freeze(value, where=where)
+    if type(frozen) is not FrozenDict:
+        raise InvalidMessageError(where, "must be an object (or null)")
+    return frozen
+
+
+def _opt_usage(value: Any) -> FrozenDict | None:
+    return _opt_mapping(value, "usage")
+
+
+def _opt_system_message(value: Any) -> FrozenDict | None:
+    return _opt_mapping(value, "systemMessage")
+
+
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class Compaction(Entry):
-    """Everything before ``first_kept_entry_id`` was summarised into ``summary``."""
+    """Everything before ``first_kept_entry_id`` was summarised into ``summary``.
+
+    ``first_kept_entry_id`` is ``None`` when the file has none (Pi 0.73.1 wrote such
+    compactions) or ``null``; like an id that is not on the path before the
+    compaction, or the compaction's own id (Pi 1.6's "keep nothing"), it keeps
+    nothing from before the compaction.  ``usage`` (Pi 1.6) is what making the
+    summary cost; ``system_message`` (Pi 1.6) is the checkpoint of the system prompt
+    and tools at the compaction, a ``role: "system"`` message that stands for the
+    system messages the compaction summarised.
+    """
 
     TYPE: ClassVar[str] = "compaction"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("summary", "summary", True),
-        ("first_kept_entry_id", "firstKeptEntryId", True),
+        ("first_kept_entry_id", "firstKeptEntryId", False),
         ("tokens_before", "tokensBefore", True),
         ("details", "details", False),
+        ("usage", "usage", False),
         ("from_hook", "fromHook", False),
+        ("system_message", "systemMessage", False),
     )
 
     summary: str = attrs.field(validator=_str("summary"))
-    first_kept_entry_id: str = attrs.field(validator=_str("firstKeptEntryId"))
+    first_kept_entry_id: str | None = attrs.field(
+        default=None, validator=_opt_str("firstKeptEntryId")
+    )
     tokens_before: int | float = attrs.field(validator=_number)
     details: JSONValue = attrs.field(default=None, converter=_freeze_json)
+    usage: FrozenDict | None = attrs.field(default=None, converter=_opt_usage)
     from_hook: bool | None = attrs.field(default=None, validator=_opt_bool)
+    system_message: FrozenDict | None = attrs.field(default=None, converter=_opt_system_message)
+
+    @system_message.validator
+    def _check_system_message(self, attr: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None and type(value.get("role")) is not str:
+            raise InvalidEntryError(
+                "a checkpoint needs a string role", entry_id=self.id, field="systemMessage"
+            )
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class BranchSummary(Entry):
-    """A summary of a branch the conversation came back from (``from_id``)."""
+    """A summary of a branch the conversation came back from.
+
+    ``from_id`` is, as Pi 1.6 writes it, the leaf before the move (the end of the
+    abandoned branch), ``"root"`` when there was none; Pi 0.73.1 wrote the entry
+    moved to instead (see :func:`ptree.branch_origin`).  ``usage`` (Pi 1.6) is what
+    making the summary cost.
+    """
 
     TYPE: ClassVar[str] = "branch_summary"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("from_id", "fromId", True),
         ("summary", "summary", True),
         ("details", "details", False),
+        ("usage", "usage", False),
         ("from_hook", "fromHook", False),
     )
 
     from_id: str = attrs.field(validator=_str("fromId"))
     summary: str = attrs.field(validator=_str("summary"))
     details: JSONValue = attrs.field(default=None, converter=_freeze_json)
+    usage: FrozenDict | None = attrs.field(default=None, converter=_opt_usage)
     from_hook: bool | None = attrs.field(default=None, validator=_opt_bool)
 
 
@@ -522,7 +573,9 @@ class Custom(Entry):
     data: JSONValue = attrs.field(default=None, converter=_freeze_json)
 
 
-def _content(value: Any) -> str | FrozenList:
+def _content(value: Any) -> str | FrozenList | None:
+    if value is None:
+        return None
     frozen = freeze(value, where="content")
     if not isinstance(frozen, (str, FrozenList)):
         raise InvalidMessageError("content", "must be a string or a list of content blocks")
@@ -531,18 +584,24 @@ def _content(value: Any) -> str | FrozenList:
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class CustomMessage(Entry):
-    """A message an extension puts into the context, as a user message."""
+    """A message an extension puts into the context, as a user message.
+
+    ``content`` is ``None`` when the file has none (or ``null``, kept to be written
+    back): the context then gives ``[]``, as Pi does.  ``display`` is ``None`` when
+    the file has none; a ``null`` one is kept (in ``extra``) and reaches the context
+    message as ``null``.
+    """
 
     TYPE: ClassVar[str] = "custom_message"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
         ("custom_type", "customType", True),
-        ("content", "content", True),
+        ("content", "content", False),
         ("display", "display", False),
         ("details", "details", False),
     )
 
     custom_type: str = attrs.field(validator=_str("customType"))
-    content: str | FrozenList = attrs.field(converter=_content)
+    content: str | FrozenList | None = attrs.field(converter=_content)
     # None: the file had no display field (Pi's readers then show the message); kept
     # absent so that the entry is written back, and enters the context, as it was.
     display: bool | None = attrs.field(default=True)
@@ -580,6 +639,87 @@ class SessionInfo(Entry):
     name: str | None = attrs.field(default=None, validator=_opt_str("name"))
 
 
+def _usage(value: Any) -> FrozenDict:
+    frozen = freeze(value, where="usage")
+    if type(frozen) is not FrozenDict:
+        raise InvalidMessageError("usage", "must be an object")
+    return frozen
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class Usage(Entry):
+    """Usage paid for something that is not an assistant message (Pi 1.6).
+
+    Cache warming, a classifier call: ``kind`` says what (any string), ``provider``
+    and ``model`` who, ``usage`` how much (the object assistant messages carry:
+    ``input``, ``output``, ``cacheRead``, ``cacheWrite``, ``totalTokens``, ``cost``),
+    ``note`` (optional) why.  It never reaches the model and sets no state.
+
+    >>> u = Usage(id="u1", parent_id=None, timestamp="t", kind="cache_warm",
+    ...           provider="anthropic", model="claude-sonnet-4-5", usage={"input": 0})
+    >>> u.to_json()["usage"], u.note
+    ({'input': 0}, None)
+    """
+
+    TYPE: ClassVar[str] = "usage"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("kind", "kind", True),
+        ("provider", "provider", True),
+        ("model", "model", True),
+        ("usage", "usage", True),
+        ("note", "note", False),
+    )
+
+    kind: str = attrs.field(validator=_str("kind"))
+    provider: str = attrs.field(validator=_str("provider"))
+    model: str = attrs.field(validator=_str("model"))
+    usage: FrozenDict = attrs.field(converter=_usage)
+    note: str | None = attrs.field(default=None, validator=_opt_str("note"))
+
+
+def _replacement(value: Any) -> FrozenDict | None:
+    if value is None:
+        return None
+    frozen = freeze(value, where="replacement")
+    if type(frozen) is not FrozenDict or not isinstance(frozen.get("content"), (str, FrozenList)):
+        raise InvalidMessageError(
+            "replacement", "must be null or an object whose content is a string or a list"
+        )
+    return frozen
+
+
+@attrs.frozen(kw_only=True, weakref_slot=False)
+class ContextEdit(Entry):
+    """Changes what an earlier entry, ``target_id``, gives the model (Pi 1.6).
+
+    ``replacement`` ``None`` leaves the target's messages out of the context;
+    otherwise ``replacement["content"]`` (a string or a list of content blocks)
+    replaces their content, and nothing else of them.  Only an edit inside the
+    context being built counts (one on another branch, or before a compaction's kept
+    range, does nothing), the latest one per target winning.  The target itself is
+    never changed: moving the leaf back before the edit shows the original again.
+
+    >>> e = ContextEdit(id="x", parent_id="a", timestamp="t", target_id="a",
+    ...                 replacement={"content": "shorter"})
+    >>> e.to_json()["replacement"], e.removes
+    ({'content': 'shorter'}, False)
+    """
+
+    TYPE: ClassVar[str] = "context_edit"
+    _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
+        ("target_id", "targetId", True),
+        ("replacement", "replacement", True),
+    )
+
+    target_id: str = attrs.field(validator=_str("targetId"))
+    replacement: FrozenDict | None = attrs.field(converter=_replacement)
+
+    @property
+    def removes(self) -> bool:
+        """Whether the edit leaves its target out of the context."""
+        return self.replacement is None
+
+
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class UnknownEntry(Entry):
     """An entry of a ``type`` ptree does not know, kept whole to be written back.
@@ -610,6 +750,8 @@ ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
             CustomMessage,
             Label,
             SessionInfo,
+            Usage,
+            ContextEdit,
         )
     }
 )
@@ -626,6 +768,8 @@ AnyEntry: TypeAlias = (
     | CustomMessage
     | Label
     | SessionInfo
+    | Usage
+    | ContextEdit
     | UnknownEntry
 )
 """Any entry a tree holds: the union of the kinds, what lookups such as ``tree[id]``
@@ -637,12 +781,16 @@ entries of these kinds (subclasses included), so the union is exact.  It works w
 """
 
 
-def entry_from_json(obj: Mapping[str, Any]) -> AnyEntry:
+def entry_from_json(obj: Mapping[str, Any], *, keep_invalid: bool = False) -> AnyEntry:
     """Make an entry from one parsed line of a session file (not the header).
 
     Known fields become attributes; every other field goes into ``extra``, and an
     unknown ``type`` gives an :class:`UnknownEntry`.  A known optional field written as
     ``null`` stays in ``extra`` too, so that writing the entry back gives the same JSON.
+    With ``keep_invalid``, a known *optional* field of the wrong kind (a ``details``
+    that is fine, but a ``fromHook`` that is a string, a ``usage`` that is a list) is
+    set aside into ``extra`` instead of refusing the entry, as Pi keeps such entries
+    (the lenient loader uses it; required fields must still be right).
     Cost: O(size of the entry).
 
     Raises:
@@ -692,18 +840,30 @@ def entry_from_json(obj: Mapping[str, Any]) -> AnyEntry:
                 raise InvalidEntryError(
                     f"a {kind} entry needs {key!r}", entry_id=entry_id, field=key
                 )
-    extra = {k: v for k, v in obj.items() if k not in taken}
-    try:
-        return cls(  # type: ignore[return-value]  # cls is one of the kinds
-            id=entry_id,
-            parent_id=obj["parentId"],
-            timestamp=obj["timestamp"],
-            extra=extra or None,
-            **kwargs,
-        )
-    except InvalidMessageError as exc:
-        raise InvalidEntryError(f"{exc.where}: {exc.reason}", entry_id=entry_id) from None
-    except InvalidEntryError as exc:
-        if exc.entry_id is None:
-            raise InvalidEntryError(exc.reason, entry_id=entry_id, field=exc.field) from None
-        raise
+    optional = {key: attr for attr, key, required in cls._FIELDS if not required}
+    while True:
+        extra = {k: v for k, v in obj.items() if k not in taken}
+        try:
+            return cls(  # type: ignore[return-value]  # cls is one of the kinds
+                id=entry_id,
+                parent_id=obj["parentId"],
+                timestamp=obj["timestamp"],
+                extra=extra or None,
+                **kwargs,
+            )
+        except InvalidMessageError as exc:
+            # `where` names the field, or a place inside it ("content[0]").
+            field = exc.where.partition("[")[0]
+            if keep_invalid and field in optional and field in taken:
+                kwargs[optional[field]] = None
+                taken.discard(field)
+                continue
+            raise InvalidEntryError(f"{exc.where}: {exc.reason}", entry_id=entry_id) from None
+        except InvalidEntryError as exc:
+            if keep_invalid and exc.field in optional and exc.field in taken:
+                kwargs[optional[exc.field]] = None
+                taken.discard(exc.field)
+                continue
+            if exc.entry_id is None:
+                raise InvalidEntryError(exc.reason, entry_id=entry_id, field=exc.field) from None
+            raise

@@ -14,6 +14,7 @@ from .entries import (
     AnyEntry,
     BranchSummary,
     Compaction,
+    ContextEdit,
     Custom,
     CustomMessage,
     Entry,
@@ -22,12 +23,14 @@ from .entries import (
     ModelChange,
     SessionInfo,
     ThinkingLevelChange,
+    Usage,
     link,
 )
 from .errors import DuplicateEntryError, EntryKindError, InvalidMessageError, UnknownEntryError
 from .frozen import FrozenDict, JSONValue, Message, freeze
 from .header import SessionHeader
 from .ids import Clock, IdFactory, counter_ids, counter_of, utc_now
+from .names import sanitize_session_name
 
 __all__ = ["SessionTree"]
 
@@ -383,7 +386,8 @@ class _Queries:
     def session_name(self) -> str | None:
         """The session's name: the latest ``session_info`` entry's, trimmed; ``None`` if unset.
 
-        Cost: O(log names).
+        The latest in the whole tree (any branch), as in Pi; trimmed with JavaScript's
+        ``trim`` (:func:`ptree.names.js_trim`), as Pi trims it.  Cost: O(log names).
         """
         return arrays.session_name(self._store, self._size)
 
@@ -651,30 +655,60 @@ class SessionTree(_Queries):
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int | float,
         *,
         details: JSONValue = None,
         from_hook: bool | None = None,
+        usage: Mapping[str, Any] | None = None,
+        system_message: Mapping[str, Any] | EllipsisType | None = ...,
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.Compaction` under the leaf.  O(size of details).
+        """Append a :class:`~ptree.Compaction` under the leaf, as Pi 1.6's ``appendCompaction``.
+
+        ``first_kept_entry_id`` ``None`` keeps nothing from before the compaction:
+        the entry then names itself, as Pi 1.6 writes it.  ``system_message``, left
+        out, is computed as Pi does: the checkpoint of every system message in the
+        context at the leaf (:func:`ptree.current_system_message`), timed at the
+        compaction, or none when that context holds no system message; pass a
+        message to store that one, or ``None`` for none.
+
+        Cost: O(size of details), plus O(path length) to compute the checkpoint.
 
         Raises:
             UnknownEntryError: ``first_kept_entry_id`` names no entry.
+
+        >>> t = SessionTree().append({"role": "system", "content": "Be brief.", "timestamp": 0})
+        >>> t = t.append({"role": "user", "content": "hi"}, id="u1")
+        >>> c = t.append_compaction("said hi", None, 10, id="c1").leaf
+        >>> c.first_kept_entry_id, c.system_message["content"]
+        ('c1', 'Be brief.')
         """
-        self._entry(first_kept_entry_id)
-        return self._append_kind(
-            Compaction,
-            id,
-            timestamp,
+        if first_kept_entry_id is not None:
+            self._entry(first_kept_entry_id)
+        entry_id, max_seq = self._claim_id(id)
+        when = self._config.clock() if timestamp is None else timestamp
+        if system_message is ...:
+            from .context import build_context, current_system_message, iso_to_ms
+
+            system_message = current_system_message(build_context(self).messages)
+            if system_message is not None:
+                system_message = {**system_message, "timestamp": iso_to_ms(when)}
+        leaf = self._leaf
+        entry = Compaction(
+            id=entry_id,
+            parent_id=None if leaf is None else leaf.id,
+            timestamp=when,
             summary=summary,
-            first_kept_entry_id=first_kept_entry_id,
+            first_kept_entry_id=entry_id if first_kept_entry_id is None else first_kept_entry_id,
             tokens_before=tokens_before,
             details=details,
+            usage=usage,
             from_hook=from_hook,
+            system_message=system_message,
         )
+        return self._insert(entry, leaf, max_seq)
 
     def append_branch_summary(
         self,
@@ -683,10 +717,15 @@ class SessionTree(_Queries):
         *,
         details: JSONValue = None,
         from_hook: bool | None = None,
+        usage: Mapping[str, Any] | None = None,
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.BranchSummary` under the leaf.  O(size of details)."""
+        """Append a :class:`~ptree.BranchSummary` under the leaf.  O(size of details).
+
+        Pi 1.6 writes the leaf before the move as ``from_id`` (``"root"`` when there
+        was none); :func:`ptree.move_with_summary` does that for you.
+        """
         return self._append_kind(
             BranchSummary,
             id,
@@ -694,8 +733,87 @@ class SessionTree(_Queries):
             from_id=from_id,
             summary=summary,
             details=details,
+            usage=usage,
             from_hook=from_hook,
         )
+
+    def append_usage(
+        self,
+        kind: str,
+        provider: str,
+        model: str,
+        usage: Mapping[str, Any],
+        *,
+        note: str | None = None,
+        id: str | None = None,  # noqa: A002
+        timestamp: str | None = None,
+    ) -> SessionTree:
+        """Append a :class:`~ptree.Usage` (Pi 1.6) under the leaf.  O(size of usage).
+
+        As Pi's ``appendUsage``: an empty ``note`` is left out.  The entry never
+        reaches the model.
+
+        >>> t = SessionTree().append_usage("cache_warm", "anthropic", "claude-sonnet-4-5",
+        ...                                {"input": 0, "cacheRead": 500}, note="")
+        >>> t.leaf.to_json()["kind"], "note" in t.leaf.to_json()
+        ('cache_warm', False)
+        """
+        return self._append_kind(
+            Usage,
+            id,
+            timestamp,
+            kind=kind,
+            provider=provider,
+            model=model,
+            usage=usage,
+            note=note or None,
+        )
+
+    def append_context_edit(
+        self,
+        target_id: str,
+        replacement: str | Sequence[JSONValue] | Mapping[str, Any] | None,
+        *,
+        id: str | None = None,  # noqa: A002
+        timestamp: str | None = None,
+    ) -> SessionTree:
+        """Append a :class:`~ptree.ContextEdit` (Pi 1.6) of ``target_id`` under the leaf.
+
+        ``replacement`` is ``None`` (leave the target out of the context), new
+        content (a string or a list of content blocks), or ``{"content": ...}`` as
+        the file holds it.  As Pi's ``appendContextEdit``: the target must be on the
+        current branch and be a user, assistant or tool-result message or a custom
+        message, and a string for an assistant or tool-result message is stored as
+        one text block.  Cost: O(path length) to check the target.
+
+        Raises:
+            UnknownEntryError: ``target_id`` names no entry.
+            ValueError: the target is not on the current branch, or gives the model
+                no content it could edit, or ``replacement`` is no content.
+
+        >>> t = SessionTree().append({"role": "user", "content": "long question"}, id="q")
+        >>> t.append_context_edit("q", "short").leaf.replacement
+        {'content': 'short'}
+        """
+        target = self._entry(target_id)
+        if not any(e is target for e in self.path()):
+            raise ValueError(f"entry {target_id!r} is not on the current branch")
+        role = target.role if isinstance(target, MessageEntry) else None
+        if type(target) is not CustomMessage and role not in ("user", "assistant", "toolResult"):
+            raise ValueError(f"entry {target_id!r} gives the model no content to edit")
+        if replacement is None:
+            value: Mapping[str, Any] | None = None
+        elif isinstance(replacement, Mapping):
+            value = replacement
+        else:
+            value = {"content": replacement}
+        if value is not None:
+            content = value.get("content")
+            if not isinstance(content, (str, Sequence)):
+                raise ValueError("a replacement needs a string or a list as its content")
+            if type(content) is str and role in ("assistant", "toolResult"):
+                value = {"content": [{"type": "text", "text": content}]}
+        return self._append_kind(ContextEdit, id, timestamp, target_id=target_id, replacement=value)
 
     def append_custom(
         self,
@@ -753,7 +871,16 @@ class SessionTree(_Queries):
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.SessionInfo` naming the session (``None`` clears).  O(1)."""
+        """Append a :class:`~ptree.SessionInfo` naming the session (``None`` clears).  O(1).
+
+        The name is stored as Pi 1.6 stores it: each run of ``\\r``/``\\n`` becomes one
+        space, then it is trimmed (:func:`ptree.names.sanitize_session_name`).
+
+        >>> SessionTree().append_session_info("  Fix\\nthe bug ").session_name
+        'Fix the bug'
+        """
+        if name is not None:
+            name = sanitize_session_name(name)
         return self._append_kind(SessionInfo, id, timestamp, name=name)
 
     def append_entry(self, entry: Entry) -> SessionTree:

@@ -72,6 +72,40 @@ custom_role_messages = st.fixed_dictionaries(
 )
 messages = user_messages | assistant_messages | tool_results | bash_messages | custom_role_messages
 
+# Pi 1.6: system messages (a prompt, then patches of sections and tools), and messages
+# whose content is null or absent (old or hand-made files).
+tool_decls = st.fixed_dictionaries(
+    {"name": st.sampled_from(["read", "bash", "edit"]), "description": text}
+)
+system_messages = st.fixed_dictionaries(
+    {"role": st.just("system"), "content": text | content_blocks},
+    optional={
+        "sections": st.dictionaries(st.sampled_from(["tools", "skills", "a"]), st.none() | text),
+        "toolsAdded": st.lists(tool_decls, max_size=2),
+        "toolsRemoved": st.lists(tool_decls.map(lambda t: {"name": t["name"]}), max_size=1),
+        "timestamp": st.integers(0, 2**41),
+    },
+)
+contentless_messages = st.builds(
+    lambda role, null: {"role": role, "content": None} if null else {"role": role},
+    st.sampled_from(["system", "user", "assistant", "toolResult", "bashExecution"]),
+    st.booleans(),
+)
+usages = st.fixed_dictionaries(
+    {
+        "input": st.integers(0, 999),
+        "output": st.integers(0, 999),
+        "cacheRead": st.integers(0, 99_999),
+        "cacheWrite": st.integers(0, 999),
+        "totalTokens": st.integers(0, 99_999),
+        "cost": st.fixed_dictionaries(
+            {k: st.sampled_from([0, 0.015, 0.5]) for k in ("input", "output", "total")}
+        ),
+    }
+)
+replacements = st.none() | st.fixed_dictionaries({"content": text | content_blocks})
+messages_16 = messages | system_messages | contentless_messages
+
 timestamps = st.sampled_from(
     ["2026-01-01T00:00:00.000Z", "2026-06-30T12:34:56.789Z", "2025-12-09T00:53:29.825Z"]
 )
@@ -153,17 +187,141 @@ def append_steps(draw: st.DrawFn, ids: Sequence[str]) -> Step:
 
 
 @st.composite
-def appends(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
-    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids)."""
+def appends(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = False) -> ptree.SessionTree:
+    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids);
+    with ``pi16``, Pi 1.6's kinds and shapes too (:func:`appends_16`)."""
+    if pi16:
+        return draw(appends_16(tree))
     return draw(append_steps(tree.ids())).apply(tree)
 
 
 @st.composite
-def trees(draw: st.DrawFn, max_steps: int = 25) -> ptree.SessionTree:
-    """A random tree of every entry kind, with branches (moves to earlier entries)."""
+def appends_16(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = True) -> ptree.SessionTree:
+    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids).
+
+    With ``pi16``, also Pi 1.6's kinds and shapes: usage entries, context edits aimed
+    at any entry (or none), system messages, contentless messages, compactions keeping
+    nothing (no, a null or their own ``firstKeptEntryId``) or with a checkpoint,
+    custom messages with null content or display.
+    """
+    ids = tree.ids()
+    choices = [
+        "message",
+        "thinking",
+        "model",
+        "tools",
+        "branch",
+        "custom",
+        "custom_message",
+        "session_info",
+        "unknown",
+    ]
+    if ids:
+        choices += ["compaction", "label"]
+    if pi16:
+        choices += ["usage", "edit", "edit", "message", "compaction"]
+    kind = draw(st.sampled_from(choices))
+    ts = draw(timestamps)
+    if kind == "message":
+        return tree.append(draw(messages_16 if pi16 else messages), timestamp=ts)
+    if kind == "thinking":
+        level = draw(st.sampled_from(["off", "minimal", "low", "medium", "high"]))
+        return tree.append_thinking_level_change(level, timestamp=ts)
+    if kind == "model":
+        return tree.append_model_change(draw(keys), draw(keys), timestamp=ts)
+    if kind == "tools":
+        return tree.append_active_tools_change(draw(st.lists(keys, max_size=3)), timestamp=ts)
+    if kind == "branch":
+        usage = draw(st.none() | usages) if pi16 else None
+        return tree.append_branch_summary(draw(keys), draw(text), usage=usage, timestamp=ts)
+    if kind == "custom":
+        return tree.append_custom(draw(keys), draw(json_values(4)), timestamp=ts)
+    if kind == "custom_message":
+        if pi16 and draw(st.booleans()):
+            extra: dict[str, Any] = {}
+            for key in ("content", "display", "details"):
+                if draw(st.booleans()):
+                    extra[key] = None
+            custom = ptree.CustomMessage(
+                id=ptree.counter_ids(tree),
+                parent_id=tree.leaf_id,
+                timestamp=ts,
+                custom_type=draw(keys),
+                content=None if "content" in extra or draw(st.booleans()) else draw(text),
+                display=None if "display" in extra else draw(st.none() | st.booleans()),
+                extra=extra,
+            )
+            return tree.insert(custom)
+        return tree.append_custom_message(
+            draw(keys), draw(text | content_blocks), display=draw(st.booleans()), timestamp=ts
+        )
+    if kind == "session_info":
+        return tree.append_session_info(draw(st.none() | text), timestamp=ts)
+    if kind == "compaction" and (not pi16 or (ids and draw(st.booleans()))):
+        return tree.append_compaction(
+            draw(text),
+            draw(st.sampled_from(ids)),
+            draw(st.integers(0, 10**6)),
+            system_message=None,
+            timestamp=ts,
+        )
+    if kind == "compaction":
+        new_id = ptree.counter_ids(tree)
+        first = draw(st.sampled_from([None, "null", new_id, *ids]))
+        checkpoint = draw(st.none() | system_messages)
+        compaction = ptree.Compaction(
+            id=new_id,
+            parent_id=tree.leaf_id,
+            timestamp=ts,
+            summary=draw(text),
+            first_kept_entry_id=None if first == "null" else first,
+            tokens_before=draw(st.integers(0, 10**6)),
+            usage=draw(st.none() | usages),
+            system_message=checkpoint,
+            extra={"firstKeptEntryId": None} if first == "null" else None,
+        )
+        return tree.insert(compaction)
+    if kind == "label":
+        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text), timestamp=ts)
+    if kind == "usage":
+        return tree.append_usage(
+            draw(st.sampled_from(["cache_warm", "classifier", "x"])),
+            draw(keys),
+            draw(keys),
+            draw(usages),
+            note=draw(st.none() | text),
+            timestamp=ts,
+        )
+    if kind == "edit":
+        target = draw(st.sampled_from(["nowhere", *ids]))
+        edit = ptree.ContextEdit(
+            id=ptree.counter_ids(tree),
+            parent_id=tree.leaf_id,
+            timestamp=ts,
+            target_id=target,
+            replacement=draw(replacements),
+        )
+        return tree.insert(edit)
+    leaf = tree.leaf_id
+    entry = ptree.UnknownEntry(
+        id=ptree.counter_ids(tree),
+        parent_id=leaf,
+        timestamp=ts,
+        entry_type="future_kind",
+        extra={"payload": draw(json_values(4))},
+    )
+    return tree.insert(entry)
+
+
+@st.composite
+def trees(draw: st.DrawFn, max_steps: int = 25, pi16: bool = False) -> ptree.SessionTree:
+    """A random tree of every entry kind, with branches (moves to earlier entries).
+
+    ``pi16``: Pi 1.6's kinds and shapes too (see :func:`appends`).
+    """
     tree = ptree.SessionTree()
     for _ in range(draw(st.integers(0, max_steps))):
         if tree and draw(st.integers(0, 3)) == 0:
             tree = tree.move_to(draw(st.sampled_from((None, *tree.ids()))))
-        tree = draw(appends(tree))
+        tree = draw(appends(tree, pi16))
     return tree

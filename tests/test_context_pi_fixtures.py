@@ -20,11 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import ptree
-from ptree import Context, ModelRef, SessionTree, build_context, thaw, to_provider_messages
+from ptree import (
+    Context,
+    ModelRef,
+    PiVersion,
+    SessionTree,
+    build_context,
+    thaw,
+    to_provider_messages,
+)
 
 from .strategies import json_values, trees
 
@@ -166,10 +174,13 @@ def _js_int(text: str) -> int | float:
     return value if abs(value) <= 2**53 else float(text)
 
 
-def assert_same_as_pi(ours: Context, pi: dict[str, Any], where: object = None) -> None:
-    """Messages, provider messages, model and thinking level agree field for field."""
+def assert_same_as_pi(
+    ours: Context, pi: dict[str, Any], where: object = None, version: PiVersion = "0.73.1"
+) -> None:
+    """Messages, provider messages (as ``version`` makes them), model and thinking level
+    agree field for field."""
     assert thaw(ours.messages) == pi["messages"], where
-    assert thaw(to_provider_messages(ours.messages)) == pi["llm"], where
+    assert thaw(to_provider_messages(ours.messages, pi=version)) == pi["llm"], where
     # Pi's model from an assistant message without provider/model has undefined fields
     # (absent in JSON): it names no model, which ptree says with None.
     provider, model_id = (pi["model"] or {}).get("provider"), (pi["model"] or {}).get("modelId")
@@ -208,7 +219,10 @@ class TestAgainstPi:
         names = sorted(EXPECTED)
         jobs = [{"file": str(pi_fixtures_dir / n), "leaves": [None]} for n in names]
         for name, (pi,) in zip(names, run_pi(jobs, tmp_path), strict=True):
-            assert_same_as_pi(build_context(ptree.load(pi_fixtures_dir / name)), pi)
+            tree = ptree.load(pi_fixtures_dir / name)
+            assert_same_as_pi(build_context(tree, pi="0.73.1"), pi)
+            # No 1.6 feature in them: 1.6's meaning is the same.
+            assert_same_as_pi(build_context(tree), pi, name, "1.6")
 
     def test_edge_cases(self, tmp_path: Path) -> None:
         """Hand-made paths at every entry: a leaf on a label or on a compaction, a
@@ -303,7 +317,7 @@ class TestAgainstPi:
         for entries, per_leaf in zip(paths, run_pi(jobs, tmp_path), strict=True):
             tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
             for x, pi in zip(entries, per_leaf, strict=True):
-                assert_same_as_pi(build_context(tree, x["id"]), pi, x["id"])
+                assert_same_as_pi(build_context(tree, x["id"], pi="0.73.1"), pi, x["id"])
 
     @settings(max_examples=8, phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(st.lists(_odd_messages, min_size=40, max_size=40))
@@ -326,7 +340,7 @@ class TestAgainstPi:
             [{"entries": entries, "leaves": [entries[-1]["id"]]}], tmp_path_factory.mktemp("pi")
         )[0:1]
         tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
-        assert_same_as_pi(build_context(tree), pi[0])
+        assert_same_as_pi(build_context(tree, pi="0.73.1"), pi[0])
 
     # No shrinking: each step would run Node again; a failure prints the path instead.
     @settings(max_examples=4, phases=[Phase.explicit, Phase.reuse, Phase.generate])
@@ -342,7 +356,28 @@ class TestAgainstPi:
         for tree, per_leaf in zip(batch, results, strict=True):
             for leaf, pi in zip(tree.ids(), per_leaf, strict=True):
                 where = [e.to_json() for e in tree.path(leaf)]
-                assert_same_as_pi(build_context(tree, leaf), pi, where)
+                assert_same_as_pi(build_context(tree, leaf, pi="0.73.1"), pi, where)
+
+    @settings(
+        max_examples=4,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.data_too_large],
+    )
+    @given(st.lists(trees(max_steps=20, pi16=True), min_size=10, max_size=10))
+    def test_random_trees_with_pi16_kinds(
+        self, tmp_path_factory: pytest.TempPathFactory, batch: list[SessionTree]
+    ) -> None:
+        """Trees holding Pi 1.6's kinds and shapes (usage entries, edits, system messages,
+        checkpoints, contentless messages), read by Pi 0.73.1: ``pi="0.73.1"`` gives what
+        0.73.1 gives, at every entry."""
+        jobs = [
+            {"entries": [e.to_json() for e in t.entries()], "leaves": list(t.ids())} for t in batch
+        ]
+        results = run_pi(jobs, tmp_path_factory.mktemp("pi"))
+        for tree, per_leaf in zip(batch, results, strict=True):
+            for leaf, pi in zip(tree.ids(), per_leaf, strict=True):
+                where = [e.to_json() for e in tree.path(leaf)]
+                assert_same_as_pi(build_context(tree, leaf, pi="0.73.1"), pi, where)
 
 
 # ISO-like times, some out of range, in the family iso_to_ms claims to read as V8 does.

@@ -160,11 +160,16 @@ class TestLoad:
         )
         assert load(p).ids() == ("a",)
 
-    def test_a_bom_is_ignored(self, tmp_path: Path) -> None:
-        """A UTF-8 byte-order mark before the header is not an error."""
+    @pytest.mark.parametrize("strict", [True, False])
+    def test_a_bom_is_refused(self, tmp_path: Path, strict: bool) -> None:
+        """A UTF-8 byte-order mark before the header is refused in both modes, naming
+        line 1, as Pi 1.6 refuses the file; the file is left as it was."""
         p = tmp_path / "s.jsonl"
-        p.write_bytes(b"\xef\xbb\xbf" + (json.dumps(HEADER) + "\n").encode())
-        assert load(p).header.id == "s1"  # type: ignore[union-attr]
+        data = b"\xef\xbb\xbf" + (json.dumps(HEADER) + "\n").encode()
+        p.write_bytes(data)
+        with pytest.raises(SessionFileError, match=r"s\.jsonl:1: .*byte-order mark") as info:
+            load(p, strict=strict)
+        assert (info.value.line, p.read_bytes()) == (1, data)
 
     def test_unterminated_valid_last_line_is_an_entry(self, tmp_path: Path) -> None:
         """A complete last line without its newline is kept, without a warning."""
@@ -287,7 +292,7 @@ class TestStrictErrors:
                 "id",
             ),
             ([HEADER, {**msg("a", None), "id": ""}], 2, "id"),
-            ([HEADER, msg("a", None), msg("a", None)], 3, "duplicate id 'a'"),
+            ([HEADER, msg("a", None), {**msg("a", None), "x": 1}], 3, "duplicate id 'a'"),
             ([HEADER, msg("a", None), msg("b", "zz")], 3, "parent 'zz'"),
             ([HEADER, msg("a", "b"), msg("b", "a")], 2, "cycle"),
             ([HEADER, msg("a", "a")], 2, "cycle"),
@@ -383,7 +388,7 @@ class TestLenient:
             HEADER,
             msg("a", None),
             "{bad",
-            msg("a", None),
+            {**msg("a", None), "x": 1},
             msg("b", "zz"),
             HEADER,
             '{"type": "mess',

@@ -10,6 +10,7 @@ from ..entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,
+    ContextEdit,
     Custom,
     CustomMessage,
     Entry,
@@ -19,6 +20,7 @@ from ..entries import (
     SessionInfo,
     ThinkingLevelChange,
     UnknownEntry,
+    Usage,
 )
 
 __all__ = ["content_text", "entry_preview", "message_text", "one_line"]
@@ -66,6 +68,19 @@ def message_text(message: Mapping[str, Any]) -> str:
 # isolates (they reorder the rest of the line, as in "Trojan Source"), and lone
 # surrogates, which JSON can spell but no encoding can write (printing one fails).
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _usage_text(usage: Mapping[str, Any]) -> str:
+    """``, 50000 tokens, $0.015`` from a usage object (each part only when it is a number)."""
+    out = ""
+    tokens = usage.get("totalTokens")
+    if type(tokens) in (int, float):
+        out += f", {tokens:g} tokens"
+    cost = usage.get("cost")
+    total = cost.get("total") if isinstance(cost, Mapping) else None
+    if type(total) in (int, float):
+        out += f", ${total:g}"
+    return out
 
 
 def one_line(text: str, width: int | None = None) -> str:
@@ -117,6 +132,16 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
         text = f"label {entry.target_id}: {entry.label or '(cleared)'}"
     elif isinstance(entry, SessionInfo):
         text = f"session name: {entry.name or '(cleared)'}"
+    elif isinstance(entry, Usage):
+        text = f"usage [{entry.kind}]: {entry.provider}/{entry.model}{_usage_text(entry.usage)}"
+        if entry.note:
+            text += f" ({entry.note})"
+    elif isinstance(entry, ContextEdit):
+        if entry.replacement is None:
+            text = f"context edit {entry.target_id}: (removed)"
+        else:
+            new = content_text(entry.replacement.get("content"))
+            text = f"context edit {entry.target_id}: {new}"
     elif isinstance(entry, UnknownEntry):
         text = f"{entry.type} (unknown kind)"
     else:  # pragma: no cover - every kind is listed above

@@ -5,7 +5,8 @@ modes, migrations of versions 1 and 2 and torn-tail recovery
 (:mod:`~ptree.pi.reader`, :mod:`~ptree.pi.migrate`), whole-file :func:`dump`
 (:mod:`~ptree.pi.whole_file`), the append-only :class:`SessionWriter` with its lock
 (:mod:`~ptree.pi.writer`) and the durable-file primitives they share
-(:mod:`~ptree.pi.files`).  The format itself is described in
+(:mod:`~ptree.pi.files`), and what tells Pi 1.6's files from 0.73.1's
+(:mod:`~ptree.pi.versions`).  The format itself is described in
 ``docs/pi-session-format.md`` of the shared folder.
 
 Imports: the core (modules directly in :mod:`ptree`) only.
@@ -14,6 +15,7 @@ Imports: the core (modules directly in :mod:`ptree`) only.
 from .errors import SessionFileError, SessionFileWarning, SessionLockedError
 from .lines import is_torn
 from .reader import load
+from .versions import pi16_features
 from .whole_file import dump
 from .writer import CommitError, SessionWriter
 
@@ -26,4 +28,5 @@ __all__ = [
     "dump",
     "is_torn",
     "load",
+    "pi16_features",
 ]

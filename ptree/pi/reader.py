@@ -27,7 +27,8 @@ one choice keeps both readers right:
 
 Bad input (strict, the default): every problem raises :class:`~ptree.SessionFileError`
 naming the file and the 1-based line.  Lenient (``strict=False``): bad lines are
-skipped, a missing parent makes a root, and each is reported with a
+skipped, a missing parent makes a root, an entry whose optional field has the wrong
+type is kept with that field set aside (as Pi keeps it), and each is reported with a
 :class:`~ptree.SessionFileWarning`.  A torn last line (a crash while writing: no
 newline at the end and not valid JSON) is recovered in both modes, with a warning.
 Blank lines are skipped, as Pi does; a second ``session`` line (an old Pi bug wrote
@@ -114,7 +115,8 @@ class _Reader:
         A line that is UTF-8 but for a character cut short at its very end (a crash
         in the middle of writing a multi-byte character) has its text before that
         character in :attr:`cut`, to be judged as a torn line.  A byte-order mark
-        opening the file is dropped.
+        opening the file is refused (:class:`~ptree.SessionFileError`), as Pi 1.6
+        refuses it.
         """
         try:
             text = raw.decode("utf-8")
@@ -124,7 +126,14 @@ class _Reader:
                 self.cut[i] = raw[: exc.start].decode("utf-8")
             return None
         if i == 0 and text.startswith("\ufeff"):
-            return text[1:]
+            # Pi 1.6 refuses such a file (its header line does not parse), and no Pi
+            # writes one: accepting it would hide a file Pi cannot open.
+            raise SessionFileError(
+                self.path,
+                1,
+                "the file starts with a UTF-8 byte-order mark, which Pi 1.6 refuses: "
+                "remove the first three bytes (EF BB BF)",
+            )
         return text
 
     def read(self, data: bytes) -> FileState:
@@ -311,12 +320,36 @@ class _Reader:
                     entry = entry_from_json(rec)
                 except (InvalidEntryError, InvalidMessageError) as exc:
                     bad = rec.get("id")
-                    self.fail(lineno, str(exc), bad if type(bad) is str else None)
-                    continue
+                    kept = None if self.strict else self.keep_invalid(rec)
+                    if kept is None:
+                        self.fail(lineno, str(exc), bad if type(bad) is str else None)
+                        continue
+                    self.warn(
+                        lineno,
+                        f"kept entry {kept.id!r} with its invalid optional field set aside "
+                        f"(written back as it was): {exc}",
+                        str(exc),
+                        kept.id,
+                    )
+                    entry = kept
                 eid = entry.id
                 pid = entry.parent_id
             if eid in by_id or eid in leaf_target:
                 first = line_of.get(eid)
+                same = by_id.get(eid)
+                # (Each entry writes back exactly the JSON of its line.)
+                if same is not None and first is not None and same.to_json() == entry.to_json():
+                    # An exact copy of an earlier line: Pi 0.73.1 flushed whole sessions
+                    # twice into one file.  Pi reads one entry from both lines, and its
+                    # leaf is the last line's id; ptree does the same.
+                    self.warn(
+                        lineno,
+                        f"skipped an exact duplicate of line {first} (entry {eid!r})",
+                        "an exact duplicate line",
+                        eid,
+                    )
+                    leaf = prev = eid
+                    continue
                 self.fail(
                     lineno,
                     f"duplicate id {eid!r}" + (f" (first on line {first})" if first else ""),
@@ -348,6 +381,13 @@ class _Reader:
                 entries = [_through_leaf_records(e, leaf_target) for e in entries]
             tree = self.link(entries, leaf, header, line_of)
         return tree, set(leaf_target)
+
+    def keep_invalid(self, rec: FrozenDict) -> Entry | None:
+        """The entry with its invalid optional fields set aside, or ``None``."""
+        try:
+            return entry_from_json(rec, keep_invalid=True)
+        except (InvalidEntryError, InvalidMessageError):
+            return None
 
     def leaf_record(
         self,
@@ -457,10 +497,13 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
     does not know are kept to be written back.  The leaf is where the file leaves it
     (the last entry, or the last ``leaf`` record's target).  The file is only read.
 
-    Lines are split at ``\\n``; a ``\\r`` before it and a UTF-8 byte-order mark at
-    the start are accepted.  Blank lines (empty or only white space) are not data and
-    are skipped without a warning, as Pi skips them; a second ``session`` line (an old
-    Pi bug) is skipped with a warning in both modes.
+    Lines are split at ``\\n``; a ``\\r`` before it is accepted.  Blank lines (empty
+    or only white space) are not data and are skipped without a warning, as Pi skips
+    them; a second ``session`` line (an old Pi bug) is skipped with a warning in both
+    modes, and so is an exact duplicate of an earlier entry line (Pi 0.73.1 could
+    write a session twice into one file; Pi reads one entry, and the leaf is the last
+    line's id).  A UTF-8 byte-order mark at the start is refused, as Pi 1.6 refuses it.
+    Files of Pi 0.73.1 and Pi 1.6 are read alike (both say version 3).
 
     Cost: O(size of the file), one read; the JSON is frozen while it is parsed.
 
@@ -471,15 +514,18 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
 
     Raises:
         SessionFileError: (a ``ValueError``) naming the file and the line: malformed
-            JSON, a line that is not an object, a missing or invalid header, an entry
-            without an id or with invalid fields, a duplicate id, a missing parent, a
-            cycle, a leaf record naming an unknown entry.  Lenient loading raises it
-            only for a missing or invalid header.
+            JSON, a line that is not an object, a missing or invalid header (or a
+            byte-order mark before it), an entry without an id or with invalid
+            fields, a duplicate id with other content, a missing parent, a cycle, a
+            leaf record naming an unknown entry.  Lenient loading raises it only for a
+            missing or invalid header.
         OSError: the file cannot be read.
 
     Warns:
-        SessionFileWarning: a torn last line was recovered (both modes); in lenient
-            mode, once per line skipped or entry repaired.
+        SessionFileWarning: a torn last line was recovered, or an exact duplicate line
+            or second header skipped (both modes); in lenient mode, once per line
+            skipped or entry repaired (an entry with a wrongly typed optional field is
+            kept, the field set aside to be written back as it was).
 
     >>> import tempfile, os
     >>> from ptree.pi import dump
