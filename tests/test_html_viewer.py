@@ -522,6 +522,35 @@ class TestFixtures:
         assert "Compacted" in focus.inner_text()
 
 
+class TestPi16Kinds:
+    def test_system_usage_and_context_edits(self, open_page: Any) -> None:
+        """Pi 1.6's system message shows its prompt, sections and tool changes; a usage
+        entry its provider, tokens and cost; a context edit its target and new content
+        (or that it leaves the target out); each is found by search."""
+        from tests.test_markdown import TestPi16Kinds as Markdown
+
+        v = open_page(Markdown().tree())
+        assert v.path_ids() == ["s", "u", "a", "g", "x", "y"]
+        system = v.card("s").inner_text()
+        assert "System prompt" in system
+        assert "You are a coding agent." in system
+        assert "tools + read" in system
+        assert "tools − bash" in system
+        assert "section skills removed" in system
+        usage = v.card("g").inner_text()
+        assert "Usage · cache_warm" in usage
+        assert "anthropic/claude-sonnet-4-5, 50,000 tokens, $0.0150 (warm)" in usage
+        edit = v.card("x").inner_text()
+        assert "Context edit" in edit
+        assert "replaces what a gives the model" in edit
+        assert "The end." in edit
+        assert "left out of the model's context" in v.card("y").inner_text()
+        assert v.card("x").get_attribute("data-kind") == "context_edit"
+        v.page.fill("#search", "The end")
+        v.page.press("#search", "Enter")
+        assert v.page.locator("#cards > .card.focus").get_attribute("data-id") == "x"
+
+
 class TestScale:
     def test_big_branched_session_stays_windowed(self, open_page: Any) -> None:
         """20,000 entries in 200 branches: the page keeps at most a few hundred cards and

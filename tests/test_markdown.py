@@ -411,3 +411,59 @@ class TestFixtures:
         assert len(json_fences) == calls
         for fence in json_fences:
             json.loads(fence.content)
+
+
+class TestPi16Kinds:
+    """Pi 1.6's system messages, usage and context edits, each drawn as what it is."""
+
+    def tree(self) -> ptree.SessionTree:
+        t = ptree.SessionTree()
+        t = t.append(
+            {
+                "role": "system",
+                "content": "You are a coding agent.",
+                "sections": {"tools": "<tools>read</tools>", "skills": None},
+                "toolsAdded": [{"name": "read", "description": "Read", "parameters": {}}],
+                "toolsRemoved": [{"name": "bash"}],
+            },
+            id="s",
+            timestamp=T0,
+        )
+        t = t.append({"role": "user", "content": "Tell me a long story"}, id="u", timestamp=T0)
+        t = t.append(
+            {"role": "assistant", "content": [{"type": "text", "text": "Once upon a time"}]},
+            id="a",
+            timestamp=T0,
+        )
+        cost = {"input": 0, "output": 0, "cacheRead": 0.015, "cacheWrite": 0, "total": 0.015}
+        usage = {"input": 0, "output": 0, "cacheRead": 50000, "cacheWrite": 0}
+        t = t.append_usage(
+            "cache_warm",
+            "anthropic",
+            "claude-sonnet-4-5",
+            {**usage, "totalTokens": 50000, "cost": cost},
+            note="warm",
+            id="g",
+            timestamp=T0,
+        )
+        t = t.append_context_edit("a", "The end.", id="x", timestamp=T0)
+        return t.append_context_edit("u", None, id="y", timestamp=T0)
+
+    def test_each_kind_in_the_document(self) -> None:
+        md = to_markdown(self.tree())
+        assert "### System prompt\n\nYou are a coding agent." in md
+        assert "**Section tools**\n\n```\n<tools>read</tools>\n```" in md
+        assert "*Section skills removed*" in md
+        assert "*Tools added: read*" in md
+        assert "*Tools removed: bash*" in md
+        assert (
+            "*Usage (cache\\_warm) · anthropic / claude-sonnet-4-5, 50,000 tokens, $0.0150 (warm)*"
+            in md
+        )
+        assert "*Context edit: what `a` gives the model is now:*\n\nThe end." in md
+        assert "*Context edit: `u` left out of the model's context*" in md
+        assert "Entry of type" not in md
+
+    def test_structure(self) -> None:
+        """A CommonMark parser sees the system prompt as a heading of its own."""
+        assert "System prompt" in headings(to_markdown(self.tree()), "h3")

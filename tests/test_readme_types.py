@@ -145,6 +145,8 @@ def test_lookups_are_typed_as_any_entry(tmp_path: Path) -> None:
         "CustomMessage",
         "Label",
         "SessionInfo",
+        "Usage",
+        "ContextEdit",
         "UnknownEntry",
     }
     for line in (3, 9):

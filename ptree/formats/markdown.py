@@ -35,6 +35,7 @@ from ..entries import (
     ActiveToolsChange,
     BranchSummary,
     Compaction,
+    ContextEdit,
     Custom,
     CustomMessage,
     Entry,
@@ -43,6 +44,7 @@ from ..entries import (
     ModelChange,
     SessionInfo,
     ThinkingLevelChange,
+    Usage,
 )
 from ..errors import UnknownEntryError
 from ..frozen import thaw
@@ -244,6 +246,16 @@ class _Writer:
             self.chunks.extend(_content(e.content))
         elif isinstance(e, Custom):
             self.line(f"*Extension state · {_inline(e.custom_type)}*")
+        elif isinstance(e, Usage):
+            self.line(f"*Usage{_usage_kind(e.kind)} · {_usage(e)}*")
+        elif isinstance(e, ContextEdit):
+            if e.replacement is None:
+                self.line(
+                    f"*Context edit: {_code_span(e.target_id)} left out of the model's context*"
+                )
+            else:
+                self.line(f"*Context edit: what {_code_span(e.target_id)} gives the model is now:*")
+                self.chunks.extend(_content(e.replacement.get("content")) or ["*(empty)*"])
         else:
             self.line(f"*Entry of type {_inline(e.type)}*")
         if label:
@@ -275,12 +287,49 @@ class _Writer:
             self.h(1, f"Shell · exit {code if code is not None else '?'}")
             self.line(_fence(f"$ {m.get('command', '')}", "sh"))
             self.line(_output(str(m.get("output", ""))))
+        elif role == "system":
+            self.h(1, "System prompt")
+            self.chunks.extend(_content(m.get("content")))
+            sections = m.get("sections")
+            if isinstance(sections, Mapping):
+                for name, text in sections.items():
+                    if text is None:
+                        self.line(f"*Section {_inline(str(name))} removed*")
+                    else:
+                        self.line(f"**Section {_inline(str(name))}**")
+                        self.line(_output(str(text)))
+            for key, verb in (("toolsAdded", "added"), ("toolsRemoved", "removed")):
+                tools = m.get(key)
+                if isinstance(tools, (list, tuple)) and tools:
+                    names = ", ".join(
+                        str(t.get("name", "?")) if isinstance(t, Mapping) else "?" for t in tools
+                    )
+                    self.line(f"*Tools {verb}: {_inline(names)}*")
         elif role == "custom":
             self.h(1, f"Extension message · {_inline(str(m.get('customType', '?')))}")
             self.chunks.extend(_content(m.get("content")))
         else:
             self.h(1, f"Message · {_inline(role)}")
             self.line(_fence(json.dumps(thaw(m), indent=2, ensure_ascii=False), "json"))
+
+
+def _usage_kind(kind: str) -> str:
+    return f" ({_inline(kind)})" if kind else ""
+
+
+def _usage(e: Usage) -> str:
+    u = e.usage
+    out = f"{_inline(e.provider)} / {_inline(e.model)}"
+    total = u.get("totalTokens") if isinstance(u, Mapping) else None
+    if isinstance(total, int) and not isinstance(total, bool):
+        out += f", {total:,} tokens"
+    cost = u.get("cost") if isinstance(u, Mapping) else None
+    dollars = cost.get("total") if isinstance(cost, Mapping) else None
+    if isinstance(dollars, (int, float)) and not isinstance(dollars, bool):
+        out += f", ${dollars:.4f}"
+    if e.note:
+        out += f" ({_inline(e.note)})"
+    return out
 
 
 def _count(n: int, one: str, many: str) -> str:

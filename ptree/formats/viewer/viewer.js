@@ -212,6 +212,22 @@
 
   // ---------------------------------------------------------------- entries as cards
   function role(i) { var m = E[i].message; return m && typeof m.role === "string" ? m.role : ""; }
+  function systemChanges(m) {
+    var out = [];
+    if (Array.isArray(m.toolsAdded) && m.toolsAdded.length)
+      out.push("tools + " + m.toolsAdded.map(function (t) { return t && typeof t === "object" ? str(t.name) : "?"; }).join(", "));
+    if (Array.isArray(m.toolsRemoved) && m.toolsRemoved.length)
+      out.push("tools − " + m.toolsRemoved.map(function (t) { return t && typeof t === "object" ? str(t.name) : "?"; }).join(", "));
+    return out.join(" · ");
+  }
+  function usageText(e) {
+    var u = e.usage && typeof e.usage === "object" ? e.usage : {};
+    var out = str(e.provider) + "/" + str(e.model);
+    if (typeof u.totalTokens === "number") out += ", " + u.totalTokens.toLocaleString() + " tokens";
+    if (u.cost && typeof u.cost.total === "number") out += ", $" + u.cost.total.toFixed(4);
+    if (e.note) out += " (" + str(e.note) + ")";
+    return out;
+  }
   function blocksOf(content) {
     if (typeof content === "string") return [{ type: "text", text: content }];
     return Array.isArray(content) ? content : [];
@@ -419,6 +435,24 @@
         contentBlocks(bub2, m.content, hl, { pre: true, collapse: true });
         if (!bub2.childNodes.length) bub2.appendChild(el("div", "note", "(no output)"));
         c.appendChild(bub2);
+      } else if (r === "system") {
+        c = el("div", "card system");
+        var metaS = metaLine(i, "System prompt", systemChanges(m));
+        decorate(i, metaS);
+        c.appendChild(metaS);
+        var bubS = el("div", "bubble");
+        var promptText = textOfBlocks(m.content);
+        if (promptText) bubS.appendChild(collapsibleText("prompt", promptText, hl, 6));
+        var secs = m.sections && typeof m.sections === "object" ? m.sections : null;
+        if (secs) {
+          for (var sk in secs) {
+            if (!Object.prototype.hasOwnProperty.call(secs, sk)) continue;
+            bubS.appendChild(secs[sk] == null ? el("div", "note", "section " + sk + " removed")
+                                              : collapsibleText("section " + sk, str(secs[sk]), hl, 4));
+          }
+        }
+        if (!bubS.childNodes.length) bubS.appendChild(el("div", "note", "(no change to the prompt text)"));
+        c.appendChild(bubS);
       } else if (r === "bashExecution") {
         var code = m.exitCode;
         var fail = code != null && code !== 0;
@@ -470,6 +504,22 @@
       c = e.name ? chipCard(i, "state", ["Session named ", str(e.name)]) : chipCard(i, "state", ["Session name cleared", ""]);
     } else if (t === "custom") {
       c = chipCard(i, "state", ["Extension state · ", str(e.customType)]);
+    } else if (t === "usage") {
+      c = chipCard(i, "state", ["Usage" + (e.kind ? " · " + str(e.kind) : "") + " · ", usageText(e)]);
+    } else if (t === "context_edit") {
+      var tgt = index.has(e.targetId) ? e.targetId : e.targetId + " (not in this tree)";
+      if (e.replacement == null) {
+        c = chipCard(i, "state", ["Context edit: ", tgt, " left out of the model's context", ""]);
+      } else {
+        c = el("div", "card edit");
+        var metaE = metaLine(i, "Context edit", "replaces what " + tgt + " gives the model");
+        decorate(i, metaE);
+        c.appendChild(metaE);
+        var bubE = el("div", "bubble");
+        contentBlocks(bubE, e.replacement.content, hl);
+        if (!bubE.childNodes.length) bubE.appendChild(el("div", "note", "(empty)"));
+        c.appendChild(bubE);
+      }
     } else {
       c = chipCard(i, "state", ["Entry of type ", str(t)]);
     }
@@ -495,13 +545,16 @@
     if (t === "custom_message") return textOfBlocks(e.content);
     if (t === "custom") return str(e.customType);
     if (t === "active_tools_change") return (e.activeToolNames || []).join(", ");
+    if (t === "usage") return usageText(e);
+    if (t === "context_edit")
+      return "edit " + str(e.targetId) + ": " + (e.replacement == null ? "(removed)" : textOfBlocks(e.replacement.content));
     return t;
   }
   function kindOf(i) {
     var t = E[i].type;
     if (t !== "message") return { compaction: "compaction", branch_summary: "summary", model_change: "model",
       thinking_level_change: "thinking", label: "label", session_info: "name", custom_message: "extension",
-      custom: "state", active_tools_change: "tools" }[t] || t;
+      custom: "state", active_tools_change: "tools", usage: "usage", context_edit: "edit" }[t] || t;
     var r = role(i);
     return { user: "user", assistant: "assistant", toolResult: "result", bashExecution: "shell" }[r] || r;
   }
