@@ -13,12 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..names import js_trim
+
 __all__ = [
     "MISSING",
     "drop_missing",
     "is_blank",
     "js_json",
-    "js_trim",
     "ordered_keys",
     "plain",
     "sanitize_surrogates",
@@ -28,13 +29,6 @@ __all__ = [
     "utf16_slice",
     "word_chars",
 ]
-
-# ECMAScript WhiteSpace and LineTerminator: what String.prototype.trim removes.  Python's
-# str.strip would also remove U+001C..U+001F and U+0085, which JavaScript keeps.
-_JS_SPACE = (
-    "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 class _Missing:
@@ -90,15 +84,6 @@ def template(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ",".join("" if v is None else template(v) for v in value)
     return str(value)
-
-
-def js_trim(text: str) -> str:
-    """``text.trim()`` as JavaScript does it.
-
-    >>> js_trim(" \\x1c a \\u3000")
-    '\\x1c a'
-    """
-    return text.strip(_JS_SPACE)
 
 
 def is_blank(text: Any) -> bool:

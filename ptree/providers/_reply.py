@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ._js import js_trim
+from ..names import js_trim
 from ._model import Target
 
 __all__ = ["as_json", "new_message", "num", "parse_arguments", "priced", "total_usage", "zero_cost"]
