@@ -341,6 +341,32 @@ class TestFromPi:
         assert "They asked about weather." in str(parts[0].content)  # type: ignore[union-attr]
         assert parts[1].content == "ok"  # type: ignore[union-attr]
 
+    def test_system_messages_of_pi_16(self) -> None:
+        """Pi 1.6's system messages become system prompt parts (their text, then their
+        sections' texts); a patch with only tool changes gives none."""
+        t0 = datetime.fromtimestamp(T0_MS / 1000, tz=UTC)
+        t = SessionTree().append(
+            {
+                "role": "system",
+                "content": "Be brief.",
+                "sections": {"tools": "<tools>read</tools>", "gone": None},
+                "timestamp": T0_MS,
+            }
+        )
+        t = t.append({"role": "system", "content": "", "toolsRemoved": [{"name": "bash"}]})
+        t = t.append({"role": "user", "content": "Hi", "timestamp": T0_MS})
+        expected = [
+            ModelRequest(
+                parts=[
+                    SystemPromptPart("Be brief.\n\n<tools>read</tools>", timestamp=t0),
+                    UserPromptPart("Hi", timestamp=t0),
+                ],
+                timestamp=t0,
+            )
+        ]
+        assert to_messages(t) == expected
+        assert to_messages(build_context(t)) == expected
+
 
 def run(agent: Agent[Any, Any], prompt: str, **kwargs: Any) -> AgentRunResult[Any]:
     """``agent.run`` in a fresh event loop, closed afterwards.

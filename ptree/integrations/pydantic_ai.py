@@ -50,6 +50,7 @@ from pydantic_ai.messages import (
     ModelResponsePart,
     RetryFeedbackPart,
     RetryPromptPart,
+    SystemPromptPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -286,7 +287,7 @@ class _Builder:
         self.out.append(record)
 
     def pi(self, message: Mapping[str, Any]) -> None:
-        """Convert one Pi message (user, assistant, toolResult; others are dropped)."""
+        """Convert one Pi message (user, assistant, toolResult, system; others are dropped)."""
         role = message.get("role")
         when = _when(message.get("timestamp"))
         if not self.parts:
@@ -298,6 +299,15 @@ class _Builder:
             content = _from_user_content(message.get("content"))
             if content is not None:
                 self.parts.append(UserPromptPart(content, timestamp=when))
+        elif role == "system":
+            # Pi 1.6 keeps the prompt in the transcript: its text and its sections'.
+            sections = message.get("sections")
+            texts = _texts(message.get("content"))
+            if isinstance(sections, Mapping):
+                texts += [v for v in sections.values() if isinstance(v, str)]
+            prompt = "\n\n".join(t for t in texts if t)
+            if prompt:
+                self.parts.append(SystemPromptPart(prompt, timestamp=when))
         elif role == "toolResult":
             texts = _texts(message.get("content"))
             self.parts.append(
@@ -428,7 +438,8 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
     From a :class:`~ptree.SessionTree`: every message on the path from the root to
     the leaf (Pi's compaction is not applied: the whole branch).  Messages that
     :func:`append_messages` wrote come back ``==`` to those appended; other Pi
-    messages are converted (``user`` → ``UserPromptPart``, ``toolResult`` →
+    messages are converted (``user`` → ``UserPromptPart``, ``system`` (Pi 1.6) →
+    ``SystemPromptPart`` with its text and its sections', ``toolResult`` →
     ``ToolReturnPart``, consecutive ones in one ``ModelRequest``; ``assistant`` →
     ``ModelResponse`` with text, thinking and tool calls, model, provider and token
     counts); branch summaries, custom messages and other roles go through
@@ -437,7 +448,7 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
     From a :class:`~ptree.Context` (``build_context(tree, leaf)``): the messages
     Pi's model would see, converted from their Pi form (a context holds messages, not
     entries, so the whole-message records and the requests without a Pi message, such
-    as system prompts, are not in it).
+    as a pydantic-ai system prompt, are not in it; Pi 1.6's system messages are).
 
     Cost: O(path length + size of the messages).
 
