@@ -28,6 +28,11 @@ from ptree import arrays as _store
 from .strategies import append_steps, keys, messages
 
 _COUNTER = re.compile(r"e([1-9][0-9]*)\Z")
+# ECMAScript's WhiteSpace and LineTerminator code points (ECMA-262, 12.2 and 12.3).
+_JS_WHITE_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _MADE = itertools.count()  # one number per entry object made: identity in the model
 
 
@@ -81,7 +86,11 @@ class Model:
         name: str | None = None
         for i in self.order:
             if i in self.name_set:
-                name = (self.name_set[i] or "").strip() or None
+                # As Pi 1.6 writes a name: runs of CR/LF one space, then JavaScript's
+                # trim (its white space, which is not Python's: U+001C..U+001F and
+                # U+0085 stay).
+                written = re.sub(r"[\r\n]+", " ", self.name_set[i] or "")
+                name = written.strip(_JS_WHITE_SPACE) or None
         return name
 
     def next_id(self) -> str:
