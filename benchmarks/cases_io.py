@@ -172,7 +172,7 @@ def io_cases(r: Results, pool: Pool, plan: Plan) -> None:
             def run_dump(
                 tree: SessionTree = tree, out: Path = out, n: int = n
             ) -> tuple[int, object]:
-                return n, ptree.dump(tree, out)
+                return n, ptree.dump(tree, out, overwrite=True)
 
             def run_bare(
                 dicts: list[Any] = dicts, bare: Path = bare, n: int = n

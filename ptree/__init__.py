@@ -79,6 +79,7 @@ from .errors import (
     InvalidEntryError,
     InvalidMessageError,
     SessionError,
+    TooDeepError,
     UnknownEntryError,
 )
 from .formats import (
@@ -95,17 +96,19 @@ from .formats import (
     to_html,
     to_markdown,
 )
-from .frozen import FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
+from .frozen import MAX_DEPTH, FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
 from .header import CURRENT_VERSION, SessionHeader
 from .history import History, NothingToRedo, NothingToUndo
 from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
 from .names import js_trim, sanitize_session_name
 from .pi import (
     CommitError,
+    SessionChangedError,
     SessionFileError,
     SessionFileWarning,
     SessionLockedError,
     SessionWriter,
+    UnsupportedVersionError,
     dump,
     load,
     pi16_features,
@@ -135,6 +138,7 @@ __all__ = [
     "COMPACTION_SUMMARY_SUFFIX",
     "CURRENT_VERSION",
     "ENTRY_TYPES",
+    "MAX_DEPTH",
     "ActiveToolsChange",
     "AnyEntry",
     "BranchDiff",
@@ -176,6 +180,7 @@ __all__ = [
     "RedactPatternError",
     "Redactor",
     "ReentrantSwapError",
+    "SessionChangedError",
     "SessionError",
     "SessionFileError",
     "SessionFileWarning",
@@ -188,9 +193,11 @@ __all__ = [
     "SessionWriter",
     "StoreError",
     "ThinkingLevelChange",
+    "TooDeepError",
     "TreeDiff",
     "UnknownEntry",
     "UnknownEntryError",
+    "UnsupportedVersionError",
     "Usage",
     "WatchError",
     "Watcher",

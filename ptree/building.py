@@ -82,6 +82,7 @@ def _link(
 ) -> None:
     """Set parent links and depths, iteratively; find cycles without ever hanging."""
     depth: dict[str, int] = {}
+    position: dict[str, int] = {}  # filled at the first cycle: where each entry is
     for start in items:
         if start.id in depth:
             continue
@@ -102,7 +103,11 @@ def _link(
                 root = cycle[0]
                 on_repair(root, "its parent links form a cycle: made a root")
                 fixed = root.evolve(parent_id=None)
-                items[items.index(root)] = by_id[root.id] = fixed
+                # By a map, not items.index: a list search per cycle made a file of
+                # many cycles and self-parents quadratic.
+                if not position:
+                    position.update((item.id, i) for i, item in enumerate(items))
+                items[position[root.id]] = by_id[root.id] = fixed
                 walk = [*walk[:cycle_from], fixed]
                 base = -1
                 break

@@ -808,7 +808,8 @@ def _user(content: Any, message: Mapping[str, Any]) -> FrozenDict:
         out["content"] = content
     if "timestamp" in message:
         out["timestamp"] = message["timestamp"]
-    return FrozenDict(out)
+    # Frozen parts, taken as they are: a content MAX_DEPTH deep stays usable here.
+    return frozen_dict_unchecked(out)
 
 
 def _text_block(text: str) -> FrozenList:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeAlias, TypeVar
 
@@ -27,6 +28,7 @@ from .frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
 
 __all__ = [
     "ENTRY_TYPES",
+    "RESERVED_TYPES",
     "ActiveToolsChange",
     "AnyEntry",
     "BranchSummary",
@@ -198,6 +200,13 @@ def _json_name(attr_name: str) -> str:
 
 
 _BASE_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+# The field ptree.pi's writer marks the lines of a multi-line commit with (the reader
+# takes it off): an entry cannot have it, or its line would read as such a mark.
+_BATCH_KEY = "ptreeBatch"
+# Set while entry_from_json(keep_invalid=True) makes an entry with an invalid optional
+# field set aside into extra (and while such an entry is evolved): the one case where
+# extra may hold a known optional field that is not null.
+_SETTING_ASIDE: ContextVar[bool] = ContextVar("ptree_setting_aside", default=False)
 
 _E = TypeVar("_E", bound="Entry")
 
@@ -222,6 +231,10 @@ class Entry(_Links):
     parent_id: str | None = attrs.field(validator=_opt_str("parentId"))
     timestamp: str = attrs.field(validator=_str("timestamp"))
     extra: FrozenDict = attrs.field(default=EMPTY, converter=freeze_extra, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.extra:
+            _check_extra(self)
 
     @property
     def type(self) -> str:
@@ -267,7 +280,52 @@ class Entry(_Links):
 
         The copy belongs to no tree until one takes it in.
         """
-        return attrs.evolve(self, **changes)
+        if "extra" in changes or not self.extra:
+            return attrs.evolve(self, **changes)
+        # An entry the lenient loader kept with an invalid field set aside keeps it.
+        token = _SETTING_ASIDE.set(True)
+        try:
+            return attrs.evolve(self, **changes)
+        finally:
+            _SETTING_ASIDE.reset(token)
+
+
+def _check_extra(entry: Entry) -> None:
+    """Refuse ``extra`` fields that the entry's own fields would hide when written.
+
+    Written back, such a field would be lost (``type``, ``id``…) or read as the field
+    itself (a ``label`` of ``[]`` beside a label of ``None``).  The one exception is
+    what a file can hold: a known optional field that is ``None``, kept in ``extra``
+    as ``null`` so that the line is written back as it was read; and, only for
+    :func:`entry_from_json` with ``keep_invalid`` (the lenient loader, which such a
+    line reads back the same way), an invalid value set aside beside a field that is
+    ``None``.  O(len(extra)).
+    """
+    aside = _SETTING_ASIDE.get()
+    own = {key: (attr, required) for attr, key, required in entry._FIELDS}
+    for key, value in entry.extra.items():
+        if key == _BATCH_KEY:
+            raise InvalidEntryError(
+                f"{key!r} is reserved: the session writer marks the lines of a commit with it",
+                entry_id=entry.id,
+                field=key,
+            )
+        if key in _BASE_KEYS:
+            raise InvalidEntryError(
+                f"{key!r} is a field of every entry, not an extra one",
+                entry_id=entry.id,
+                field=key,
+            )
+        field = own.get(key)
+        if field is not None and (
+            field[1] or (value is not None and not aside) or getattr(entry, field[0]) is not None
+        ):
+            raise InvalidEntryError(
+                f"{key!r} is a field of a {entry.type} entry, not an extra one "
+                "(an extra field of that name can only be null, beside a field that is None)",
+                entry_id=entry.id,
+                field=key,
+            )
 
 
 def _freeze_message(value: Any) -> FrozenDict:
@@ -725,15 +783,39 @@ class UnknownEntry(Entry):
     """An entry of a ``type`` ptree does not know, kept whole to be written back.
 
     Its own fields are in ``extra``.  It is a node like any other (it has an id and a
-    parent) and never reaches the model.
+    parent) and never reaches the model.  Its type cannot be one ptree knows (a kind
+    of :data:`ENTRY_TYPES`, ``session``, ``leaf``): written back, such a line would
+    read as something else.
     """
 
     entry_type: str = attrs.field(validator=_str("type"))
+
+    @entry_type.validator
+    def _check_unknown(self, attr: attrs.Attribute[Any], value: str) -> None:
+        # Written back under a type ptree reads otherwise, the entry would come back
+        # as something else (or as nothing): every value must survive a round trip.
+        if value in ENTRY_TYPES:
+            reads_as = f"a {value} entry (make one of those instead)"
+        elif value == "session":
+            reads_as = "a session header"
+        elif value == "leaf":
+            reads_as = "a leaf move"
+        else:
+            return
+        raise InvalidEntryError(
+            f"{value!r} is not an unknown type: such a line reads as {reads_as}",
+            entry_id=self.id,
+            field="type",
+        )
 
     @property
     def type(self) -> str:
         """The ``type`` as the file spelt it."""
         return self.entry_type
+
+
+RESERVED_TYPES = frozenset({"session", "leaf"})
+"""Line types that are not entries: the header, and leaf records (a leaf move)."""
 
 
 ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
@@ -841,8 +923,10 @@ def entry_from_json(obj: Mapping[str, Any], *, keep_invalid: bool = False) -> An
                     f"a {kind} entry needs {key!r}", entry_id=entry_id, field=key
                 )
     optional = {key: attr for attr, key, required in cls._FIELDS if not required}
+    set_aside = False
     while True:
         extra = {k: v for k, v in obj.items() if k not in taken}
+        token = _SETTING_ASIDE.set(True) if set_aside else None
         try:
             return cls(  # type: ignore[return-value]  # cls is one of the kinds
                 id=entry_id,
@@ -857,13 +941,18 @@ def entry_from_json(obj: Mapping[str, Any], *, keep_invalid: bool = False) -> An
             if keep_invalid and field in optional and field in taken:
                 kwargs[optional[field]] = None
                 taken.discard(field)
+                set_aside = True
                 continue
             raise InvalidEntryError(f"{exc.where}: {exc.reason}", entry_id=entry_id) from None
         except InvalidEntryError as exc:
             if keep_invalid and exc.field in optional and exc.field in taken:
                 kwargs[optional[exc.field]] = None
                 taken.discard(exc.field)
+                set_aside = True
                 continue
             if exc.entry_id is None:
                 raise InvalidEntryError(exc.reason, entry_id=entry_id, field=exc.field) from None
             raise
+        finally:
+            if token is not None:
+                _SETTING_ASIDE.reset(token)

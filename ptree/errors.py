@@ -16,6 +16,7 @@ __all__ = [
     "InvalidEntryError",
     "InvalidMessageError",
     "SessionError",
+    "TooDeepError",
     "UnknownEntryError",
 ]
 
@@ -120,6 +121,29 @@ class InvalidMessageError(SessionError, ValueError, TypeError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.where, self.reason))
+
+
+class TooDeepError(InvalidMessageError, ValueError):
+    """A JSON value nested deeper than ptree stores (:data:`~ptree.frozen.MAX_DEPTH`).
+
+    Refused where the value comes in (``append``, ``freeze``, an entry's constructor),
+    so that nothing ptree holds is too deep to pickle, compare, print, write or read
+    back.  A ``ValueError`` (a bad value) and, like every refused message, an
+    :class:`InvalidMessageError`.
+
+    Attributes:
+        where: the path to the container that goes too deep, such as
+            ``message['content'][0]…``.
+        reason: what is wrong there.
+        limit: the number of levels allowed.
+    """
+
+    def __init__(self, where: str, reason: str, limit: int = 100) -> None:
+        self.limit = limit
+        super().__init__(where, reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.where, self.reason, self.limit))
 
 
 class InvalidEntryError(SessionError, ValueError):

@@ -15,9 +15,22 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn, SupportsIndex, TypeAlias
 
-from .errors import InvalidMessageError
+from .errors import InvalidMessageError, TooDeepError
 
-__all__ = ["FrozenDict", "FrozenList", "JSONValue", "Message", "freeze", "thaw"]
+__all__ = ["MAX_DEPTH", "FrozenDict", "FrozenList", "JSONValue", "Message", "freeze", "thaw"]
+
+MAX_DEPTH = 100
+"""How deeply a frozen value may nest: containers on the way down, the value itself
+counting as 1 (``{"a": [1]}`` nests 2 deep).
+
+One limit for everything ptree stores, so that every operation works on whatever
+ptree accepted: pickling, ``==``, ``repr``, ``hash``, :func:`~ptree.pi.dump` and
+:func:`~ptree.pi.load` all walk a value with Python's (or the C parser's) recursion,
+which needs about four frames a level at most; 100 levels leave room under Python's
+default limit of 1,000 frames even when called from a deep stack.  A file line (an
+entry wrapping its values) may nest one level more.  Real messages nest well under
+20 levels; deeper input is refused where it comes in, with :class:`~ptree.TooDeepError`.
+"""
 
 # Why Any and not a recursive union of the JSON types: a union would make every read
 # (``message["content"][0]["text"]``) need narrowing, and refuse the ``dict[str,
@@ -88,7 +101,9 @@ class FrozenDict(dict[str, Any]):
             return h
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenDict, (dict(self),))
+        # Rebuilt without a second walk: what is inside was frozen (and checked) when
+        # it was pickled, and unpickled bottom-up.
+        return (frozen_dict_unchecked, (dict(self),))
 
     def __copy__(self) -> FrozenDict:
         return self
@@ -154,16 +169,16 @@ class FrozenList(tuple[Any, ...]):
 
     def __hash__(self) -> int:
         # Through a Python frame, not ``__hash__ = tuple.__hash__``: tuple's C hash
-        # recurses with no depth check, and a FrozenList nested 200,000 deep (freeze a
-        # frozen value again and again) crashed CPython; each frame here counts
-        # towards the recursion limit, so that is a RecursionError instead.
+        # recurses with no depth check, and a FrozenList nested 200,000 deep (before
+        # freeze counted frozen values inside towards MAX_DEPTH) crashed CPython; a
+        # frame here counts towards the recursion limit, should one ever be built.
         return _tuple_hash(self)
 
     def __repr__(self) -> str:
         return repr(list(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenList, (tuple(self),))
+        return (frozen_list_unchecked, (tuple(self),))
 
     def __copy__(self) -> FrozenList:
         return self
@@ -181,16 +196,47 @@ class FrozenList(tuple[Any, ...]):
 class _Bad(Exception):
     """Internal: carries the path to a bad value up through the copying functions."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, deep: bool = False) -> None:
         self.reason = reason
+        self.deep = deep
         self.steps: list[str] = []
 
 
 _INF = math.inf
 
 
-def _freeze_mapping(d: Mapping[Any, Any]) -> FrozenDict:
-    # The careful path: any mapping, any key, and the path to a bad value.
+def _too_deep() -> _Bad:
+    return _Bad(f"nested deeper than {MAX_DEPTH} levels", deep=True)
+
+
+def _check_height(value: Any, room: int) -> None:
+    """Raise ``_Bad`` if the frozen container ``value`` nests more than ``room`` levels.
+
+    Frozen values inside a new one are kept as they are, but their depth adds to it:
+    without this, ``freeze([v])`` again and again would build any depth.  Iterative;
+    O(size of ``value``) (an empty container costs nothing).
+    """
+    if not value:
+        if room < 1:
+            raise _too_deep()
+        return
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, level = stack.pop()
+        if level > room:
+            raise _too_deep()
+        for item in v.values() if type(v) is FrozenDict else v:
+            t = type(item)
+            if t is FrozenDict or t is FrozenList:
+                stack.append((item, level + 1))
+
+
+def _freeze_mapping(d: Mapping[Any, Any], depth: int) -> FrozenDict:
+    # The careful path: any mapping, any key, and the path to a bad value.  It stays
+    # careful all the way down: were it to try the fast path again below, each level
+    # would walk the levels under it twice (2**depth for a bad value deep down).
+    if depth > MAX_DEPTH:
+        raise _too_deep()
     out: dict[str, Any] = {}
     for k, v in d.items():
         if type(k) is not str:
@@ -201,16 +247,18 @@ def _freeze_mapping(d: Mapping[Any, Any]) -> FrozenDict:
                 raise bad
         t = type(v)
         # Exact-type checks first: they are the common case and cost one comparison.
-        if t is str or t is int or t is bool or v is None or t is FrozenDict or t is FrozenList:
+        if t is str or t is int or t is bool or v is None:
             out[k] = v
             continue
         try:
-            if t is dict:
-                v = _freeze_dict(v)
+            if t is FrozenDict or t is FrozenList:
+                _check_height(v, MAX_DEPTH - depth)
+            elif t is dict:
+                v = _freeze_mapping(v, depth + 1)
             elif t is list or t is tuple:
-                v = _freeze_list(v)
+                v = _freeze_seq(v, depth + 1)
             else:
-                v = _freeze_other(v)
+                v = _freeze_other(v, depth + 1)
         except _Bad as bad:
             bad.steps.append(f"[{k!r}]")
             raise
@@ -218,21 +266,25 @@ def _freeze_mapping(d: Mapping[Any, Any]) -> FrozenDict:
     return frozen_dict_unchecked(out)
 
 
-def _freeze_seq(seq: Iterable[Any]) -> FrozenList:
+def _freeze_seq(seq: Iterable[Any], depth: int) -> FrozenList:
     # The careful path for lists, as _freeze_mapping is for dicts.
+    if depth > MAX_DEPTH:
+        raise _too_deep()
     out: list[Any] = []
     for i, v in enumerate(seq):
         t = type(v)
-        if t is str or t is int or t is bool or v is None or t is FrozenDict or t is FrozenList:
+        if t is str or t is int or t is bool or v is None:
             out.append(v)
             continue
         try:
-            if t is dict:
-                v = _freeze_dict(v)
+            if t is FrozenDict or t is FrozenList:
+                _check_height(v, MAX_DEPTH - depth)
+            elif t is dict:
+                v = _freeze_mapping(v, depth + 1)
             elif t is list or t is tuple:
-                v = _freeze_list(v)
+                v = _freeze_seq(v, depth + 1)
             else:
-                v = _freeze_other(v)
+                v = _freeze_other(v, depth + 1)
         except _Bad as bad:
             bad.steps.append(f"[{i}]")
             raise
@@ -243,13 +295,14 @@ def _freeze_seq(seq: Iterable[Any]) -> FrozenList:
 _set_item = dict.__setitem__
 
 
-def _freeze_dict(d: Mapping[Any, Any]) -> FrozenDict:
+def _freeze_dict(d: Mapping[Any, Any], depth: int) -> FrozenDict:
     # The common case, a plain dict of JSON values, in one pass: the dict is copied at
     # C speed and only its containers are replaced.  Anything unusual (a key that is not
-    # a str, a subclass, a bad number) takes the careful path, which gives the same
-    # value or names the culprit.  Measured: 18% less time on real Pi messages.
-    if type(d) is not dict:
-        return _freeze_mapping(d)
+    # a str, a subclass, a bad number, a frozen value inside, too deep) takes the
+    # careful path from this level down, which gives the same value or names the
+    # culprit.  Measured: 18% less time on real Pi messages.
+    if type(d) is not dict or depth > MAX_DEPTH:
+        return _freeze_mapping(d, depth)
     # frozen_dict_unchecked inlined (this runs for every dict of every message); its
     # containers are replaced below, before anyone sees it.
     out = _dict_new(FrozenDict)
@@ -257,59 +310,57 @@ def _freeze_dict(d: Mapping[Any, Any]) -> FrozenDict:
     try:
         for k, v in d.items():
             if type(k) is not str:
-                return _freeze_mapping(d)
+                break
             t = type(v)
-            if t is str or t is int or t is bool or v is None or t is FrozenDict or t is FrozenList:
+            if t is str or t is int or t is bool or v is None:
                 continue
             if t is float and v - v == 0.0:  # finite: NaN and infinities give NaN
                 continue
             if t is dict:
-                _set_item(out, k, _freeze_dict(v))
+                _set_item(out, k, _freeze_dict(v, depth + 1))
             elif t is list or t is tuple:
-                _set_item(out, k, _freeze_list(v))
+                _set_item(out, k, _freeze_list(v, depth + 1))
             else:
-                return _freeze_mapping(d)
-    except _Bad:
-        return _freeze_mapping(d)  # again, carefully, to name the path to the culprit
-    return out
+                break
+        else:
+            return out
+    except _Bad as bad:  # from below, where the careful path named the rest of the way
+        bad.steps.append(f"[{k!r}]")
+        raise
+    return _freeze_mapping(d, depth)
 
 
-def _freeze_list(seq: Iterable[Any]) -> FrozenList:
+def _freeze_list(seq: Iterable[Any], depth: int) -> FrozenList:
     # The fast path for lists and tuples, as _freeze_dict is for dicts.
     t = type(seq)
-    if t is not list and t is not tuple:
-        return _freeze_seq(seq)
+    if (t is not list and t is not tuple) or depth > MAX_DEPTH:
+        return _freeze_seq(seq, depth)
     out: list[Any] = []
     append = out.append
     try:
         for v in seq:
             t = type(v)
-            if (
-                t is str
-                or t is int
-                or t is bool
-                or v is None
-                or t is FrozenDict
-                or t is FrozenList
-                or (t is float and v - v == 0.0)
-            ):
+            if t is str or t is int or t is bool or v is None or (t is float and v - v == 0.0):
                 append(v)
             elif t is dict:
-                append(_freeze_dict(v))
+                append(_freeze_dict(v, depth + 1))
             elif t is list or t is tuple:
-                append(_freeze_list(v))
+                append(_freeze_list(v, depth + 1))
             else:
-                return _freeze_seq(seq)
-    except _Bad:
-        return _freeze_seq(seq)
-    return _tuple_new(FrozenList, out)
+                break
+        else:
+            return _tuple_new(FrozenList, out)
+    except _Bad as bad:
+        bad.steps.append(f"[{len(out)}]")  # the item being frozen
+        raise
+    return _freeze_seq(seq, depth)
 
 
 # Sequences that are not JSON arrays: bytes are not text, and a str never gets here.
 _NOT_ARRAYS = (str, bytes, bytearray, memoryview)
 
 
-def _freeze_other(v: Any) -> Any:
+def _freeze_other(v: Any, depth: int) -> Any:
     if isinstance(v, bool):
         return bool(v)
     if isinstance(v, int):
@@ -324,10 +375,17 @@ def _freeze_other(v: Any) -> Any:
     # MappingProxyType, a deque): the careful paths copy them.  Only
     # here, after the exact-type checks, so plain dicts and lists pay nothing for it.
     if isinstance(v, Mapping):
-        return _freeze_dict(v)
+        return _freeze_dict(v, depth)
     if isinstance(v, Sequence) and not isinstance(v, _NOT_ARRAYS):
-        return _freeze_list(v)
+        return _freeze_list(v, depth)
     raise _Bad(f"{type(v).__name__} is not a JSON value ({v!r:.60})")
+
+
+def _path(where: str, steps: list[str]) -> str:
+    """``where`` and the steps to the culprit (gathered innermost first), shortened."""
+    if len(steps) > 12:
+        return where + "".join(reversed(steps[-6:])) + "…" + "".join(reversed(steps[:6]))
+    return where + "".join(reversed(steps))
 
 
 def freeze(value: Any, *, where: str = "value") -> Any:
@@ -347,7 +405,11 @@ def freeze(value: Any, *, where: str = "value") -> Any:
 
     Raises:
         InvalidMessageError: a part that is not JSON (a set, bytes, NaN, a non-string
-            key, nesting too deep), naming the path to it.
+            key), naming the path to it.
+        TooDeepError: (an ``InvalidMessageError`` and a ``ValueError``) the value
+            nests deeper than :data:`MAX_DEPTH` levels, counting the frozen values
+            inside it; the path leads to the level that is one too many (or to the
+            frozen value inside that goes too deep).
 
     >>> freeze({"a": [1, {"b": None}]})
     {'a': [1, {'b': None}]}
@@ -355,20 +417,28 @@ def freeze(value: Any, *, where: str = "value") -> Any:
     Traceback (most recent call last):
     ...
     ptree.InvalidMessageError: value['a']: set is not a JSON value ({1, 2})
+    >>> deep = []
+    >>> for _ in range(MAX_DEPTH):
+    ...     deep = [deep]
+    >>> freeze(deep)
+    Traceback (most recent call last):
+    ...
+    ptree.TooDeepError: value[0][0][0][0][0][0]…[0][0][0][0][0][0]: nested deeper than 100 levels
     """
     t = type(value)
     if t is FrozenDict or t is FrozenList or t is str or t is int or t is bool or value is None:
         return value
     try:
         if t is dict:
-            return _freeze_dict(value)
+            return _freeze_dict(value, 1)
         if t is list or t is tuple:
-            return _freeze_list(value)
-        return _freeze_other(value)
+            return _freeze_list(value, 1)
+        return _freeze_other(value, 1)
     except _Bad as bad:
-        raise InvalidMessageError(where + "".join(reversed(bad.steps)), bad.reason) from None
-    except RecursionError:
-        raise InvalidMessageError(where, "nested too deeply to be a JSON value") from None
+        where = _path(where, bad.steps)
+        if bad.deep:
+            raise TooDeepError(where, bad.reason, MAX_DEPTH) from None
+        raise InvalidMessageError(where, bad.reason) from None
 
 
 def thaw(value: Any) -> Any:

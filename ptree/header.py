@@ -22,7 +22,7 @@ CURRENT_VERSION = 3
 _HEADER_KEYS = frozenset({"type", "version", "id", "timestamp", "cwd", "parentSession"})
 
 
-@attrs.frozen(kw_only=True, weakref_slot=False)
+@attrs.frozen(kw_only=True, weakref_slot=True)
 class SessionHeader:
     """The first line of a Pi session file (``"type": "session"``).
 

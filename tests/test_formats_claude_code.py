@@ -441,9 +441,12 @@ class TestBadInput:
         bad.write_text(json.dumps(user("u1", None)) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
         self.fails(bad, 2, "nested too deeply")
 
-    def test_deep_content_is_kept(self, tmp_path: Path) -> None:
-        """A tool input nested 600 deep (readable JSON) imports, writes and loads."""
-        deep = '{"a":' * 600 + '"x"' + "}" * 600
+    @pytest.mark.parametrize("levels", [90, 600])
+    def test_deep_content_is_kept_or_refused(self, tmp_path: Path, levels: int) -> None:
+        """A tool input nested 90 deep imports, writes and loads; one nested 600 deep
+        (readable JSON, but past ptree.MAX_DEPTH, issue 16) is refused with a typed
+        error naming the line, never a RecursionError."""
+        deep = '{"a":' * levels + '"x"' + "}" * levels
         call = (
             '{"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {'
             '"id": "m1", "role": "assistant", "content": [{"type": "tool_use", '
@@ -451,6 +454,10 @@ class TestBadInput:
         )
         path = tmp_path / "s.jsonl"
         path.write_text(json.dumps(user("u1", None)) + "\n" + call + "\n")
+        if levels > ptree.MAX_DEPTH:
+            with pytest.raises(ptree.ImportFormatError, match=r":2: .*nested deeper than 100"):
+                claude_code.read(path)
+            return
         tree = claude_code.read(path)
         ptree.dump(tree, tmp_path / "out.jsonl")
         again = ptree.load(tmp_path / "out.jsonl")
@@ -460,7 +467,7 @@ class TestBadInput:
         depth = 0
         while isinstance(value, dict):
             value, depth = value["a"], depth + 1
-        assert (depth, value) == (600, "x")
+        assert (depth, value) == (levels, "x")
 
     def test_record_fields(self, tmp_path: Path) -> None:
         """A uuid that is not a string, a message that is not an object, a tool_use

@@ -239,7 +239,7 @@ class TestBadInput:
         )
         path = tmp_path / "e.json"
         path.write_text(doc, encoding="utf-8")
-        with pytest.raises(ImportFormatError, match="nested too deeply") as caught:
+        with pytest.raises(ImportFormatError, match="nested deeper than 100 levels") as caught:
             librechat.read(path)
         assert caught.value.record_id == "messages[0]"
 

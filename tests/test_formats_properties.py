@@ -141,7 +141,7 @@ def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def round_trips(tree: SessionTree, path: Path) -> None:
-    written = ptree.dump(tree, path)
+    written = ptree.dump(tree, path, overwrite=True)  # Hypothesis reuses tmp_path
     again = ptree.load(path)
     assert again == written
     assert [e.to_json() for e in again.entries()] == [e.to_json() for e in tree.entries()]

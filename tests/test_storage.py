@@ -307,7 +307,7 @@ class TestStrictErrors:
                 "targetId",
             ),
             (["[" * 100_000 + "]" * 100_000], 1, "no session header"),
-            ([HEADER, "[" * 100_000 + "]" * 100_000], 2, "nested too deeply"),
+            ([HEADER, "[" * 100_000 + "]" * 100_000], 2, "nested deeper than 101 levels"),
             ([msg("a", None)], 1, "no session header"),
             (["{broken"], 1, "no session header"),
             ([{**HEADER, "id": 7}], 1, "invalid session header"),
@@ -773,7 +773,7 @@ class TestDump:
         p = tmp_path / "s.jsonl"
         dump(SessionTree().append({"role": "user", "content": "1"}), p)
         os.chmod(p, 0o600)
-        dump(SessionTree().append({"role": "user", "content": "2"}), p)
+        dump(SessionTree().append({"role": "user", "content": "2"}), p, overwrite=True)
         assert stat.S_IMODE(os.stat(p).st_mode) == 0o600
         assert load(p).current_path()[0]["content"] == "2"
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
@@ -791,7 +791,7 @@ class TestDump:
 
         monkeypatch.setattr(os, "fsync", broken_fsync)
         with pytest.raises(OSError, match="disk on fire"):
-            dump(SessionTree().append({"role": "user", "content": "new"}), p)
+            dump(SessionTree().append({"role": "user", "content": "new"}), p, overwrite=True)
         assert p.read_bytes() == before
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
 
@@ -805,7 +805,7 @@ class TestDump:
         dict.__setitem__(smuggled, "content", float("inf"))
         bad = SessionTree().append(smuggled)
         with pytest.raises(ValueError, match="JSON"):
-            dump(bad, p)
+            dump(bad, p, overwrite=True)
         assert p.read_bytes() == before
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
 
@@ -818,9 +818,12 @@ class TestDump:
     def test_a_directory_in_the_way_is_left_alone(self, tmp_path: Path) -> None:
         """A path that is a directory is neither replaced nor littered."""
         (tmp_path / "d").mkdir()
-        with pytest.raises(IsADirectoryError):
+        with pytest.raises(FileExistsError):
             dump(SessionTree(), tmp_path / "d")
+        with pytest.raises(IsADirectoryError):
+            dump(SessionTree(), tmp_path / "d", overwrite=True)
         assert (tmp_path / "d").is_dir()
+        assert os.listdir(tmp_path) == ["d"]
         assert sorted(os.listdir(tmp_path)) == ["d"]
 
     def test_lone_surrogates_are_escaped(self, tmp_path: Path) -> None:

@@ -32,10 +32,12 @@ from ..context import Context, build_context, to_provider_messages
 from ..entries import MessageEntry
 from ..errors import SessionError, UnknownEntryError
 from ..pi import SessionFileError, SessionFileWarning, dump, load
+from ..pi.files import replace_file, write_new
 from ..tree import SessionTree
 from .demo import run_demo
 from .progress import Progress
 from .render import render_dot, render_mermaid, render_text, tree_to_json
+from .text import one_line
 
 __all__ = ["COMMANDS", "main"]
 
@@ -86,13 +88,15 @@ def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> Sessi
         warnings.simplefilter("always")
         tree: SessionTree = load(path, strict=strict)
     for w in caught:
-        print(f"ptree {command}: warning: {w.message}", file=err)
+        print(f"ptree {command}: warning: {one_line(str(w.message))}", file=err)
     return tree
 
 
-def _output_file(path: str, *, force: bool = True) -> Path:
+def _output_file(path: str, *, force: bool) -> Path:
     """The file a command is to write: refused when its folder is not there, or it exists.
 
+    Anything at the path counts, a dangling link too: without ``--force`` nothing is
+    replaced and no link is followed.  (The write itself checks again, atomically.)
     Writing would fail anyway, but naming the temporary file the writer was making.
     """
     target = Path(path)
@@ -100,9 +104,22 @@ def _output_file(path: str, *, force: bool = True) -> Path:
         raise UsageError(f"{target}: is a directory, not a file")
     if not target.parent.is_dir():
         raise UsageError(f"{target}: no folder {str(target.parent)!r} to write into")
-    if target.exists() and not force:
+    if os.path.lexists(target) and not force:
         raise UsageError(f"{target} exists (use --force to overwrite it)")
     return target
+
+
+def _write_output(target: Path, data: bytes, *, force: bool) -> None:
+    """Write a command's output file atomically (a temporary file, then a link or a
+    rename): never half a file, never over an existing one without ``force``, and a
+    link at ``target`` is replaced, never written through."""
+    if force:
+        replace_file(target, data)
+    else:
+        try:
+            write_new(target, data)
+        except FileExistsError:
+            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
 
 
 def _positive(text: str) -> int:
@@ -203,11 +220,11 @@ def _summary(tree: SessionTree) -> str:
     parts = [
         f"{len(tree)} entr{'y' if len(tree) == 1 else 'ies'}",
         f"{leaves} branch{'' if leaves == 1 else 'es'}",
-        f"leaf {tree.leaf_id if tree.leaf_id is not None else '(none)'}",
+        f"leaf {one_line(tree.leaf_id) if tree.leaf_id is not None else '(none)'}",
     ]
     name = tree.session_name
     if name:
-        parts.insert(0, f"session {name!r}")
+        parts.insert(0, f"session {one_line(repr(name))}")
     return " · ".join(parts)
 
 
@@ -281,7 +298,9 @@ def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
 
 
-def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
+def file_problems(
+    path: str, notes: list[str] | None = None
+) -> tuple[list[str], SessionTree | None]:
     """Every problem of a session file, one line each (``FILE:LINE: reason``), in line order.
 
     Strict loading refuses a file at its first problem; a lenient load reports each
@@ -290,6 +309,10 @@ def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
     warnings of one lenient load are all the problems, and with no warning the
     lenient and strict loads agree.  A missing or invalid header, which even a
     lenient load refuses, is the one problem then.
+
+    What a strict load recovers too (a torn line a crash left, a second header) is
+    no problem: it goes to ``notes`` (when given), so that ``check`` and ``load``
+    agree on every file.
 
     Returns:
         The problems (none: a strict load accepts the file) and the tree the lenient
@@ -307,6 +330,10 @@ def file_problems(path: str) -> tuple[list[str], SessionTree | None]:
             problems.append((exc.line or 0, str(exc)))
     for w in caught:
         if issubclass(w.category, SessionFileWarning):
+            if getattr(w.message, "strict_too", False):
+                if notes is not None:
+                    notes.append(str(w.message))
+                continue
             # Say what is wrong, not what the lenient load did about it.
             text = str(w.message).replace(": skipped: ", ": ", 1).removesuffix(": made a root")
             found = _LINE.match(text[len(path) :]) if text.startswith(path) else None
@@ -342,16 +369,19 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         stream=err,
         enabled=None if size > 4_000_000 else False,
     ).ticking():
-        problems, tree = file_problems(args.file)
+        notes: list[str] = []
+        problems, tree = file_problems(args.file, notes)
+    for note in notes:
+        print(f"ptree check: warning: {one_line(note)}", file=err)
     for problem in problems:
-        out.write(f"{problem}\n")
+        out.write(f"{one_line(problem)}\n")
     if problems or tree is None:
         print(
             f"ptree check: {args.file}: {len(problems)} problem{'' if len(problems) == 1 else 's'}",
             file=err,
         )
         return 1
-    out.write(f"{args.file}: ok, {_summary(tree)}\n")
+    out.write(f"{one_line(args.file)}: ok, {_summary(tree)}\n")
     return 0
 
 
@@ -384,7 +414,7 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.before and not (
         isinstance(entry, MessageEntry) and entry.message.get("role") == "user"
     ):
-        kind = (
+        kind = one_line(
             f"{entry.message.get('role')} message"
             if isinstance(entry, MessageEntry)
             else f"{entry.type} entry"
@@ -400,8 +430,12 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         position="before" if args.before else "at",
         parent_session=args.file if "://" in args.file else str(Path(args.file).resolve()),
     )
-    dump(forked, target)
-    out.write(f"wrote {target}: {len(forked)} entries, leaf {forked.leaf_id}\n")
+    try:
+        dump(forked, target, overwrite=args.force)
+    except FileExistsError:  # made since the check above
+        raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+    leaf = "(none)" if forked.leaf_id is None else one_line(forked.leaf_id)
+    out.write(f"wrote {one_line(str(target))}: {len(forked)} entries, leaf {leaf}\n")
     return 0
 
 
@@ -427,7 +461,11 @@ def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "-o", "--output", metavar="OUT", help="write here instead of stdout (required for jsonl)"
     )
-    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT if it exists (a link itself, not its target)",
+    )
     p.add_argument(
         "--leaf",
         metavar="ID",
@@ -479,9 +517,10 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"ptree export: redacted {n:,} secret{'' if n == 1 else 's'}", file=err)
     if fmt == "jsonl":
         assert target is not None
-        if target.exists() and not args.force:  # it may have appeared meanwhile
-            raise UsageError(f"{target} exists (use --force to overwrite it)")
-        dump(tree, target)
+        try:  # never replaces a file made since the check above without --force
+            dump(tree, target, overwrite=args.force)
+        except FileExistsError:
+            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
         return 0
     text: Iterable[str]
     if fmt == "dot":
@@ -500,14 +539,10 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for part in text:
             out.write(part)
     else:
-        # "x": an OUT made by someone else since the check above is not replaced either.
-        mode = "w" if args.force else "x"
-        try:
-            with open(target, mode, encoding="utf-8", errors="backslashreplace") as f:
-                for part in text:
-                    f.write(part)
-        except FileExistsError:
-            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+        # All of it first: the output appears whole (temporary file, then a link or,
+        # with --force, a rename that replaces a link itself), or not at all.
+        data = "".join(text).encode("utf-8", "backslashreplace")
+        _write_output(target, data, force=args.force)
     edges = len(tree) - len(tree.roots())
     if fmt == "mermaid" and edges > _MERMAID_MAX_EDGES:
         print(
@@ -648,16 +683,18 @@ def _import_session(
             tree = codex.read(source)
         else:
             tree = librechat.read(source)
-    if target.exists() and not args.force:  # made meanwhile: still never replaced
-        raise UsageError(f"{target} exists (use --force to overwrite it)")
-    dump(tree, target)
+    try:  # dump never replaces a file made meanwhile without --force
+        dump(tree, target, overwrite=args.force)
+    except FileExistsError:
+        raise UsageError(f"{target} exists (use --force to overwrite it)") from None
     kinds: dict[str, int] = {}
     for entry in tree.entries():
         kinds[entry.type] = kinds.get(entry.type, 0) + 1
     counts = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
-    out.write(f"{target}\n")
+    out.write(f"{one_line(str(target))}\n")
     print(
-        f"ptree import: wrote {target}: {len(tree):,} entries ({counts}), leaf {tree.leaf_id}",
+        f"ptree import: wrote {one_line(str(target))}: {len(tree):,} entries ({counts}), "
+        f"leaf {one_line(str(tree.leaf_id))}",
         file=err,
     )
     return 0
@@ -692,7 +729,7 @@ def _import_export(
         else:
             paths = import_openwebui(source, folder, on_progress=progress, force=args.force)
     for path in paths:
-        out.write(f"{path}\n")
+        out.write(f"{one_line(str(path))}\n")
     print(
         f"ptree import: wrote {len(paths)} session file{'' if len(paths) == 1 else 's'} "
         f"to {folder}",
@@ -707,7 +744,15 @@ def _import_export(
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every registered subcommand."""
     parser = argparse.ArgumentParser(
-        prog="ptree", description="Persistent conversation trees: see, check and convert them."
+        prog="ptree",
+        description="Persistent conversation trees: see, check and convert them.",
+        epilog="Your files: no command replaces an existing file unless given --force "
+        "(fork, export -o, import); outputs are written whole, through a temporary file, "
+        "and a symbolic link at an output path is never followed.  Untrusted files: only "
+        "regular files are read, a bad or hostile file costs one error line and time in "
+        "proportion to its size, and text output shows control characters, escape "
+        "sequences and bidirectional overrides from a file as U+FFFD (JSON output keeps "
+        "them, escaped as JSON escapes them).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -717,9 +762,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line(exc: BaseException) -> str:
+    # Error texts quote the file (ids, roles, paths): one_line keeps escape sequences
+    # and bidi controls in them from reaching the terminal.
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return " ".join(str(exc).split()) or type(exc).__name__
+        return one_line(f"{exc.filename}: {exc.strerror or exc}")
+    return one_line(str(exc)) or type(exc).__name__
 
 
 def main(
@@ -753,7 +800,7 @@ def main(
     except (SessionError, OSError, ValueError) as exc:
         text = _one_line(exc)
         if isinstance(exc, UnknownEntryError) and getattr(args, "file", None):
-            text = f"{args.file}: {text}"
+            text = f"{one_line(args.file)}: {text}"
         print(f"ptree {args.command}: error: {text}", file=err)
         return 1
 

@@ -108,7 +108,9 @@ def render_text(
     A line is ``M PREFIX ID [LABEL] KIND: PREVIEW`` where ``M`` is ``*`` on the
     current path, ``PREFIX`` the branch lines (``├─``, ``└─``, ``│``), and the leaf
     ends with ``← leaf``.  Children are drawn in insertion order.  Several roots are
-    drawn as branches of an invisible top.
+    drawn as branches of an invisible top.  Branches nested deeper than 24 levels
+    draw their last 24 levels of branch lines after ``…N`` (N levels not drawn), so
+    each line stays short and the output is linear in the number of entries.
 
     Cost: O(n) time and memory, iterative; lines are produced lazily, so printing
     starts at once even for a huge tree.
@@ -169,18 +171,29 @@ def render_text(
         )
 
     # A stack of chain starts: (first entry, its line prefix, the prefix below it).
+    # Prefixes are chains of segments, drawn to at most _MAX_LEVELS: a string per
+    # prefix would grow a segment per branch level, and a comb of n entries (each with
+    # a side branch) would print O(n^2) characters.
+    def text_of(p: _Prefix) -> str:
+        return "" if p is None else _draw_prefix(p, glyph["more"])
+
     roots = kids.get(None, [])
-    stack: list[tuple[Entry, str, str]] = []
+    stack: list[tuple[Entry, _Prefix, _Prefix]] = []
     if len(roots) == 1:
-        stack.append((roots[0], "", ""))
+        stack.append((roots[0], None, None))
     else:
         for i in range(len(roots) - 1, -1, -1):
             last = i == len(roots) - 1
             stack.append(
-                (roots[i], glyph["last" if last else "tee"], glyph["space" if last else "pipe"])
+                (
+                    roots[i],
+                    (None, glyph["last" if last else "tee"], 1),
+                    (None, glyph["space" if last else "pipe"], 1),
+                )
             )
     while stack:
-        first, prefix, below = stack.pop()
+        first, prefix_node, below_node = stack.pop()
+        prefix, below = text_of(prefix_node), text_of(below_node)
         chain = [first]
         children = kids.get(first.id, ())
         while len(children) == 1:
@@ -198,15 +211,36 @@ def render_text(
                 yield f"{mark} {pre}{_DIM}{more}{_RESET}" if color else f"{mark} {pre}{more}"
             else:
                 yield line(item, pre)
+        level = 1 if below_node is None else below_node[2] + 1
         for i in range(len(children) - 1, -1, -1):
             last = i == len(children) - 1
             stack.append(
                 (
                     children[i],
-                    below + glyph["last" if last else "tee"],
-                    below + glyph["space" if last else "pipe"],
+                    (below_node, glyph["last" if last else "tee"], level),
+                    (below_node, glyph["space" if last else "pipe"], level),
                 )
             )
+
+
+# A line prefix: (the prefix above it, this level's segment, its number of levels).
+_Prefix = tuple[Any, str, int] | None
+
+_MAX_LEVELS = 24
+"""Branch levels drawn in full; deeper lines show the last ones after ``…N``."""
+
+
+def _draw_prefix(p: _Prefix, more: str) -> str:
+    """The text of a prefix: its last :data:`_MAX_LEVELS` segments.  O(_MAX_LEVELS)."""
+    parts: list[str] = []
+    node = p
+    while node is not None and len(parts) < _MAX_LEVELS:
+        parts.append(node[1])
+        node = node[0]
+    if node is not None:
+        parts.append(f"{more}{node[2]} ")  # levels hidden to keep each line short
+    parts.reverse()
+    return "".join(parts)
 
 
 def tree_to_json(tree: SessionTree) -> dict[str, Any]:

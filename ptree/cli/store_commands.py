@@ -138,7 +138,12 @@ def _copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raise UsageError(f"{target} exists and holds something else; not replaced")
             unchanged = 1
         else:
-            dump(tree, target)
+            try:  # never replaces a file (or a dangling link) made meanwhile
+                dump(tree, target)
+            except FileExistsError:
+                raise UsageError(
+                    f"{target} exists and holds something else; not replaced"
+                ) from None
             copied = 1
     else:
         with (

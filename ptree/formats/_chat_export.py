@@ -21,6 +21,7 @@ import attrs
 from ..entries import Entry, entry_from_json
 from ..header import SessionHeader
 from ..pi import dump
+from ..pi.files import read_regular
 from ..tree import SessionTree
 from .errors import ExportFormatError
 
@@ -290,11 +291,15 @@ def load_json(source: str | os.PathLike[str] | Any) -> tuple[Any, object]:
     """The parsed export and the path it came from (``None`` for data)."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
+        data, _ = read_regular(path)  # a FIFO or a device is refused, not waited on
         try:
-            with path.open("rb") as f:
-                return json.load(f), path
+            return json.loads(data), path
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ExportFormatError(path, "file", f"not JSON: {exc}") from None
+        except RecursionError:
+            # json's parser recurses: nesting deeper than the stack allows is refused
+            # here; a value too deep to store is refused (TooDeepError) when made.
+            raise ExportFormatError(path, "file", "nested too deeply to read") from None
     return source, None
 
 
@@ -343,7 +348,7 @@ def write(
         # mkdir would say "File exists", which reads as if a session file clashed.
         raise NotADirectoryError(20, "not a folder", str(folder))
     if not force:
-        clash = [s.filename for s in sessions if (folder / s.filename).exists()]
+        clash = [s.filename for s in sessions if os.path.lexists(folder / s.filename)]
         if clash:
             raise FileExistsError(
                 17,
@@ -356,7 +361,7 @@ def write(
     n = len(sessions)
     for i, session in enumerate(sessions):
         target = folder / session.filename
-        dump(session.tree, target)
+        dump(session.tree, target, overwrite=force)
         written.append(target)
         if on_progress is not None:
             on_progress(n + i + 1, 2 * n)

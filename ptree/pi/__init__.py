@@ -12,7 +12,13 @@ modes, migrations of versions 1 and 2 and torn-tail recovery
 Imports: the core (modules directly in :mod:`ptree`) only.
 """
 
-from .errors import SessionFileError, SessionFileWarning, SessionLockedError
+from .errors import (
+    SessionChangedError,
+    SessionFileError,
+    SessionFileWarning,
+    SessionLockedError,
+    UnsupportedVersionError,
+)
 from .lines import is_torn
 from .reader import load
 from .versions import pi16_features
@@ -21,10 +27,12 @@ from .writer import CommitError, SessionWriter
 
 __all__ = [
     "CommitError",
+    "SessionChangedError",
     "SessionFileError",
     "SessionFileWarning",
     "SessionLockedError",
     "SessionWriter",
+    "UnsupportedVersionError",
     "dump",
     "is_torn",
     "load",

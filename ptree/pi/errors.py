@@ -7,7 +7,13 @@ import errno
 
 from ..errors import SessionError
 
-__all__ = ["SessionFileError", "SessionFileWarning", "SessionLockedError"]
+__all__ = [
+    "SessionChangedError",
+    "SessionFileError",
+    "SessionFileWarning",
+    "SessionLockedError",
+    "UnsupportedVersionError",
+]
 
 
 class SessionFileError(SessionError, ValueError):
@@ -45,8 +51,52 @@ def _rebuild_file_error(
     return SessionFileError(path, line, reason, entry_id=entry_id)
 
 
+class SessionChangedError(SessionFileError):
+    """The file changed since the tree was read from it: replacing it would lose
+    what was written meanwhile (a :class:`~ptree.SessionWriter`'s commits, say).
+
+    Load the file again and redo the change on that tree, or write to a new file.
+    """
+
+    def __init__(self, path: object, reason: str | None = None) -> None:
+        super().__init__(
+            path,
+            None,
+            reason
+            or "changed since this tree was read from it (another writer added to it "
+            "or replaced it): overwriting it would drop those changes; load it again, "
+            "or dump to a new file",
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SessionChangedError, (self.path, self.reason))
+
+
+class UnsupportedVersionError(SessionFileError):
+    """A session file of a version newer than ptree knows (it reads 1 to 3).
+
+    Read as version 3, its lines could mean something else, and writing it back
+    would label it version 3: so it is refused, in lenient mode too.
+
+    Attributes:
+        version: the version the header states.
+    """
+
+    def __init__(self, path: object, line: int | None, version: int) -> None:
+        self.version = version
+        super().__init__(
+            path,
+            line,
+            f"session format version {version} is newer than this ptree reads "
+            "(versions 1 to 3); upgrade ptree to read it",
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (UnsupportedVersionError, (self.path, self.line, self.version))
+
+
 class SessionFileWarning(UserWarning):
-    """Something a lenient load skipped or repaired (a bad line, a torn tail).
+    """Something a load skipped or repaired (a bad line, a torn tail).
 
     ``str()`` is the whole message (``FILE:LINE: what was done``); the facts are
     attributes too, so a caller need not parse the text.
@@ -57,6 +107,9 @@ class SessionFileWarning(UserWarning):
         reason: what is wrong (without what the load did about it); the message
             itself when not given.
         entry_id: the entry concerned, when there is one.
+        strict_too: a strict load does the same (a torn line left by a crash, a
+            second header from an old Pi bug): a recovery, not a problem of the
+            file.  ``False`` for what only a lenient load skips or repairs.
 
     >>> w = SessionFileWarning("s.jsonl:3: skipped: malformed JSON", path="s.jsonl",
     ...                        line=3, reason="malformed JSON")
@@ -72,24 +125,33 @@ class SessionFileWarning(UserWarning):
         line: int | None = None,
         reason: str | None = None,
         entry_id: object = None,
+        strict_too: bool = False,
     ) -> None:
         super().__init__(message)
         self.path = path
         self.line = line
         self.reason = message if reason is None else reason
         self.entry_id = entry_id
+        self.strict_too = strict_too
 
     def __reduce__(self) -> tuple[object, ...]:
         return (
             _rebuild_file_warning,
-            (str(self), self.path, self.line, self.reason, self.entry_id),
+            (str(self), self.path, self.line, self.reason, self.entry_id, self.strict_too),
         )
 
 
 def _rebuild_file_warning(
-    message: str, path: object, line: int | None, reason: str, entry_id: object
+    message: str,
+    path: object,
+    line: int | None,
+    reason: str,
+    entry_id: object,
+    strict_too: bool = False,
 ) -> SessionFileWarning:
-    return SessionFileWarning(message, path=path, line=line, reason=reason, entry_id=entry_id)
+    return SessionFileWarning(
+        message, path=path, line=line, reason=reason, entry_id=entry_id, strict_too=strict_too
+    )
 
 
 class SessionLockedError(SessionFileError, BlockingIOError):

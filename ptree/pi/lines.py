@@ -4,16 +4,27 @@ detection, the compact encoder, and ``leaf`` records (what they are: :mod:`ptree
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Callable
 from typing import Any
 
-from ..frozen import FrozenDict, FrozenList, frozen_dict_unchecked, frozen_list_unchecked
+from ..frozen import (
+    MAX_DEPTH,
+    FrozenDict,
+    FrozenList,
+    frozen_dict_unchecked,
+    frozen_list_unchecked,
+)
 
 __all__ = [
+    "BATCH_KEY",
     "LEAF_TYPE",
+    "LINE_DEPTH",
     "StrPath",
+    "containers_made",
+    "deeper_than",
     "encode_line",
     "is_torn",
     "leaf_record",
@@ -27,12 +38,27 @@ StrPath = str | os.PathLike[str]
 LEAF_TYPE = "leaf"
 """The ``type`` of a leaf record."""
 
+BATCH_KEY = "ptreeBatch"
+"""The field that marks the lines of one multi-line commit: ``[k, n]``, line ``k`` of
+``n`` (see :mod:`ptree.pi.writer`).  Never part of an entry: the reader takes it off,
+and drops a commit whose lines are not all there (a process killed mid-write)."""
+
 
 # ---------------------------------------------------------------------------- parsing
+
+# Every container the decoder makes is counted (a few percent of a load at most):
+# a line with at most LINE_DEPTH containers cannot nest deeper than that, so only
+# the rare line with more is walked to measure its depth.  Shared by threads, so a
+# count may include another thread's containers: too many, never too few.
+_containers = itertools.count()
+containers_made: Callable[[], int] = _containers.__next__
+"""Call before and after a parse: the difference, less one, bounds the containers the
+parse made (from above)."""
 
 
 def _freeze_lists(value: list[Any]) -> FrozenList:
     # Dicts inside are frozen already (the hook runs bottom-up); lists in lists are not.
+    containers_made()
     for item in value:
         if type(item) is list:
             return frozen_list_unchecked(
@@ -43,6 +69,7 @@ def _freeze_lists(value: list[Any]) -> FrozenList:
 
 def _hook(obj: dict[str, Any]) -> FrozenDict:
     # Freezing while parsing, bottom-up, costs far less than a second walk afterwards.
+    containers_made()
     for value in obj.values():
         if type(value) is list:
             return frozen_dict_unchecked(
@@ -73,8 +100,44 @@ Raises ``StopIteration`` or ``ValueError`` without a usable message; :func:`pars
 gives the reason."""
 
 
+LINE_DEPTH = MAX_DEPTH + 1
+"""How deeply a line may nest: an entry's values (at most :data:`~ptree.MAX_DEPTH`
+levels, as everywhere in ptree) one level inside the line's object.  So every line
+ptree writes reads back, and a line it reads holds nothing ptree could not store."""
+
+TOO_DEEP = f"nested deeper than {LINE_DEPTH} levels (an entry's values may nest {MAX_DEPTH})"
+"""The reason given for a line that nests too deeply."""
+
+
+def deeper_than(value: Any, limit: int = LINE_DEPTH) -> bool:
+    """Whether a parsed JSON ``value`` nests more than ``limit`` levels.
+
+    Iterative; O(number of containers in ``value``), and the reader calls it only for
+    a line that made more than ``limit`` containers.
+
+    >>> deeper_than({"a": [[1]]}, 3), deeper_than({"a": [[1]]}, 2), deeper_than("x", 0)
+    (False, True, False)
+    """
+    if not isinstance(value, (dict, list, tuple)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, level = stack.pop()
+        if level > limit:
+            return True
+        for item in v.values() if isinstance(v, dict) else v:
+            if isinstance(item, (dict, list, tuple)):
+                stack.append((item, level + 1))
+    return False
+
+
 def parse_line(text: str) -> Any:
-    """One line's JSON value, frozen.  Raises ``ValueError`` with a reason."""
+    """One line's JSON value, frozen.  Raises ``ValueError`` with a reason.
+
+    A line nested deeper than :data:`LINE_DEPTH` is refused, as is one too deep for
+    the parser (which needs the recursion limit: a ``RecursionError`` never escapes).
+    """
+    before = containers_made()
     try:
         try:
             value, end = scan_once(text, 0)
@@ -82,11 +145,13 @@ def parse_line(text: str) -> Any:
             value = _DECODER.decode(text)  # leading blanks, or a proper error message
             end = len(text)
     except RecursionError:
-        raise ValueError("nested too deeply") from None
+        raise ValueError(TOO_DEEP) from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"malformed JSON ({exc.msg} at column {exc.colno})") from None
     if end != len(text) and not text[end:].isspace():
         raise ValueError(f"malformed JSON (extra data at column {end + 1})")
+    if containers_made() - before > LINE_DEPTH + 1 and deeper_than(value):
+        raise ValueError(TOO_DEEP)
     return value
 
 

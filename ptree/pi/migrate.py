@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..frozen import FrozenDict, freeze
+from ..frozen import FrozenDict, freeze, frozen_dict_unchecked
 
 __all__ = ["migrate_record", "record_lines", "v1_id"]
 
@@ -73,7 +73,9 @@ def migrate_record(
         message = record.get("message")
         if isinstance(message, Mapping) and message.get("role") == "hookMessage":
             changed["message"] = freeze({**message, "role": "custom"})
-    return freeze(changed)  # type: ignore[no-any-return]
+    # Its values are frozen already; the record wraps them one level deeper than
+    # freeze allows a value to go, as a line does (LINE_DEPTH).
+    return frozen_dict_unchecked(changed)
 
 
 def record_lines(lines: Sequence[int]) -> Callable[[int], int | None]:

@@ -48,13 +48,25 @@ import attrs
 from ..arrays import Store
 from ..entries import Entry, MessageEntry, entry_from_json, link
 from ..errors import CycleError, InvalidEntryError, InvalidMessageError, UnknownEntryError
-from ..frozen import FrozenDict
-from ..header import SessionHeader
+from ..frozen import FrozenDict, FrozenList, frozen_dict_unchecked
+from ..header import CURRENT_VERSION, SessionHeader
 from ..ids import counter_of
 from ..tree import SessionTree
 from . import fast as fast_path
-from .errors import SessionFileError, SessionFileWarning
-from .lines import LEAF_TYPE, StrPath, is_torn, parse_line, scan_once
+from .errors import SessionFileError, SessionFileWarning, UnsupportedVersionError
+from .files import read_regular, remember_stamp
+from .lines import (
+    BATCH_KEY,
+    LEAF_TYPE,
+    LINE_DEPTH,
+    TOO_DEEP,
+    StrPath,
+    containers_made,
+    deeper_than,
+    is_torn,
+    parse_line,
+    scan_once,
+)
 from .migrate import migrate_record, record_lines
 
 __all__ = ["FileState", "load", "read_state"]
@@ -99,12 +111,25 @@ class _Reader:
             raise SessionFileError(self.path, line, reason, entry_id=entry_id)
         self.warn(line, f"skipped: {reason}", reason, entry_id)
 
-    def warn(self, line: int | None, text: str, reason: str, entry_id: object = None) -> None:
+    def warn(
+        self,
+        line: int | None,
+        text: str,
+        reason: str,
+        entry_id: object = None,
+        *,
+        strict_too: bool = False,
+    ) -> None:
         """Warn ``FILE:LINE: text``; ``reason`` (what is wrong) and the rest as attributes."""
         where = self.path if line is None else f"{self.path}:{line}"
         warnings.warn(
             SessionFileWarning(
-                f"{where}: {text}", path=self.path, line=line, reason=reason, entry_id=entry_id
+                f"{where}: {text}",
+                path=self.path,
+                line=line,
+                reason=reason,
+                entry_id=entry_id,
+                strict_too=strict_too,
             ),
             stacklevel=4,
         )
@@ -157,6 +182,7 @@ class _Reader:
         parsed: list[int] = []
         header: SessionHeader | None = None
         scan = scan_once
+        made = containers_made
         fast: Callable[[bytes, memoryview], Entry | None] | None = None
         find = data.find
         start = 0
@@ -185,10 +211,17 @@ class _Reader:
                         self.fail(i + 1, "not UTF-8 text")
                 continue
             lineno = i + 1
+            before = made()
             try:
                 value, end = scan(text, 0)
             except (StopIteration, ValueError, RecursionError):
                 end = -1
+            if end == len(text) and made() - before > LINE_DEPTH + 1 and deeper_than(value):
+                # Valid JSON, but deeper than anything ptree stores or writes.
+                if header is None:
+                    raise SessionFileError(path, lineno, f"no session header: {TOO_DEEP}")
+                self.fail(lineno, TOO_DEEP)
+                continue
             if end != len(text):
                 try:
                     value = parse_line(text)
@@ -219,8 +252,80 @@ class _Reader:
             rec_lines.append(lineno)
         if header is None:
             raise SessionFileError(path, None, "empty file: no session header")
+        if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
+            records, rec_lines = self.whole_batches(records, rec_lines)
         tree, leaf_ids = self.build(header, records, rec_lines, record_lines(parsed))
         return FileState(tree, header.version, ends_clean, leaf_ids, len(data))
+
+    def whole_batches(
+        self, records: list[FrozenDict | Entry], rec_lines: list[int]
+    ) -> tuple[list[FrozenDict | Entry], list[int]]:
+        """The records without the lines of unfinished commits, batch marks taken off.
+
+        A multi-line commit marks its lines ``[k, n]`` (:data:`BATCH_KEY`); a process
+        killed in the middle of the write leaves lines ``1..m`` of ``n``, the last
+        one perhaps torn.  Such a commit never happened: its lines are skipped, in
+        both modes, with a warning (like a torn line).  A commit is whole when lines
+        ``1..n`` follow each other on consecutive lines.  O(number of records).
+        """
+        out: list[FrozenDict | Entry] = []
+        out_lines: list[int] = []
+        group: list[FrozenDict | Entry] = []
+        group_lines: list[int] = []
+        size = 0
+
+        def drop() -> None:
+            self.warn(
+                group_lines[0],
+                f"skipped an unfinished commit ({len(group)} of its {size} lines were "
+                "written: a process stopped while writing it)",
+                "an unfinished commit (a process stopped while writing it)",
+                strict_too=True,
+            )
+            group.clear()
+            group_lines.clear()
+
+        for rec, lineno in zip(records, rec_lines, strict=True):
+            mark = rec.get(BATCH_KEY) if type(rec) is FrozenDict else None
+            if mark is None:
+                if group:
+                    drop()
+                out.append(rec)
+                out_lines.append(lineno)
+                continue
+            if not (
+                type(mark) is FrozenList
+                and len(mark) == 2
+                and type(mark[0]) is int
+                and type(mark[1]) is int
+                and 1 <= mark[0] <= mark[1]
+            ):
+                self.fail(lineno, f"{BATCH_KEY} must be [k, n] with 1 <= k <= n")
+                continue
+            k, n = mark
+            bare = frozen_dict_unchecked(
+                {key: v for key, v in rec.items() if key != BATCH_KEY}  # type: ignore[union-attr]
+            )
+            if group and not (k == len(group) + 1 and n == size and lineno == group_lines[-1] + 1):
+                drop()
+            if not group:
+                if k != 1:  # the rest of a commit whose start was lost or torn
+                    group_lines.append(lineno)
+                    group.append(bare)
+                    size = n
+                    drop()
+                    continue
+                size = n
+            group.append(bare)
+            group_lines.append(lineno)
+            if len(group) == size:
+                out += group
+                out_lines += group_lines
+                group.clear()
+                group_lines.clear()
+        if group:
+            drop()
+        return out, out_lines
 
     def torn(self, lineno: int, last: bool) -> None:
         """Report a line that a crash cut short, skipped in both modes."""
@@ -229,6 +334,7 @@ class _Reader:
                 lineno,
                 "recovered a torn last line (a write that did not finish): ignored it",
                 "a torn last line (a write that did not finish)",
+                strict_too=True,
             )
         else:
             # A crash cut this line short and a later write began afresh on the next
@@ -237,6 +343,7 @@ class _Reader:
                 lineno,
                 "skipped a torn line (a write that did not finish, followed by later writes)",
                 "a torn line (a write that did not finish, followed by later writes)",
+                strict_too=True,
             )
 
     def header(self, lineno: int, value: Any) -> SessionHeader:
@@ -247,9 +354,12 @@ class _Reader:
                 'no session header: the first line must be {"type":"session",...}',
             )
         try:
-            return SessionHeader.from_json(value)
+            header = SessionHeader.from_json(value)
         except (InvalidEntryError, InvalidMessageError) as exc:
             raise SessionFileError(self.path, lineno, f"invalid session header: {exc}") from None
+        if header.version > CURRENT_VERSION:
+            raise UnsupportedVersionError(self.path, lineno, header.version)
+        return header
 
     def build(
         self,
@@ -307,11 +417,22 @@ class _Reader:
                     entry = _unchecked_message(eid, pid, ts, msg)
             if entry is None:
                 if kind == "session":
-                    self.warn(lineno, "skipped a second session header", "a second session header")
+                    self.warn(
+                        lineno,
+                        "skipped a second session header",
+                        "a second session header",
+                        strict_too=True,
+                    )
                     continue
                 if version < 3:
                     rec = migrate_record(rec, version, lineno, prev, record_line)
-                if kind == LEAF_TYPE and leaf_records:
+                if kind == LEAF_TYPE:
+                    if not leaf_records:
+                        self.fail(
+                            lineno,
+                            "a leaf record in a version 1 file, which has no ids for it to name",
+                        )
+                        continue
                     target = self.leaf_record(rec, lineno, by_id, leaf_target)
                     if target is not _SKIP:
                         leaf = target  # type: ignore[assignment]
@@ -347,6 +468,7 @@ class _Reader:
                         f"skipped an exact duplicate of line {first} (entry {eid!r})",
                         "an exact duplicate line",
                         eid,
+                        strict_too=True,
                     )
                     leaf = prev = eid
                     continue
@@ -514,12 +636,16 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
 
     Raises:
         SessionFileError: (a ``ValueError``) naming the file and the line: malformed
-            JSON, a line that is not an object, a missing or invalid header (or a
-            byte-order mark before it), an entry without an id or with invalid
-            fields, a duplicate id with other content, a missing parent, a cycle, a
-            leaf record naming an unknown entry.  Lenient loading raises it only for a
-            missing or invalid header.
-        OSError: the file cannot be read.
+            JSON, a line that is not an object or nests deeper than ptree stores, a
+            missing or invalid header (or a byte-order mark before it), an entry
+            without an id or with invalid fields, a duplicate id with other content, a
+            missing parent, a cycle, a leaf record naming an unknown entry.  Lenient
+            loading raises it only for a missing or invalid header, and for a path
+            that is not a regular file (a FIFO, a device), which is refused before
+            anything is read.
+        UnsupportedVersionError: (a ``SessionFileError``) the header states a
+            version newer than 3; in both modes.
+        OSError: the file cannot be read (``IsADirectoryError`` for a folder).
 
     Warns:
         SessionFileWarning: a torn last line was recovered, or an exact duplicate line
@@ -536,6 +662,16 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
     >>> again == saved, again.current_path()
     (True, ({'role': 'user', 'content': 'hi'},))
     """
-    with open(path, "rb") as f:
-        data = f.read()
-    return read_state(path, data, strict=strict).tree
+    # The collector stays paused until the end, as in read_state: the stamp's few
+    # objects would otherwise set off a collection over the whole new tree here.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        data, stamp = read_regular(path)
+        tree = read_state(path, data, strict=strict).tree
+        remember_stamp(tree.header, path, stamp)
+    finally:
+        if paused:
+            gc.enable()
+    return tree

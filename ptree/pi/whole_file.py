@@ -10,7 +10,16 @@ import attrs
 
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
-from .files import lock_existing, replace_file
+from .errors import SessionChangedError
+from .files import (
+    Stamp,
+    lock_existing,
+    recorded_stamp,
+    remember_stamp,
+    replace_file,
+    stamp_of,
+    write_new,
+)
 from .lines import ENCODE_COMPACT, StrPath, encode_line, leaf_record, new_leaf_id
 
 __all__ = ["dump", "file_bytes", "header_of"]
@@ -47,22 +56,37 @@ def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
         return b"".join(encode_line(json.loads(p)) for p in parts[:-1])
 
 
-def dump(tree: SessionTree, path: StrPath) -> SessionTree:
+def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> SessionTree:
     """Write ``tree`` to ``path`` as a complete version 3 session file, atomically.
 
     The file is written beside ``path`` under a temporary name, flushed to disk
-    (``fsync``) and renamed over ``path``: a crash leaves the old file or the new one,
-    never half of either.  A tree without a header gets a new one (a fresh session id,
-    this directory); a header read from an older version is written as version 3.
-    The leaf survives: when it is not the last entry, a ``leaf`` record follows (see
-    the module doc for how Pi's CLI reads it).
+    (``fsync``) and then linked (a new file) or renamed (``overwrite=True``) into
+    place: a crash leaves the old file or the new one, never half of either.  A tree
+    without a header gets a new one (a fresh session id, this directory); a header
+    read from an older version is written as version 3.  The leaf survives: when it
+    is not the last entry, a ``leaf`` record follows (see the module doc for how Pi's
+    CLI reads it).
 
-    Cost: O(size of the tree).
+    Nothing is lost by accident: an existing ``path`` is replaced only with
+    ``overwrite=True``, and even then not when the tree was read from that file and
+    the file changed since (a :class:`~ptree.SessionWriter` appended to it, another
+    dump replaced it).  A symbolic link at ``path`` is replaced itself, never the file
+    it points to.
+
+    Cost: O(size of the tree), plus one ``stat`` of ``path``.
+
+    Args:
+        tree: the tree to write.
+        path: the file.
+        overwrite: replace a file that exists (else ``FileExistsError``).
 
     Returns:
         the tree as written (with the header the file has): ``load(path)`` equals it.
 
     Raises:
+        FileExistsError: ``path`` exists and ``overwrite`` is false.
+        SessionChangedError: (a ``SessionFileError``) ``overwrite`` is true, the tree
+            was read from ``path``, and the file changed since.
         SessionLockedError: a :class:`~ptree.SessionWriter` holds ``path``; replacing
             the file under it would lose its later commits.
         OSError: the file cannot be written; an existing file is then left as it was.
@@ -72,16 +96,33 @@ def dump(tree: SessionTree, path: StrPath) -> SessionTree:
     >>> t = SessionTree().append({"role": "user", "content": "a"}).move_to(None)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     saved = dump(t, os.path.join(d, "s.jsonl"))
-    ...     load(os.path.join(d, "s.jsonl")).leaf_id is None
-    True
+    ...     again = load(os.path.join(d, "s.jsonl"))
+    ...     _ = dump(again.append({"role": "user", "content": "b"}),
+    ...              os.path.join(d, "s.jsonl"), overwrite=True)
+    ...     again.leaf_id is None, len(load(os.path.join(d, "s.jsonl")))
+    (True, 2)
     """
     target = Path(path)
     header = header_of(tree)
     data = file_bytes(tree, header)
+    written = tree if header is tree.header else tree.with_header(header)
+    if not overwrite:
+        write_new(target, data)
+        remember_stamp(written.header, target, stamp_of(os.stat(target)))
+        return written
     guard = lock_existing(target)
     try:
+        known = recorded_stamp(tree.header, target)
+        if known is not None:
+            try:
+                now: Stamp | None = stamp_of(os.stat(target))
+            except FileNotFoundError:
+                now = None
+            if now is not None and now != known:
+                raise SessionChangedError(os.fspath(target))
         replace_file(target, data)
+        remember_stamp(written.header, target, stamp_of(os.stat(target)))
     finally:
         if guard is not None:
             os.close(guard)
-    return tree if header is tree.header else tree.with_header(header)
+    return written

@@ -6,6 +6,21 @@ new entries, then a ``leaf`` record when the leaf ended up somewhere else than t
 entry written (a move without an append).  Whole lines only, in one ``write`` call,
 so a reader never sees half a commit that the writer thinks is done.
 
+A commit is all or nothing, even when the process is killed in the middle of its
+write (a big write reaches the file in parts).  A commit of one line is whole or a torn
+line, which readers skip.  A commit of several lines marks each of them with
+``"ptreeBatch": [k, n]`` (line ``k`` of ``n``): ptree's reader takes the mark off and
+skips a commit whose ``n`` lines are not all there, with a warning, in both modes.
+Pi's readers ignore the field (an unknown field), so Pi reads the file as before; it
+does see the lines of an unfinished commit (ptree does not).  What a power cut can
+still do: with ``fsync=True`` nothing that ``commit`` returned is lost; the commit
+being written may be lost whole (its lines, whole or torn, are skipped).  Without
+``fsync``, the commits since the last :meth:`~SessionWriter.sync` may be lost, the
+newest first, each whole; a file system that does not keep the order of its writes
+may keep a later block and not an earlier one, which the marks also detect (a
+commit with a hole is skipped) but which can leave a torn line inside the file, read as
+such.
+
 Durability policy (``fsync``):
 
 - ``fsync=True`` (the default): each commit is flushed to the disk (``os.fsync``)
@@ -28,6 +43,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -36,8 +52,8 @@ from ..errors import SessionError
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
 from .errors import SessionFileError, SessionLockedError
-from .files import sync_directory, write_all, write_temp
-from .lines import StrPath, encode_line, leaf_record, new_leaf_id
+from .files import remember_stamp, stamp_of, sync_directory, write_all, write_new
+from .lines import BATCH_KEY, StrPath, encode_line, leaf_record, new_leaf_id
 from .reader import read_state
 from .whole_file import file_bytes, header_of
 
@@ -109,6 +125,7 @@ class SessionWriter:
         header: SessionHeader | None = None,
     ) -> None:
         self._path = os.fspath(path)
+        self._real = os.path.realpath(self._path)
         self._fsync = fsync
         self._lock = threading.Lock()
         self._fd = -1
@@ -136,6 +153,7 @@ class SessionWriter:
             os.fsync(fd)
             sync_directory(Path(self._path).resolve().parent)
             self._committed = SessionTree(header=header)
+            remember_stamp(header, self._path, stamp_of(os.fstat(fd)))
             self._ends_clean = True
             self._leaf_ids: set[str] = set()
             self._file_leaf: str | None = None
@@ -155,6 +173,7 @@ class SessionWriter:
         self._ends_clean = state.ends_clean
         self._leaf_ids = state.leaf_ids
         self._file_leaf = state.tree.leaf_id
+        remember_stamp(state.tree.header, self._path, stamp_of(os.fstat(fd)))
 
     @classmethod
     def create(cls, path: StrPath, tree: SessionTree, *, fsync: bool = True) -> SessionWriter:
@@ -170,17 +189,19 @@ class SessionWriter:
         header = header_of(tree)
         tree = tree if header is tree.header else tree.with_header(header)
         data = file_bytes(tree, header)
-        tmp = write_temp(target, data)
+        write_new(target, data)  # never replaces a file, nor writes through a link
+        made = os.stat(target)
         try:
-            os.link(tmp, target)  # fails if target exists: never replaces a file
-        finally:
-            os.unlink(tmp)
-        sync_directory(target.resolve().parent)
-        writer = cls(target, fsync=fsync)
+            writer = cls(target, fsync=fsync)
+        except BaseException:
+            _remove_if_same(target, made)  # all or nothing: no file it cannot open
+            raise
         if writer._committed != tree:  # pragma: no cover - dump and load disagree
             writer.close()
+            _remove_if_same(target, made)
             raise SessionFileError(os.fspath(target), None, "the new file reads back wrong")
         writer._committed = tree
+        remember_stamp(tree.header, target, stamp_of(os.fstat(writer._fd)))
         return writer
 
     # ------------------------------------------------------------------ reading
@@ -253,9 +274,7 @@ class SessionWriter:
                     "(it lacks entries that the file has); a file only grows: "
                     "dump(tree, new_path) to save this tree as a new file",
                 )
-            lines: list[bytes] = []
-            if not self._ends_clean and (added or tree.leaf_id != self._file_leaf):
-                lines.append(b"\n")  # a torn or unterminated last line: start afresh
+            records: list[dict[str, object]] = []
             for entry in added:
                 if entry.id in self._leaf_ids:
                     raise CommitError(
@@ -263,16 +282,28 @@ class SessionWriter:
                         f"entry id {entry.id!r} is taken by a leaf record of "
                         "the file; give the entry another id",
                     )
-                lines.append(encode_line(entry.json_fields()))
+                records.append(entry.json_fields())
             file_leaf = added[-1].id if added else self._file_leaf
             leaf_id: str | None = None
             if tree.leaf_id != file_leaf:
                 leaf_id = new_leaf_id(
                     lambda i: i in tree or i in self._leaf_ids, len(self._leaf_ids) + 1
                 )
-                lines.append(encode_line(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
+                records.append(leaf_record(leaf_id, tree.leaf_id, tree.clock()))
+            if len(records) > 1:
+                # All or nothing: a kill in the middle of the write leaves the first
+                # lines only, which the reader recognises by their marks and skips.
+                n = len(records)
+                for k, rec in enumerate(records, 1):
+                    rec[BATCH_KEY] = [k, n]
+            lines = [encode_line(rec) for rec in records]
+            if lines and not self._ends_clean:
+                lines.insert(0, b"\n")  # a torn or unterminated last line: start afresh
             if lines:
                 self._write(b"".join(lines))
+                # What this writer wrote is in the trees it committed: a later
+                # dump(overwrite=True) of one of them loses nothing.
+                remember_stamp(tree.header, self._real, stamp_of(os.fstat(self._fd)), resolved=True)
                 if leaf_id is not None:
                     self._leaf_ids.add(leaf_id)
                 self._ends_clean = True
@@ -328,11 +359,27 @@ class SessionWriter:
         return f"SessionWriter({self._path!r}, {state}, fsync={self._fsync})"
 
 
+def _remove_if_same(path: Path, made: os.stat_result) -> None:
+    """Remove the file ``create`` made at ``path``, if it is still that file."""
+    try:
+        now = os.lstat(path)
+        if (now.st_dev, now.st_ino) == (made.st_dev, made.st_ino):
+            os.unlink(path)
+    except OSError:  # pragma: no cover - gone already, or not ours to remove
+        pass
+
+
 def _open_locked(path: str) -> int:
     """Open (or create) ``path`` for appending and lock it, or raise if it is locked."""
     for _ in range(10):
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = os.open(
+            path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666
+        )
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise SessionFileError(
+                    path, None, "not a regular file: a session is written to a regular file"
+                )
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # dump() may have renamed another file over the path between our open and
             # our lock: then we hold a file nobody will read, so open again.

@@ -467,7 +467,7 @@ class JsonlStore(Store):
                 self._url,
                 f"{path.name} is a version {state.version} file: ptree appends only to "
                 f"version {CURRENT_VERSION} files; convert it first "
-                "(ptree.dump(ptree.load(path), path) rewrites it as version 3)",
+                "(ptree.dump(ptree.load(path), path, overwrite=True) rewrites it as version 3)",
             )
         if state.header != header_payload(header):
             raise ConflictError(sid, self._url, "the stored session has another header")
