@@ -48,6 +48,12 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"where": "message['x']", "reason": "set is not a JSON value"},
         "message['x']: set is not a JSON value",
     ),
+    ptree.TooDeepError: (
+        ptree.TooDeepError("message['content'][0]", "nested deeper than 100 levels"),
+        (ValueError, TypeError),
+        {"where": "message['content'][0]", "reason": "nested deeper than 100 levels", "limit": 100},
+        "message['content'][0]: nested deeper than 100 levels",
+    ),
     ptree.InvalidEntryError: (
         ptree.InvalidEntryError("must be a string", entry_id="e3", field="provider"),
         (ValueError,),
@@ -86,6 +92,19 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         (ValueError,),
         {"path": "s.jsonl", "line": 3, "reason": "malformed JSON", "entry_id": "e1"},
         "s.jsonl:3: malformed JSON",
+    ),
+    ptree.SessionChangedError: (
+        ptree.SessionChangedError("s.jsonl", "changed since this tree was read from it"),
+        (ValueError,),
+        {"path": "s.jsonl", "line": None, "reason": "changed since this tree was read from it"},
+        "s.jsonl: changed since this tree was read from it",
+    ),
+    ptree.UnsupportedVersionError: (
+        ptree.UnsupportedVersionError("s.jsonl", 1, 4),
+        (ValueError,),
+        {"path": "s.jsonl", "line": 1, "version": 4},
+        "s.jsonl:1: session format version 4 is newer than this ptree reads "
+        "(versions 1 to 3); upgrade ptree to read it",
     ),
     ptree.SessionLockedError: (
         ptree.SessionLockedError("s.jsonl", "held by another writer"),
@@ -149,8 +168,10 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
 
 WARNINGS: dict[type[Warning], tuple[Warning, dict[str, Any]]] = {
     ptree.SessionFileWarning: (
-        ptree.SessionFileWarning("s.jsonl:2: skipped", path="s.jsonl", line=2, reason="skipped"),
-        {"path": "s.jsonl", "line": 2, "reason": "skipped", "entry_id": None},
+        ptree.SessionFileWarning(
+            "s.jsonl:2: skipped", path="s.jsonl", line=2, reason="skipped", strict_too=True
+        ),
+        {"path": "s.jsonl", "line": 2, "reason": "skipped", "entry_id": None, "strict_too": True},
     ),
 }
 
