@@ -147,6 +147,30 @@ class TestOneNestingLimit:
         dump(tree, path)
         assert load(path) == tree.with_header(load(path).header)
 
+    @pytest.mark.parametrize("kind", ["usage", "context_edit"])
+    def test_pi_16_kinds_keep_the_limit(self, tmp_path: Path, kind: str) -> None:
+        """Pi 1.6's usage and context_edit entries (issue 12): a value MAX_DEPTH deep is
+        written and read back, one level deeper is refused when made, naming the field."""
+
+        def make(depth: int) -> ptree.Entry:
+            if kind == "usage":
+                return ptree.Usage(
+                    id="u", parent_id="r", timestamp=TS, kind="k", provider="p", model="m",
+                    usage={"input": 1, "deep": nested(depth - 1)},
+                )  # fmt: skip
+            return ptree.ContextEdit(
+                id="u", parent_id="r", timestamp=TS, target_id="r",
+                replacement={"content": [nested(depth - 2)]},
+            )  # fmt: skip
+
+        root = SessionTree().append({"role": "user", "content": "r"}, id="r")
+        tree = root.insert(make(MAX_DEPTH))
+        saved = dump(tree, tmp_path / "s.jsonl")
+        assert load(tmp_path / "s.jsonl") == saved
+        with pytest.raises(TooDeepError) as caught:
+            make(MAX_DEPTH + 1)
+        assert caught.value.where.startswith("usage" if kind == "usage" else "replacement")
+
     @pytest.mark.parametrize("source", ["chatgpt", "openwebui"])
     def test_importers_refuse_deep_json_with_a_typed_error(
         self, tmp_path: Path, source: str
@@ -224,6 +248,18 @@ _KIND_FIELDS: dict[str, Callable[[Any], dict[str, Any]]] = {
     "session_info": lambda d: {"name": d(st.none() | st.text(max_size=3))},
     "custom": lambda d: {"custom_type": "k", "data": d(st.none() | st.integers())},
     "model_change": lambda d: {"provider": "p", "model_id": "m"},
+    # Pi 1.6's kinds (issue 12): an optional note, a required replacement that may be null.
+    "usage": lambda d: {
+        "kind": "cache_warm",
+        "provider": "p",
+        "model": "m",
+        "usage": {"input": d(st.integers(0, 9))},
+        "note": d(st.none() | st.text(max_size=3)),
+    },
+    "context_edit": lambda d: {
+        "target_id": "r",
+        "replacement": d(st.none() | st.just({"content": "short"})),
+    },
     "unknown": lambda d: {
         "entry_type": d(
             st.sampled_from(["leaf", "session", "message", "label", "custom", "future"])
@@ -235,6 +271,7 @@ _EXTRA_KEYS = st.sampled_from(
     [
         *("type", "id", "parentId", "timestamp", "message", "label", "name", "customType"),
         *("data", "targetId", "provider", "modelId", "payload"),
+        *("note", "usage", "replacement", "kind"),
     ]
 )
 _JSON = st.recursive(
@@ -316,6 +353,36 @@ class TestRoundTrip:
             return
         saved = dump(tree, tmp_path / "s.jsonl")
         assert load(tmp_path / "s.jsonl") == saved
+
+    def test_a_field_the_lenient_loader_sets_aside_round_trips(self, tmp_path: Path) -> None:
+        """Issue 12 keeps (leniently) an entry whose optional field has the wrong type,
+        the value set aside in extra; issue 16 refuses a hand-made entry whose extra
+        shadows its fields.  Both hold: the kept entry writes its line back as it was,
+        reads back the same (leniently; a strict load refuses both files alike), and
+        evolves; the same entry made by hand is still refused."""
+        bad = {**record("b", "a"), "type": "session_info", "name": ["not", "a", "name"]}
+        del bad["message"]
+        path = write_lines(tmp_path / "s.jsonl", record("a", None), bad)
+        with pytest.warns(ptree.SessionFileWarning, match="set aside"):
+            tree = load(path, strict=False)
+        kept = tree["b"]
+        assert isinstance(kept, ptree.SessionInfo)
+        assert (kept.name, dict(kept.extra)) == (None, {"name": ["not", "a", "name"]})
+        saved = dump(tree, tmp_path / "again.jsonl")
+        line = (tmp_path / "again.jsonl").read_text().splitlines()[2]
+        assert json.loads(line) == bad
+        with pytest.warns(ptree.SessionFileWarning, match="set aside"):
+            again = load(tmp_path / "again.jsonl", strict=False)
+        assert again == saved
+        assert again["b"].extra == kept.extra
+        for p in (path, tmp_path / "again.jsonl"):
+            with pytest.raises(ptree.SessionFileError, match=":3:"):
+                load(p)
+        assert kept.evolve(timestamp="t").extra == kept.extra
+        with pytest.raises(ptree.InvalidEntryError, match="not an extra one"):
+            kept.evolve(name="x")
+        with pytest.raises(ptree.InvalidEntryError, match="not an extra one"):
+            ptree.SessionInfo(id="b", parent_id="a", timestamp=TS, extra={"name": ["x"]})
 
     def test_a_version_1_leaf_line_is_refused_or_round_trips(self, tmp_path: Path) -> None:
         """A v1 file has no ids for a leaf record to name: strict load refuses the
@@ -416,18 +483,29 @@ class TestNeverOverwrite:
         assert cli("export", session, "--format", "dot", "-o", target, "--force")[0] == 0
         assert target.read_text().startswith("digraph")
 
-    @pytest.mark.parametrize("command", ["export", "fork"])
-    def test_links_are_never_followed(self, tmp_path: Path, command: str) -> None:
+    @pytest.mark.parametrize(
+        ("command", "start"),
+        [
+            ("dot", "digraph"),
+            ("mermaid", "flowchart"),
+            ("html", "<!"),
+            ("markdown", "#"),
+            ("jsonl", "{"),
+            ("fork", "{"),
+        ],
+    )
+    def test_links_are_never_followed(self, tmp_path: Path, command: str, start: str) -> None:
         """A link at the output (to a file, or dangling): refused without --force (the
         target untouched, a dangling one not created); with --force the link itself is
-        replaced by the new file and its target is untouched."""
+        replaced by the new file and its target is untouched.  Every export format
+        (issue 19's html, markdown and jsonl too) and fork."""
         session = write_lines(tmp_path / "s.jsonl", record("a", None))
         victim = tmp_path / "victim.txt"
         victim.write_text("precious")
         argv: list[str | Path] = (
-            ["export", session, "--format", "dot"]
-            if command == "export"
-            else ["fork", session, "--at", "a"]
+            ["fork", session, "--at", "a"]
+            if command == "fork"
+            else ["export", session, "--format", command]
         )
         link = tmp_path / "out"
         link.symlink_to(victim)
@@ -442,7 +520,7 @@ class TestNeverOverwrite:
         assert cli(*argv, "-o", link, "--force")[0] == 0
         assert not link.is_symlink()
         assert victim.read_text() == "precious"
-        assert link.read_text().startswith("digraph" if command == "export" else "{")
+        assert link.read_text().lstrip().startswith(start)
 
 
 # ---------------------------------------------------------------------------- 5
@@ -618,6 +696,18 @@ class TestCheckAgreesWithLoad:
         assert out.startswith(f"{path}: ok")
         assert "warning" in err
         assert "torn" in err
+
+    def test_an_exact_duplicate_line(self, tmp_path: Path) -> None:
+        """Pi 0.73.1 could write a line twice (issue 12): a strict load skips the copy
+        with a warning, so check warns and exits 0 too."""
+        path = write_lines(tmp_path / "s.jsonl", record("a", None), record("a", None))
+        with pytest.warns(ptree.SessionFileWarning, match="duplicate"):
+            assert len(load(path)) == 1
+        status, out, err = cli("check", path)
+        assert status == 0, err
+        assert out.startswith(f"{path}: ok")
+        assert "warning" in err
+        assert "duplicate" in err
 
 
 # ---------------------------------------------------------------------------- 9
