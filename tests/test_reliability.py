@@ -838,6 +838,34 @@ class TestOnlyRegularFiles:
         assert said.count("\n") == 1
         assert "/dev/zero: a character device, not a regular file" in said
 
+    @pytest.mark.parametrize("fmt", ["claude-code", "codex", "librechat"])
+    def test_session_importers_refuse_fifos_and_devices(self, tmp_path: Path, fmt: str) -> None:
+        """ptree import claude-code|codex|librechat of a FIFO (no writer) or /dev/zero:
+        one line and exit 1 at once, in a child process so that a hang is a timeout
+        and not a stuck test run; nothing written."""
+        import os
+        import subprocess
+
+        fifo = tmp_path / "pipe.jsonl"
+        os.mkfifo(fifo)
+        for source, kind in (
+            (fifo, "a FIFO (named pipe)"),
+            (Path("/dev/zero"), "a character device"),
+        ):
+            out = tmp_path / f"out-{fmt}.jsonl"
+            done = subprocess.run(
+                [sys.executable, "-m", "ptree", "import", fmt, str(source), "-o", str(out)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 1, done.stderr
+            assert "Traceback" not in done.stderr
+            assert done.stderr.count("\n") == 1, done.stderr
+            assert f"{source}: {kind}, not a regular file" in done.stderr
+            assert not out.exists()
+
 
 # ---------------------------------------------------------------------------- 11
 

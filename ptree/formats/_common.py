@@ -11,13 +11,14 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..context import iso_to_ms
 from ..entries import Entry, entry_from_json
 from ..errors import SessionError
 from ..header import SessionHeader
+from ..pi.errors import SessionFileError
+from ..pi.files import read_regular
 from ..tree import SessionTree
 from .errors import ImportFormatError
 
@@ -190,6 +191,25 @@ def kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def read_source(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a source file, which must be a regular file.
+
+    A FIFO would make the import wait for a writer forever, a device like
+    ``/dev/zero`` would fill the memory: anything but a regular file is refused
+    before a byte is read (as :func:`ptree.load` refuses it).  O(size of the file).
+
+    Raises:
+        ImportFormatError: not a regular file (naming what it is).
+        IsADirectoryError: a folder.
+        OSError: it cannot be opened or read.
+    """
+    try:
+        data, _ = read_regular(path)
+    except SessionFileError as exc:
+        raise ImportFormatError(path, None, exc.reason) from None
+    return data
+
+
 def read_json_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
     """Every record of a JSON Lines file with its 1-based line number; blank lines skipped.
 
@@ -198,10 +218,10 @@ def read_json_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, A
     written).  Cost: O(size of the file).
 
     Raises:
-        ImportFormatError: naming the file and the line.
+        ImportFormatError: naming the file and the line (or not a regular file).
         OSError: the file cannot be read.
     """
-    data = Path(path).read_bytes()
+    data = read_source(path)
     pieces = data.split(b"\n")
     unterminated = len(pieces) - 1  # index of the piece after the last newline
     out: list[tuple[int, dict[str, Any]]] = []
@@ -240,10 +260,11 @@ def read_json_document(path: str | os.PathLike[str]) -> Any:
     """A whole-file JSON document (an export).
 
     Raises:
-        ImportFormatError: not UTF-8 or not JSON (with the line of the error).
+        ImportFormatError: not UTF-8 or not JSON (with the line of the error), or not
+            a regular file.
         OSError: the file cannot be read.
     """
-    data = Path(path).read_bytes()
+    data = read_source(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -166,7 +167,12 @@ def _first_session_id(path: Path) -> str | None:
     """The ``sessionId`` of the first record that has one (lines that are not JSON skipped:
     this only decides which files belong to the session; reading them is strict)."""
     try:
-        with path.open("rb") as f:
+        # Without blocking, and regular files only: a FIFO must not make this wait
+        # (reading the main file then refuses it with a clear error).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             for line in f:
                 try:
                     value = json.loads(line)
