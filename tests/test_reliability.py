@@ -866,6 +866,30 @@ class TestOnlyRegularFiles:
             assert f"{source}: {kind}, not a regular file" in done.stderr
             assert not out.exists()
 
+    def test_a_jsonl_store_skips_a_fifo_in_its_directory(self, tmp_path: Path) -> None:
+        """A FIFO named like a session file in a jsonl:// store's directory is not a
+        session: listing the store does not wait on it (a child process, so a hang
+        is a timeout)."""
+        import os
+        import subprocess
+
+        d = tmp_path / "d"
+        d.mkdir()
+        dump(SessionTree().append({"role": "user", "content": "hi"}), d / "real.jsonl")
+        os.mkfifo(d / "pipe.jsonl")
+        code = (
+            "import sys; from ptree import stores\n"
+            "with stores.open(sys.argv[1]) as s: print(len(s.sessions()))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, f"jsonl://{d}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert (done.returncode, done.stdout) == (0, "1\n"), done.stderr
+
 
 # ---------------------------------------------------------------------------- 11
 

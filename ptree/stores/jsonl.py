@@ -37,6 +37,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import uuid
 import warnings
@@ -196,7 +197,12 @@ class JsonlStore(Store):
 
     def _header_id(self, path: Path) -> str | None:
         try:
-            with open(path, "rb") as f:
+            # Without blocking, regular files only: a FIFO named *.jsonl in the
+            # directory must not make a listing wait for a writer.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            with open(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return None
                 first = f.readline(1 << 20)
             value = parse_line(first.decode("utf-8").lstrip("\ufeff").rstrip("\r\n"))
             return SessionHeader.from_json(value).id
