@@ -519,7 +519,7 @@ class TestJsonlFiles:
         with stores.open(f"jsonl://{d}") as s:
             assert [x.id for x in s.sessions()] == ["a"]
             assert "a" in s
-            dump(grow(new_tree("b"), 2), d / "x.jsonl")
+            dump(grow(new_tree("b"), 2), d / "x.jsonl", overwrite=True)  # replaced on purpose
             assert len(s.load("b")) == 2
             assert "a" not in s
             s.save(grow(new_tree("c"), 1))
