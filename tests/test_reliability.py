@@ -947,3 +947,34 @@ class TestAtomicCommits:
             assert set(counts.values()) <= {8}, (trial, counts)
             path.unlink()
         assert cut_short > 0  # some kills did cut a commit short
+
+    def test_new_ids_never_repeat_those_of_an_unfinished_commit(self, tmp_path: Path) -> None:
+        """A writer that reopens a file whose last commit was cut short gives new
+        entries ids the file does not hold yet: Pi reads the unfinished commit's lines
+        too, and would see an id twice."""
+        import warnings
+
+        path = tmp_path / "s.jsonl"
+        with SessionWriter(path) as w:
+            w.commit(w.value.append({"role": "user", "content": "kept"}))  # e1
+        # What a process killed in the middle of a 3-entry commit leaves: 2 of 3 lines.
+        unfinished = [
+            {
+                "type": "message",
+                "id": f"e{k}",
+                "parentId": f"e{k - 1}",
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": f"lost {k}"},
+                "ptreeBatch": [k - 1, 3],
+            }
+            for k in (2, 3)
+        ]
+        with path.open("a", encoding="utf-8") as f:
+            f.writelines(json.dumps(line) + "\n" for line in unfinished)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with SessionWriter(path) as w:
+                assert w.value.ids() == ("e1",)
+                w.commit(w.value.append({"role": "user", "content": "after"}))
+        ids = [json.loads(line).get("id") for line in path.read_text().splitlines()[1:]]
+        assert len(ids) == len(set(ids)) == 4, ids

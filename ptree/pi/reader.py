@@ -104,6 +104,10 @@ class _Reader:
     def __init__(self, path: str, strict: bool) -> None:
         self.path = path
         self.strict = strict
+        # The largest e<k> among the ids of skipped unfinished commits: the tree's
+        # counter goes past it, so that new default ids never repeat one of them (Pi,
+        # which reads those lines, would see the id twice).
+        self.skipped_counter = 0
 
     def fail(self, line: int | None, reason: str, entry_id: object = None) -> None:
         """Raise in strict mode; warn that the line was skipped in lenient mode."""
@@ -255,6 +259,11 @@ class _Reader:
         if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
             records, rec_lines = self.whole_batches(records, rec_lines)
         tree, leaf_ids = self.build(header, records, rec_lines, record_lines(parsed))
+        if self.skipped_counter > tree.counter:
+            store, size = tree.storage
+            tree = SessionTree.from_arrays(
+                store, size, tree.leaf, counter=self.skipped_counter, header=tree.header
+            )
         return FileState(tree, header.version, ends_clean, leaf_ids, len(data))
 
     def whole_batches(
@@ -275,6 +284,10 @@ class _Reader:
         size = 0
 
         def drop() -> None:
+            for rec in group:
+                eid = rec.get("id") if type(rec) is FrozenDict else None
+                if type(eid) is str:
+                    self.skipped_counter = max(self.skipped_counter, counter_of(eid))
             self.warn(
                 group_lines[0],
                 f"skipped an unfinished commit ({len(group)} of its {size} lines were "

@@ -12,7 +12,9 @@ line, which readers skip.  A commit of several lines marks each of them with
 ``"ptreeBatch": [k, n]`` (line ``k`` of ``n``): ptree's reader takes the mark off and
 skips a commit whose ``n`` lines are not all there, with a warning, in both modes.
 Pi's readers ignore the field (an unknown field), so Pi reads the file as before; it
-does see the lines of an unfinished commit (ptree does not).  What a power cut can
+does see the lines of an unfinished commit (ptree does not), so a tree loaded from the
+file gives later entries ids past theirs (:attr:`~ptree.SessionTree.counter`): no id
+is ever in the file twice.  What a power cut can
 still do: with ``fsync=True`` nothing that ``commit`` returned is lost; the commit
 being written may be lost whole (its lines, whole or torn, are skipped).  Without
 ``fsync``, the commits since the last :meth:`~SessionWriter.sync` may be lost, the
