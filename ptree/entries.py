@@ -453,6 +453,17 @@ class LazyMessageEntry(MessageEntry):
                 object.__setattr__(self, "__class__", MessageEntry)
         return _get_message(self, MessageEntry)  # type: ignore[no-any-return]
 
+    def undecoded(self) -> object | None:
+        """The message's undecoded source, or ``None`` once it has been decoded.  O(1).
+
+        For helpers of the reader that made the entry (the Pi reader's raw JSON
+        bytes): they may read what they need straight from the source without
+        decoding, freezing and keeping the whole message.  The source never changes;
+        the entry may be decoded meanwhile by another thread, which is harmless.
+        """
+        source = _get_message(self, MessageEntry)
+        return None if type(source) is FrozenDict else source
+
     def materialize(self) -> MessageEntry:
         """Decode now; the entry is a plain :class:`MessageEntry` afterwards.  O(message)."""
         self.message  # noqa: B018

@@ -22,8 +22,14 @@ from ..entries import (
     UnknownEntry,
     Usage,
 )
+from ..pi.fast import LoadedMessage
 
 __all__ = ["content_text", "entry_preview", "message_text", "one_line"]
+
+try:
+    import msgspec
+except ImportError:  # pragma: no cover - msgspec is a dependency; a stripped install
+    msgspec = None  # type: ignore[assignment]
 
 
 def content_text(content: Any) -> str:
@@ -87,15 +93,40 @@ def one_line(text: str, width: int | None = None) -> str:
     """``text`` on one line and safe to print, in at most ``width`` characters.
 
     Runs of whitespace become one space, anything unprintable (see above) U+FFFD,
-    and ``…`` ends a shortened text.  O(len(text)).
+    and ``…`` ends a shortened text.  O(len(text)), but only O(width) for a long
+    text that does not need all of it (most of them).
 
     >>> one_line("a\\n  b \\x1b[2J c", 8)
     'a b �[2…'
     """
+    if width is not None and len(text) > _enough(width):
+        short = _shortened(text, width)
+        if short is not None:
+            return short
     text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
     if width is None or len(text) <= width:
         return text
     return text[: max(width - 1, 0)] + "…"
+
+
+def _enough(width: int) -> int:
+    """How much of a long text :func:`_shortened` reads for a line of ``width``."""
+    return 4 * max(width, 0) + 64
+
+
+def _shortened(start: str, width: int) -> str | None:
+    """``one_line(text, width)`` from the ``start`` of a longer text, or ``None``
+    when the start does not decide it (mostly whitespace).  O(width).
+
+    With whitespace collapsed, the start of a text gives the start of the collapsed
+    text (its last word may be cut short, that is all), and one character unprintable
+    stays one U+FFFD: when that start is longer than ``width``, the text is shortened
+    and the result is known.
+    """
+    head = " ".join(start[: _enough(width)].split())
+    if len(head) <= width:
+        return None
+    return _UNPRINTABLE.sub("\ufffd", head[: max(width - 1, 0)]) + "…"
 
 
 def entry_preview(entry: Entry, width: int = 80) -> str:
@@ -107,6 +138,11 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
     'user: hello there'
     """
     if isinstance(entry, MessageEntry):
+        if isinstance(entry, LoadedMessage):
+            source = LoadedMessage.undecoded(entry)  # None if decoded since
+            quick = None if source is None else _loaded_preview(source, width)
+            if quick is not None:
+                return quick
         said = message_text(entry.message)
         stop = entry.message.get("stopReason")
         if not said and stop in ("aborted", "error"):
@@ -147,3 +183,92 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
     else:  # pragma: no cover - every kind is listed above
         text = entry.type
     return one_line(text, width)
+
+
+# ------------------------------------------------------- previews from the raw bytes
+#
+# ``ptree show`` previews every message of a session.  A message the Pi reader has
+# not decoded yet (a LoadedMessage) is previewed from its JSON bytes: msgspec reads
+# only the fields a preview needs, as plain values checked against the types below,
+# skipping the rest in C (a tool call's arguments, a tool result's details), and
+# nothing is frozen or kept.  Whatever the types below do not describe (a block that
+# is no object, a name that is a number, a lone surrogate...) fails the decode, and
+# the preview is made the ordinary way, from the decoded message: the text is the
+# same either way (tests/test_show_stream.py compares both).
+
+if msgspec is not None:
+
+    class _Block(msgspec.Struct):
+        type: str | None = None
+        text: str | None = None
+        thinking: str | None = None
+        name: str | None = "?"  # what .get("name", "?") gives when it is missing
+
+    class _Said(msgspec.Struct):
+        role: str
+        content: str | list[_Block] | None = None
+        command: str | None = ""
+        stopReason: str | None = None  # Pi's keys
+        errorMessage: str | None = None
+
+    _decode_said = msgspec.json.Decoder(_Said).decode
+    _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError,)
+
+
+def _blocks_text(blocks: list[_Block], enough: int | None) -> tuple[str, bool]:
+    """:func:`content_text` of decoded blocks, stopping once it has ``enough``
+    characters; and whether it is the whole text."""
+    parts: list[str] = []
+    size = 0
+    for block in blocks:
+        kind = block.type
+        part: str | None
+        if kind == "text":
+            part = block.text
+        elif kind == "thinking":
+            part = block.thinking
+        elif kind == "toolCall":
+            part = f"{block.name}(...)"
+        elif kind == "image":
+            part = "[image]"
+        else:
+            continue
+        if not part:
+            continue
+        parts.append(part)
+        size += len(part) + 1
+        if enough is not None and size > enough:
+            return " ".join(parts), False
+    return " ".join(parts), True
+
+
+def _loaded_preview(source: object, width: int) -> str | None:
+    """What :func:`entry_preview` gives for a message of these JSON bytes, or
+    ``None`` when they hold something the quick way does not handle.  O(len(source))
+    in C, O(width) in Python."""
+    if msgspec is None:  # pragma: no cover - msgspec is a dependency
+        return None
+    try:
+        message = _decode_said(source)  # type: ignore[arg-type]
+    except _Failed:
+        return None
+    if message.role == "bashExecution":
+        return one_line(f"{message.role}: $ {message.command}", width)
+    content = message.content
+    if content is None:
+        said, whole = "", True
+    elif isinstance(content, str):
+        said, whole = content, True
+    else:
+        said, whole = _blocks_text(content, _enough(width))
+    if not said and message.stopReason in ("aborted", "error"):
+        error = message.errorMessage
+        said = f"({message.stopReason}{': ' + error if error else ''})"
+    text = f"{message.role}: {said}"
+    if whole:
+        return one_line(text, width)
+    short = _shortened(text, width)
+    if short is None:  # the start was mostly whitespace: the whole text decides
+        said, _ = _blocks_text(content, None)  # type: ignore[arg-type]
+        short = one_line(f"{message.role}: {said}", width)
+    return short
