@@ -130,10 +130,19 @@ def _positive(text: str) -> int:
 
 
 def _lines(out: TextIO, lines: Iterable[str]) -> None:
+    """Write lines as they come, a few hundred at a time (one write per line costs
+    more than making the line)."""
     write = out.write
+    batch: list[str] = []
     for line in lines:
-        write(line)
-        write("\n")
+        batch.append(line)
+        if len(batch) >= 256:
+            batch.append("")
+            write("\n".join(batch))
+            batch.clear()
+    if batch:
+        batch.append("")
+        write("\n".join(batch))
 
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode

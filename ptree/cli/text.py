@@ -99,11 +99,17 @@ def one_line(text: str, width: int | None = None) -> str:
     >>> one_line("a\\n  b \\x1b[2J c", 8)
     'a b �[2…'
     """
-    if width is not None and len(text) > _enough(width):
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        # Nothing to change (printable: no whitespace but single spaces, nothing
+        # the pattern above replaces): most ids and short previews.
+        pass
+    elif width is not None and len(text) > _enough(width):
         short = _shortened(text, width)
         if short is not None:
             return short
-    text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
+        text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
+    else:
+        text = _UNPRINTABLE.sub("\ufffd", " ".join(text.split()))
     if width is None or len(text) <= width:
         return text
     return text[: max(width - 1, 0)] + "…"
