@@ -17,7 +17,7 @@ from typing import Any
 
 from ..entries import BranchSummary, Compaction, Entry, MessageEntry
 from ..tree import SessionTree
-from .text import entry_preview, one_line
+from .text import entry_preview, message_role, one_line
 
 __all__ = ["render_dot", "render_mermaid", "render_text", "tree_to_json"]
 
@@ -62,7 +62,7 @@ def _path_ids(tree: SessionTree) -> set[str]:
 def _kind(entry: Entry) -> str:
     """The short kind of an entry: a message's role, else the entry type."""
     if isinstance(entry, MessageEntry):
-        return str(entry.message.get("role"))
+        return message_role(entry)
     return entry.type
 
 

@@ -24,7 +24,7 @@ from ..entries import (
 )
 from ..pi.fast import LoadedMessage
 
-__all__ = ["content_text", "entry_preview", "message_text", "one_line"]
+__all__ = ["content_text", "entry_preview", "message_role", "message_text", "one_line"]
 
 try:
     import msgspec
@@ -217,7 +217,11 @@ if msgspec is not None:
         stopReason: str | None = None  # Pi's keys
         errorMessage: str | None = None
 
+    class _Role(msgspec.Struct):
+        role: str
+
     _decode_said = msgspec.json.Decoder(_Said).decode
+    _decode_role = msgspec.json.Decoder(_Role).decode
     _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError,)
 
 
@@ -278,3 +282,16 @@ def _loaded_preview(source: object, width: int) -> str | None:
         said, _ = _blocks_text(content, None)  # type: ignore[arg-type]
         short = one_line(f"{message.role}: {said}", width)
     return short
+
+
+def message_role(entry: MessageEntry) -> str:
+    """``str(entry.message.get("role"))``, read from the bytes of a message not
+    decoded yet (the reader checked that it is a string).  O(len(message)) in C."""
+    if isinstance(entry, LoadedMessage) and msgspec is not None:
+        source = LoadedMessage.undecoded(entry)
+        if source is not None:
+            try:
+                return _decode_role(source).role  # type: ignore[arg-type]
+            except _Failed:  # pragma: no cover - the reader checked the role
+                pass
+    return str(entry.message.get("role"))
