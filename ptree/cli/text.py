@@ -204,20 +204,20 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
 
 if msgspec is not None:
 
-    class _Block(msgspec.Struct):
+    class _Block(msgspec.Struct, gc=False):
         type: str | None = None
         text: str | None = None
         thinking: str | None = None
         name: str | None = "?"  # what .get("name", "?") gives when it is missing
 
-    class _Said(msgspec.Struct):
+    class _Said(msgspec.Struct, gc=False):
         role: str
         content: str | list[_Block] | None = None
         command: str | None = ""
         stopReason: str | None = None  # Pi's keys
         errorMessage: str | None = None
 
-    class _Role(msgspec.Struct):
+    class _Role(msgspec.Struct, gc=False):
         role: str
 
     _decode_said = msgspec.json.Decoder(_Said).decode
