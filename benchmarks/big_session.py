@@ -1,6 +1,6 @@
 """Opening a big session: ptree against bare json.loads and Pi, each in a fresh process.
 
-    python benchmarks/big_session.py [--messages 50000] [--runs 3]
+    python benchmarks/big_session.py [--messages 50000] [--runs 3] [--baseline COMMIT[:CASES]]
 
 Generates (once, cached in the system's temp folder) a Pi session of real messages
 (the benchmark pool, 1.7 KB of JSON each) with a branch every 40 entries: after every
@@ -131,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--messages", type=int, default=50_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument(
-        "--baseline", help="also run ptree.load (+ build_context) from this commit, side by side"
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="COMMIT[:CASE,...]",
+        help="also run these cases (default: ptree.load and ptree.load + build_context) "
+        "from this commit, side by side; may be given more than once",
     )
     args = ap.parse_args(argv)
     path = Path(tempfile.gettempdir()) / f"ptree-big-session-{args.messages}.jsonl"
@@ -157,26 +162,20 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "open.mjs"
         script.write_text(NODE_CASE)
-        old: dict[str, str] = {}
-        if args.baseline:
-            base = Path(d) / "baseline"
+        old: dict[str, tuple[str, Path]] = {}  # label: (case, checkout)
+        bases: list[Path] = []
+        for spec in args.baseline:
+            commit, _, listed = spec.partition(":")
+            base = Path(d) / f"baseline-{len(bases)}"
             subprocess.run(
-                [
-                    "git",
-                    "-C",
-                    str(ROOT),
-                    "worktree",
-                    "add",
-                    "--detach",
-                    "-q",
-                    str(base),
-                    args.baseline,
-                ],
+                ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base), commit],
                 check=True,
             )
-            for case in ("ptree.load", "ptree.load + build_context"):
-                label = f"{case} at {args.baseline[:8]}"
-                old[label] = case
+            bases.append(base)
+            chosen = listed.split(",") if listed else ["ptree.load", "ptree.load + build_context"]
+            for case in chosen:
+                label = f"{case} at {commit[:8]}"
+                old[label] = (case, base)
                 cpu[label], rss[label] = [], []
         idle_node = {name: _node(pkg, path, True, script)["rss"] for name, pkg in pis.items()}
         for _ in range(args.runs):
@@ -188,22 +187,13 @@ def main(argv: list[str] | None = None) -> int:
                 got = _node(pkg, path, False, script)
                 cpu[name].append(got["cpu"])
                 rss[name].append(got["rss"] - idle_node[name])
-            for label, case in old.items():
-                got = _py(case, path, Path(d) / "baseline")
+            for label, (case, base) in old.items():
+                got = _py(case, path, base)
                 cpu[label].append(got["cpu"])
                 rss[label].append(got["rss"] - idle_py)
-        if old:
+        for base in bases:
             subprocess.run(
-                [
-                    "git",
-                    "-C",
-                    str(ROOT),
-                    "worktree",
-                    "remove",
-                    "--force",
-                    str(Path(d) / "baseline"),
-                ],
-                check=False,
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False
             )
     floor = statistics.median(cpu["json.loads"])
     print(f"\nfile: {size / 1e6:.1f} MB, {args.messages:,} messages; {args.runs} runs per case")
