@@ -197,13 +197,15 @@ def main(argv: list[str] | None = None) -> int:
             )
     floor = statistics.median(cpu["json.loads"])
     print(f"\nfile: {size / 1e6:.1f} MB, {args.messages:,} messages; {args.runs} runs per case")
-    print("| case | CPU time | vs json.loads | vs Pi 0.73.1 | peak memory / file bytes |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    pi_ref = statistics.median(cpu["Pi 0.73.1"]) if "Pi 0.73.1" in cpu else None
+    print(
+        "| case | CPU time | vs json.loads | vs Pi 0.73.1 | vs Pi 1.6 | peak memory / file bytes |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    refs = [statistics.median(cpu[name]) if name in cpu else None for name in PI_PACKAGES]
     for case in cpu:
         t = statistics.median(cpu[case])
         m = statistics.median(rss[case]) * 1024 / size
-        vs_pi = f"{t / pi_ref:.2f}x" if pi_ref else "-"
+        vs_pi = " | ".join(f"{t / ref:.2f}x" if ref else "-" for ref in refs)
         label = f"{case} open + buildSessionContext" if case in pis else case
         print(f"| {label} | {t:.3f} s | {t / floor:.2f}x | {vs_pi} | {m:.2f}x |")
     return 0
