@@ -140,9 +140,15 @@ TEXT = st.text(
     max_size=30,
 )
 LONG_TEXT = st.builds(lambda s, n: s * n, TEXT, st.integers(0, 40))
+
+
+def json_containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(inner, max_size=2) | st.dictionaries(TEXT, inner, max_size=2)
+
+
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
-    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(TEXT, inner, max_size=2),
+    json_containers,
     max_leaves=4,
 )
 BLOCK_TYPE = st.sampled_from(["text", "thinking", "toolCall", "image", "toolResult", ""])
