@@ -28,7 +28,7 @@ ROOT = HERE.parent
 
 # One case per process; prints one JSON number: CPU seconds per operation.
 CASE = r"""
-import json, sys, time, gc
+import json, os, sys, time, gc
 sys.path.insert(0, {bench!r})
 from messages import load_pool
 import ptree
@@ -49,6 +49,8 @@ elif case in ("load", "build_context"):
             t = t.move_to(t.ids()[len(t) // 2])  # a branch now and then
         t = t.append(m)
     path = {path!r}
+    if os.path.exists(path):  # the previous run's: dump no longer replaces a file
+        os.remove(path)
     ptree.dump(t, path)
     del t
     gc.collect()

@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             out = folder / f"{name}.out.jsonl"
 
             def read_dump(read: Callable[[], ptree.SessionTree] = read, out: Path = out) -> None:
-                ptree.dump(read(), out)
+                ptree.dump(read(), out, overwrite=True)  # once per run
 
             base = median_ms(floor, runs)
             ours = median_ms(read, runs)

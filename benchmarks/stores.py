@@ -120,7 +120,7 @@ def loads(url: str, n: int, depth: int, repeat: int, tmp: Path) -> tuple[float, 
     ``ptree.load`` of the same session as a file (the three taking turns)."""
     tree = deep_leaf_session("load", n, depth)
     file = tmp / "load.jsonl"
-    ptree.dump(tree, file)
+    ptree.dump(tree, file, overwrite=True)  # one per store: the same file, written again
     with stores.open(url) as store:
         store.save(tree)
     del tree
