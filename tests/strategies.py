@@ -196,75 +196,44 @@ def appends(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = False) -> ptr
 
 
 @st.composite
-def appends_16(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = True) -> ptree.SessionTree:
-    """Append one entry of a random kind under ``tree``'s leaf (labels aim at real ids).
-
-    With ``pi16``, also Pi 1.6's kinds and shapes: usage entries, context edits aimed
-    at any entry (or none), system messages, contentless messages, compactions keeping
-    nothing (no, a null or their own ``firstKeptEntryId``) or with a checkpoint,
-    custom messages with null content or display.
+def appends_16(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
+    """Append one entry under ``tree``'s leaf: any kind :func:`append_steps` makes, or
+    Pi 1.6's kinds and shapes: usage entries, context edits aimed at any entry (or
+    none), system and contentless messages, branch summaries with usage, compactions
+    keeping nothing (no, a null or their own ``firstKeptEntryId``) or with a
+    checkpoint, custom messages with null content or display.
     """
     ids = tree.ids()
-    choices = [
-        "message",
-        "thinking",
-        "model",
-        "tools",
-        "branch",
-        "custom",
-        "custom_message",
-        "session_info",
-        "unknown",
-    ]
-    if ids:
-        choices += ["compaction", "label"]
-    if pi16:
-        choices += ["usage", "edit", "edit", "message", "compaction"]
-    kind = draw(st.sampled_from(choices))
+    kind = draw(
+        st.sampled_from(
+            ["other"] * 3
+            + ["message", "branch", "custom_message", "compaction", "usage"]
+            + ["edit"] * 2
+        )
+    )
     ts = draw(timestamps)
+    if kind == "other":
+        return draw(append_steps(ids)).apply(tree)
     if kind == "message":
-        return tree.append(draw(messages_16 if pi16 else messages), timestamp=ts)
-    if kind == "thinking":
-        level = draw(st.sampled_from(["off", "minimal", "low", "medium", "high"]))
-        return tree.append_thinking_level_change(level, timestamp=ts)
-    if kind == "model":
-        return tree.append_model_change(draw(keys), draw(keys), timestamp=ts)
-    if kind == "tools":
-        return tree.append_active_tools_change(draw(st.lists(keys, max_size=3)), timestamp=ts)
+        return tree.append(draw(messages_16), timestamp=ts)
     if kind == "branch":
-        usage = draw(st.none() | usages) if pi16 else None
+        usage = draw(st.none() | usages)
         return tree.append_branch_summary(draw(keys), draw(text), usage=usage, timestamp=ts)
-    if kind == "custom":
-        return tree.append_custom(draw(keys), draw(json_values(4)), timestamp=ts)
     if kind == "custom_message":
-        if pi16 and draw(st.booleans()):
-            extra: dict[str, Any] = {}
-            for key in ("content", "display", "details"):
-                if draw(st.booleans()):
-                    extra[key] = None
-            custom = ptree.CustomMessage(
-                id=ptree.counter_ids(tree),
-                parent_id=tree.leaf_id,
-                timestamp=ts,
-                custom_type=draw(keys),
-                content=None if "content" in extra or draw(st.booleans()) else draw(text),
-                display=None if "display" in extra else draw(st.none() | st.booleans()),
-                extra=extra,
-            )
-            return tree.insert(custom)
-        return tree.append_custom_message(
-            draw(keys), draw(text | content_blocks), display=draw(st.booleans()), timestamp=ts
-        )
-    if kind == "session_info":
-        return tree.append_session_info(draw(st.none() | text), timestamp=ts)
-    if kind == "compaction" and (not pi16 or (ids and draw(st.booleans()))):
-        return tree.append_compaction(
-            draw(text),
-            draw(st.sampled_from(ids)),
-            draw(st.integers(0, 10**6)),
-            system_message=None,
+        extra: dict[str, Any] = {}
+        for key in ("content", "display", "details"):
+            if draw(st.booleans()):
+                extra[key] = None
+        custom = ptree.CustomMessage(
+            id=ptree.counter_ids(tree),
+            parent_id=tree.leaf_id,
             timestamp=ts,
+            custom_type=draw(keys),
+            content=None if "content" in extra or draw(st.booleans()) else draw(text),
+            display=None if "display" in extra else draw(st.none() | st.booleans()),
+            extra=extra,
         )
+        return tree.insert(custom)
     if kind == "compaction":
         new_id = ptree.counter_ids(tree)
         first = draw(st.sampled_from([None, "null", new_id, *ids]))
@@ -281,8 +250,6 @@ def appends_16(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = True) -> p
             extra={"firstKeptEntryId": None} if first == "null" else None,
         )
         return tree.insert(compaction)
-    if kind == "label":
-        return tree.append_label(draw(st.sampled_from(ids)), draw(st.none() | text), timestamp=ts)
     if kind == "usage":
         return tree.append_usage(
             draw(st.sampled_from(["cache_warm", "classifier", "x"])),
@@ -292,25 +259,14 @@ def appends_16(draw: st.DrawFn, tree: ptree.SessionTree, pi16: bool = True) -> p
             note=draw(st.none() | text),
             timestamp=ts,
         )
-    if kind == "edit":
-        target = draw(st.sampled_from(["nowhere", *ids]))
-        edit = ptree.ContextEdit(
-            id=ptree.counter_ids(tree),
-            parent_id=tree.leaf_id,
-            timestamp=ts,
-            target_id=target,
-            replacement=draw(replacements),
-        )
-        return tree.insert(edit)
-    leaf = tree.leaf_id
-    entry = ptree.UnknownEntry(
+    edit = ptree.ContextEdit(  # kind == "edit"
         id=ptree.counter_ids(tree),
-        parent_id=leaf,
+        parent_id=tree.leaf_id,
         timestamp=ts,
-        entry_type="future_kind",
-        extra={"payload": draw(json_values(4))},
+        target_id=draw(st.sampled_from(["nowhere", *ids])),
+        replacement=draw(replacements),
     )
-    return tree.insert(entry)
+    return tree.insert(edit)
 
 
 @st.composite
