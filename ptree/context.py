@@ -45,6 +45,7 @@ __all__ = [
     "build_context",
     "current_system_message",
     "iso_to_ms",
+    "js_number",
     "to_provider_messages",
 ]
 
@@ -724,8 +725,16 @@ def _js_truthy(value: Any) -> bool:
 _UNDEFINED: Any = object()
 
 
-def _js_number(value: float) -> str:
-    """JavaScript's ``Number.prototype.toString`` of a finite number (ECMA-262)."""
+def js_number(value: float) -> str:
+    """JavaScript's ``Number.prototype.toString`` of a finite number (ECMA-262).
+
+    What Pi's text shows for a number (``${n}``), and what ``JSON.stringify`` writes
+    for one: the shortest digits that read back as the same double, laid out as
+    JavaScript does.  O(digits).
+
+    >>> js_number(1e21), js_number(123456789012345680000.0), js_number(1e-7), js_number(-0.5)
+    ('1e+21', '123456789012345680000', '1e-7', '-0.5')
+    """
     if value == 0:
         return "0"
     # repr gives the shortest digits that read back as the same double, as JavaScript
@@ -763,9 +772,9 @@ def _js_text(value: Any) -> str:
         return "false"
     if isinstance(value, int):
         # JavaScript holds every number as a double.
-        return str(value) if abs(value) <= 2**53 else _js_number(float(value))
+        return str(value) if abs(value) <= 2**53 else js_number(float(value))
     if isinstance(value, float):
-        return _js_number(value)
+        return js_number(value)
     if isinstance(value, Mapping):
         return "[object Object]"
     # An array: its items joined by commas, null and undefined shown as nothing.

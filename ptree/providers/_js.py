@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..context import js_number
 from ..names import js_trim
 
 __all__ = [
@@ -248,33 +249,6 @@ def _js_string(text: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
-def _js_number(value: float) -> str:
-    """Number::toString(10) for a finite double: the shortest digits, JavaScript's layout."""
-    if value == 0:
-        return "0"
-    if value < 0:
-        return "-" + _js_number(-value)
-    mantissa, _, exp_text = repr(value).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = whole + frac
-    point = len(whole) + (int(exp_text) if exp_text else 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    all_digits = stripped.rstrip("0")
-    k = len(all_digits)
-    n = point
-    if k <= n <= 21:
-        return all_digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return all_digits[:n] + "." + all_digits[n:]
-    if -6 < n <= 0:
-        return "0." + "0" * (-n) + all_digits
-    e = n - 1
-    sign = "+" if e >= 0 else "-"
-    head = all_digits[0] + ("." + all_digits[1:] if k > 1 else "")
-    return f"{head}e{sign}{abs(e)}"
-
-
 class _Lit:
     __slots__ = ("text",)
 
@@ -324,7 +298,7 @@ def _scalar(value: Any) -> str:
         except OverflowError:
             return "null"
     if isinstance(value, float):
-        return _js_number(value) if math.isfinite(value) else "null"
+        return js_number(value) if math.isfinite(value) else "null"
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
