@@ -562,6 +562,21 @@ _add(
     },
 )
 _add(
+    "responses call ids that are not strings (JavaScript's template text of each)",
+    "openai-responses",
+    "openai",
+    "gpt-5",
+    {
+        "id": "resp_5",
+        "status": "completed",
+        "output": [
+            {"type": "function_call", "id": {"x": 1}, "call_id": 7, "name": "ls"},
+            {"type": "function_call", "call_id": ["a", "b"], "name": "ls", "arguments": "{}"},
+            {"type": "custom_tool_call", "id": None, "call_id": True, "name": "p", "input": ""},
+        ],
+    },
+)
+_add(
     "responses cancelled",
     "openai-responses",
     "openai",

@@ -263,7 +263,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         elif kind == "function_call":
             block: dict[str, Any] = {
                 "type": "toolCall",
-                "id": f"{_js_template(item, 'call_id')}|{_js_template(item, 'id')}",
+                "id": _call_id(item),
                 "name": item.get("name"),
             }
             block.update(parse_arguments(item.get("arguments") or ""))
@@ -274,7 +274,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             # a grammar tool's free-text input; pi-ai files it under "input"
             block = {
                 "type": "toolCall",
-                "id": f"{_js_template(item, 'call_id')}|{_js_template(item, 'id')}",
+                "id": _call_id(item),
                 "name": item.get("name"),
                 "arguments": {"input": item.get("input") or ""},
             }
@@ -316,7 +316,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     incomplete = response.get("incomplete_details")
     reason = incomplete.get("reason") if isinstance(incomplete, dict) else None
     reason = reason if isinstance(reason, str) else None
-    raw_reason = f"{_js_template(response, 'status')}.{reason}" if reason else status
+    raw_reason = f"{template(response.get('status', MISSING))}.{reason}" if reason else status
     if raw_reason is not None:
         out["rawStopReason"] = raw_reason
     error_message: str | None = None
@@ -344,15 +344,6 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     return out
 
 
-def _js_template(item: dict[str, Any], key: str) -> str:
-    # `${item[key]}` in JavaScript
-    if key not in item:
-        return "undefined"
-    value = item[key]
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return value if isinstance(value, str) else js_json(value)
+def _call_id(item: dict[str, Any]) -> str:
+    """pi-ai's ``${item.call_id}|${item.id}`` for a function or grammar-tool call."""
+    return f"{template(item.get('call_id', MISSING))}|{template(item.get('id', MISSING))}"
