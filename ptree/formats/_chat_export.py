@@ -23,6 +23,7 @@ from ..header import SessionHeader
 from ..pi import dump
 from ..pi.files import read_regular
 from ..tree import SessionTree
+from ._common import ZERO_USAGE
 from .errors import ExportFormatError
 
 
@@ -83,16 +84,6 @@ def user(text: str, seconds: float) -> dict[str, Any]:
             "timestamp": round(seconds * 1000),
         },
     }
-
-
-ZERO_USAGE = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
 
 
 def assistant(
