@@ -53,7 +53,7 @@ import attrs
 from ..entries import Entry, entry_from_json
 from ..header import CURRENT_VERSION, SessionHeader
 from ..pi.errors import SessionFileWarning, SessionLockedError
-from ..pi.files import sync_directory, write_all, write_temp
+from ..pi.files import replace_file, sync_directory, write_all, write_temp
 from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
 from ..pi.reader import read_state
 from ..tree import SessionTree
@@ -308,14 +308,7 @@ class JsonlStore(Store):
         target = self._state_path(path)
         line = json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
         if fresh:
-            tmp = write_temp(target, line)
-            try:
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-            sync_directory(self._dir)
+            replace_file(target, line)
             return
         fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
