@@ -443,10 +443,13 @@ class LazyMessageEntry(MessageEntry):
     @property
     def message(self) -> FrozenDict:
         """The message, decoded on the first read (then a plain slot read)."""
+        # The class first: once another thread has stored the value, the class is
+        # MessageEntry (no decode), but then the slot read next holds the value.
+        lazy = type(self)
         source = _get_message(self, MessageEntry)
         if type(source) is FrozenDict:  # another thread stored it after our lookup
             return source
-        value = self.decode(source)
+        value = lazy.decode(source)
         with _decode_lock:
             if type(self) is not MessageEntry:
                 _set_message(self, value)

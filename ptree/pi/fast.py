@@ -25,35 +25,57 @@ from ..entries import LazyMessageEntry
 from ..frozen import FrozenDict
 from .lines import parse_line
 
-__all__ = ["AVAILABLE", "LoadedMessage", "json_depth", "message_line"]
+__all__ = ["AVAILABLE", "SCANNER", "LoadedMessage", "json_depth", "line_scanner", "message_line"]
 
 try:
     import msgspec
 except ImportError:  # pragma: no cover - msgspec is a dependency; a stripped install
     msgspec = None  # type: ignore[assignment]
 
+try:
+    from . import _scan
+except ImportError:  # pragma: no cover - built where a C compiler is found (setup.py)
+    _scan = None  # type: ignore[assignment]
+
 AVAILABLE = msgspec is not None
 """Whether the fast path can run (msgspec imports)."""
+
+SCANNER: Literal["C", "msgspec", "none"] = (
+    "C" if _scan is not None else "msgspec" if msgspec is not None else "none"
+)
+"""Which fast path reads message lines: ``"C"`` (the line scanner, ``ptree/pi/_scan.c``,
+built at install where a C compiler is found), else ``"msgspec"`` (one line at a
+time, :func:`message_line`), else ``"none"`` (every line decoded)."""
 
 FAST_DEPTH = 64
 """A line nested at most this deep is within any limit the ordinary reader enforces;
 a deeper one goes the ordinary way."""
 
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+_PAIRS = bytes(range(256)).replace(b"[", b"{").replace(b"]", b"}")
 
 
-def json_depth(raw: bytes) -> int:
-    """How deep a valid JSON line nests.  O(len(raw)).
+def json_depth(raw: bytes, limit: int | None = None) -> int:
+    """How deep a valid JSON line nests; past ``limit``, ``limit + 1``.
+    O(len(raw)), or O(len(raw) * limit) with a limit.
 
     Strings are cut out first: with escaped backslashes and then escaped quotes
     removed, the quotes left alternate between opening and closing a string, so the
-    pieces of a split on them at even places are what lies outside strings.
+    pieces of a split on them at even places are what lies outside strings.  With a
+    limit, the innermost pairs of the brackets left are taken away, all at once, at
+    most ``limit + 1`` times (in C): each round takes one level off.
     """
     plain = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = b"".join(plain.split(b'"')[::2]).translate(None, _NOT_BRACKETS)
+    brackets = b"".join(plain.split(b'"')[::2]).translate(_PAIRS, _NOT_BRACKETS)
+    if limit is not None:
+        rounds = 0
+        while brackets and rounds <= limit:
+            brackets = brackets.replace(b"{}", b"")
+            rounds += 1
+        return rounds
     depth = most = 0
     for c in brackets:
-        if c == 0x5B or c == 0x7B:  # [ {
+        if c == 0x7B:  # {
             depth += 1
             if depth > most:
                 most = depth
@@ -63,28 +85,94 @@ def json_depth(raw: bytes) -> int:
 
 
 # A number the ordinary reader refuses reads as infinity: it has an exponent of three
-# digits or more, or 309 digits.  One translate maps every digit to "0", "E" to "e"
-# and "[" to "{", so that plain substring searches find the candidates (and count the
-# brackets); a candidate (found inside a string too, say in a hex id) costs a full
-# msgspec decode of that line, which refuses numbers out of range.
+# digits or more, or 309 digits.  One translate maps every digit and "+" to "0", "E"
+# to "e" and "[" to "{", so that plain substring searches find the candidates (and
+# count the brackets).  A candidate is a real number only where a number can stand:
+# after ``:``, ``,``, ``[`` or a blank (a sign and digits before it), and before one
+# of ``,]}`` or a blank; a digit string of a hex id or of code in a text is not.  A
+# real candidate costs a full msgspec decode of its line, which refuses numbers out
+# of range.
 _TABLE = bytearray(range(256))
-for _digit in b"123456789":
+for _digit in b"123456789+":
     _TABLE[_digit] = ord("0")
 _TABLE[ord("E")] = ord("e")
 _TABLE[ord("[")] = ord("{")
 _CANON = bytes(_TABLE)
-_EXP, _EXP_PLUS, _RUN = b"0e000", b"0e+000", b"0" * 300
+_EXP, _RUN = b"0e000", b"0" * 300
+_BEFORE = frozenset(b":,[ \t\r\n")
+_AFTER = frozenset(b",]} \t\r\n")
+_MANTISSA = frozenset(b"0123456789.")
+
+
+def _number_at(raw: bytes, at: int) -> bool:
+    """Whether the exponent candidate whose ``e`` is at ``at`` can be a JSON number
+    token (not digits inside a string).  O(length of the number)."""
+    start = at - 1
+    while start >= 0 and raw[start] in _MANTISSA:
+        start -= 1
+    if start >= 0 and raw[start] == 0x2D:  # -
+        start -= 1
+    if start >= 0 and raw[start] not in _BEFORE:
+        return False
+    end = at + 1
+    size = len(raw)
+    if end < size and raw[end] in b"+-":
+        end += 1
+    while end < size and 0x30 <= raw[end] <= 0x39:
+        end += 1
+    return end == size or raw[end] in _AFTER
 
 
 class LoadedMessage(LazyMessageEntry):
-    """A message entry read from a Pi file, its message decoded on first read."""
+    """A message entry read from a Pi file, its message decoded on first read.
+
+    Its source is the message's JSON text, checked by the reader: a ``msgspec.Raw``
+    (:func:`message_line`) or a ``Span`` of the file's bytes (the C scanner), both
+    read like ``bytes``.
+    """
 
     __slots__ = ()
 
     @staticmethod
     def decode(source: Any) -> FrozenDict:
-        """The frozen message of the raw JSON bytes :func:`message_line` checked."""
-        return parse_line(bytes(source).decode("utf-8"))  # type: ignore[no-any-return]
+        """The frozen message of the raw JSON bytes the reader checked."""
+        return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
+
+
+CHUNK = 4096
+"""Lines the C scanner checks per call: few enough that its list of results stays
+small next to the entries it stands for."""
+
+
+class LineScanner:
+    """The C scanner over the lines of one file's bytes (see :func:`line_scanner`)."""
+
+    __slots__ = ("data", "ids")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.ids: dict[str, str] = {}
+
+    def scan(self, start: int) -> tuple[list[LoadedMessage | int], int]:
+        """The next :data:`CHUNK` lines from offset ``start`` (a line's start) and the
+        offset after them.  A plain message line (one the ordinary reader would read
+        as exactly ``type``, ``id``, ``parentId``, ``timestamp`` and a ``message``
+        with a string role, without error) gives its entry; any other line gives its
+        start offset, for the ordinary reader.  O(bytes of the lines), in C but for
+        one constructor call per entry.
+        """
+        items, stop = _scan.scan(self.data, start, CHUNK, self.ids)
+        pending = LoadedMessage.pending
+        return [
+            item if type(item) is int else pending(*item)  # type: ignore[misc]
+            for item in items
+        ], stop
+
+
+def line_scanner(data: bytes) -> LineScanner | None:
+    """The C scanner over ``data`` (a whole file after its header), or ``None``
+    where the extension was not built.  O(1)."""
+    return LineScanner(data) if SCANNER == "C" else None
 
 
 if msgspec is not None:
@@ -107,24 +195,47 @@ if msgspec is not None:
 
 def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage | None:
     """The entry of a plain message line, or ``None`` when the line needs the
-    ordinary reader.  O(length of the line), all of it in C but the checks' glue.
+    ordinary reader.  O(length of the line), nearly all of it in C.
 
     ``source``, the same bytes as a view into the file's buffer, is what the entry
     keeps (so it holds no copy of its own); by default ``raw`` itself.
     """
-    canon = raw.translate(_CANON)
     try:
         env = _decode_envelope(raw if source is None else source)
-        # Nesting: a line with few brackets cannot be deep; one with many is measured.
-        if canon.count(b"{") > FAST_DEPTH and json_depth(raw) > FAST_DEPTH:
-            return None
-        _decode_head(env.message)
-        if _EXP in canon or _EXP_PLUS in canon or _RUN in canon:
-            _decode_any(raw)  # refuses a number out of range
     except _Failed:
         return None
     if not env.id:
         return None
+    # The role: a line that ends in "}}" ends with the message (the one field that
+    # takes an object; msgspec kept the last of duplicate keys, as json.loads does),
+    # so the message is the last len(message) bytes before the final brace.  If it
+    # starts with a string "role" and names no other "role", that is a string;
+    # anything else is decoded by msgspec.
+    size = len(raw)
+    begin = size - 1 - len(env.message)
+    if not (
+        raw.endswith(b"}}")
+        and raw.startswith(b'{"role":"', begin)
+        and raw.find(b'"role"', begin + 8) < 0
+    ):
+        try:
+            _decode_head(env.message)
+        except _Failed:
+            return None
+    canon = raw.translate(_CANON)
+    # Nesting: a line with few brackets cannot be deep; one with many is measured.
+    if canon.count(b"{") > FAST_DEPTH and json_depth(raw, FAST_DEPTH) > FAST_DEPTH:
+        return None
+    at = canon.find(_EXP)
+    while at >= 0:
+        if _number_at(raw, at + 1):
+            break
+        at = canon.find(_EXP, at + 1)
+    if at >= 0 or _RUN in canon:
+        try:
+            _decode_any(raw)  # refuses a number out of range
+        except _Failed:
+            return None
     if not raw.isascii():
         try:
             raw.decode("utf-8")

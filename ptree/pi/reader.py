@@ -180,7 +180,8 @@ class _Reader:
         # Parse every line.  ``parsed`` holds the line numbers of all records that are
         # JSON (header first): a version 1 ``firstKeptEntryIndex`` counts them.  Plain
         # message lines of a version 3 file take the fast path (:mod:`ptree.pi.fast`):
-        # checked whole, their message decoded on first read.
+        # checked whole, their message decoded on first read; with the C scanner, a
+        # few thousand lines are checked per call and only the others come here.
         records: list[FrozenDict | Entry] = []
         rec_lines: list[int] = []
         parsed: list[int] = []
@@ -189,20 +190,18 @@ class _Reader:
         made = containers_made
         fast: Callable[[bytes, memoryview], Entry | None] | None = None
         find = data.find
-        start = 0
-        for i in range(count):
-            stop = find(b"\n", start)
-            if stop < 0:
-                stop = size
-            raw = data[start:stop]
-            line_start, start = start, stop + 1
+
+        def other(i: int, line_start: int, stop: int) -> None:
+            """Line ``i`` (``data[line_start:stop]``), the ordinary way."""
+            nonlocal header, fast
+            raw = data[line_start:stop]
             if fast is not None and raw:
                 entry = fast(raw, view[line_start:stop])
                 if entry is not None:
                     parsed.append(i + 1)
                     records.append(entry)
                     rec_lines.append(i + 1)
-                    continue
+                    return
             text = self.line_text(i, raw)
             if not text:
                 if text is None:
@@ -213,7 +212,7 @@ class _Reader:
                         self.torn(i + 1, i == last and not ends_clean)
                     else:
                         self.fail(i + 1, "not UTF-8 text")
-                continue
+                return
             lineno = i + 1
             before = made()
             try:
@@ -225,35 +224,64 @@ class _Reader:
                 if header is None:
                     raise SessionFileError(path, lineno, f"no session header: {TOO_DEEP}")
                 self.fail(lineno, TOO_DEEP)
-                continue
+                return
             if end != len(text):
                 try:
                     value = parse_line(text)
                 except ValueError as exc:
                     if text.isspace():
-                        continue
+                        return
                     if header is None:
                         raise SessionFileError(path, lineno, f"no session header: {exc}") from None
                     if i == last and not ends_clean:
                         self.torn(lineno, True)
-                        continue
+                        return
                     if is_torn(text):
                         self.torn(lineno, False)
-                        continue
+                        return
                     self.fail(lineno, str(exc))
-                    continue
+                    return
             if header is None:
                 header = self.header(lineno, value)
                 parsed.append(lineno)
                 if header.version >= 3 and fast_path.AVAILABLE:
                     fast = fast_path.message_line
-                continue
+                return
             parsed.append(lineno)
             if type(value) is not FrozenDict:
                 self.fail(lineno, f"not a JSON object but {_kind(value)}")
-                continue
+                return
             records.append(value)
             rec_lines.append(lineno)
+
+        i = start = 0
+        while i < count and header is None:
+            stop = find(b"\n", start)
+            if stop < 0:
+                stop = size
+            other(i, start, stop)
+            i, start = i + 1, stop + 1
+        lines = fast_path.line_scanner(data) if header is not None and fast is not None else None
+        while i < count:
+            if lines is None:
+                stop = find(b"\n", start)
+                if stop < 0:
+                    stop = size
+                other(i, start, stop)
+                i, start = i + 1, stop + 1
+                continue
+            # The C scanner: an entry for each plain message line, a line's start
+            # offset for any other.
+            items, start = lines.scan(start)
+            for item in items:
+                if isinstance(item, int):
+                    stop = find(b"\n", item)
+                    other(i, item, size if stop < 0 else stop)
+                else:
+                    parsed.append(i + 1)
+                    records.append(item)
+                    rec_lines.append(i + 1)
+                i += 1
         if header is None:
             raise SessionFileError(path, None, "empty file: no session header")
         if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
@@ -403,7 +431,7 @@ class _Reader:
             eid: str
             pid: str | None
             rec: FrozenDict
-            if type(item) is loaded:  # checked and made by the fast path
+            if type(item) is loaded:  # checked and made by a fast path
                 entry = item
                 eid = item.id
                 pid = item.parent_id

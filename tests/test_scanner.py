@@ -1,0 +1,448 @@
+"""The C line scanner (ptree/pi/_scan.c): checks message lines whole, in C.
+
+The scanner must never take a line the ordinary reader would read differently: every
+line it takes gives the same id, parent, timestamp and message as the ordinary reader,
+and every line the ordinary reader refuses is left to it.  The reference is the
+ordinary reader's own line parser (``ptree.pi.lines.parse_line`` on the UTF-8 text,
+the path the rest of the suite tests against Pi), never the scanner.  Whole files are
+also loaded three ways (C scanner, msgspec path, ordinary reader) and compared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import event, example, given, settings
+from hypothesis import strategies as st
+
+from ptree import SessionFileError, load
+from ptree.pi import fast
+from ptree.pi.lines import parse_line
+
+FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
+
+if fast.SCANNER != "C":  # pragma: no cover - the extension is built by pip install
+    if os.environ.get("CI"):
+        pytest.fail(
+            "the C line scanner (ptree/pi/_scan.c) was not built: CI has a compiler",
+            pytrace=False,
+        )
+    pytest.skip("the C line scanner was not built here (no C compiler)", allow_module_level=True)
+
+from ptree.pi import _scan  # noqa: E402
+
+
+def scan_one(raw: bytes) -> tuple[str, str | None, str, Any] | int:
+    """The scanner's item for a file that is this one line."""
+    items, stop = _scan.scan(raw + b"\n", 0, 10, {})
+    assert len(items) == 1
+    assert stop == len(raw) + 1
+    return items[0]
+
+
+def reference(raw: bytes) -> tuple[str, str | None, str, Any] | None:
+    """What the ordinary reader makes of the line when it is a plain message line
+    (exactly type, id, parentId, timestamp, message with a string role), else None."""
+    try:
+        value = parse_line(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(value, dict) or set(value) != {
+        "type",
+        "id",
+        "parentId",
+        "timestamp",
+        "message",
+    }:
+        return None
+    eid, pid, ts, msg = value["id"], value["parentId"], value["timestamp"], value["message"]
+    if value["type"] != "message" or type(eid) is not str or not eid:
+        return None
+    if not (pid is None or type(pid) is str) or type(ts) is not str:
+        return None
+    if not isinstance(msg, dict) or type(msg.get("role")) is not str:
+        return None
+    return eid, pid, ts, msg
+
+
+def check_line(raw: bytes) -> bool:
+    """Assert the scanner's item for ``raw`` agrees with the reference; whether the
+    scanner took the line."""
+    item = scan_one(raw)
+    if type(item) is int:
+        assert item == 0
+        return False
+    expected = reference(raw)
+    assert expected is not None, f"the scanner took a line the reader refuses: {raw!r}"
+    eid, pid, ts, span = item  # type: ignore[misc]
+    assert (eid, pid, ts) == expected[:3]
+    assert parse_line(str(span, "utf-8")) == expected[3]
+    assert bytes(span) == bytes(memoryview(span))
+    assert len(span) == len(bytes(span))
+    return True
+
+
+def line(message: str, *, entry_id: str = "a1", parent: str | None = None) -> bytes:
+    return (
+        f'{{"type":"message","id":"{entry_id}","parentId":{json.dumps(parent)},'
+        f'"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}'
+    ).encode()
+
+
+# Lines that differ from a plain message line in one way each.  (taken?) says whether
+# the scanner must take it: True where the reader reads a plain message line and the
+# line is written the plain way; False where the reader refuses it or reads something
+# else; None where either is right (the scanner may leave an unusual spelling to the
+# reader).
+CASES: dict[str, tuple[bytes, bool | None]] = {
+    "plain": (line('{"role":"user","content":"hi"}'), True),
+    "nested content": (line('{"role":"user","content":[{"type":"text","text":"x"}]}'), True),
+    "every JSON kind": (
+        line('{"role":"u","a":[true,false,null,0,-0,1.5,-2e-5,3E+8,"s",{},[]]}'),
+        True,
+    ),
+    "blanks inside": (line('{ "role" : "u" , "c" : [ 1 , { } ] }'), True),
+    "role not first": (line('{"content":"x","role":"assistant"}'), True),
+    "escapes in text": (line(r'{"role":"u","c":"a\"b\\c\/d\b\f\n\r\t\u00e9\ud800"}'), True),
+    "escaped role value": (line(r'{"role":"\u0075ser"}'), True),
+    "non-ASCII": (line('{"role":"u","c":"h\u00e9llo \u2192 \u4e16 \U0001f600"}'), True),
+    "largest double": (line('{"role":"u","n":1.7976931348623157e308}'), True),
+    "tiny double": (line('{"role":"u","n":1e-400}'), True),
+    "huge integer": (line('{"role":"u","n":' + "9" * 400 + "}"), None),
+    "number out of range": (line('{"role":"u","n":1e400}'), False),
+    "number out of range, negative": (line('{"role":"u","n":-2.5E+309}'), False),
+    "just past the largest double": (line('{"role":"u","n":1.7976931348623159e308}'), False),
+    "320 digits and a fraction": (line('{"role":"u","n":' + "9" * 320 + ".5}"), False),
+    "leading zero": (line('{"role":"u","n":01}'), False),
+    "bare fraction": (line('{"role":"u","n":.5}'), False),
+    "dangling point": (line('{"role":"u","n":1.}'), False),
+    "dangling exponent": (line('{"role":"u","n":1e}'), False),
+    "plus sign": (line('{"role":"u","n":+1}'), False),
+    "NaN": (line('{"role":"u","n":NaN}'), False),
+    "Infinity": (line('{"role":"u","n":-Infinity}'), False),
+    "bad literal": (line('{"role":"u","n":tru}'), False),
+    "no role": (line('{"content":"x"}'), False),
+    "empty message": (line("{}"), False),
+    "role a number": (line('{"role":5}'), False),
+    "role twice, last no string": (line('{"role":"u","role":null}'), False),
+    "role twice, both strings": (line('{"role":"u","role":"v"}'), None),
+    "role spelled with an escape": (line(r'{"\u0072ole":"u"}'), None),
+    "message an array": (line('[{"role":"u"}]'), False),
+    "message a string": (line('"user"'), False),
+    "raw control character": (line('{"role":"u","c":"a\x01b"}'), False),
+    "raw tab in a string": (line('{"role":"u","c":"a\tb"}'), False),
+    "raw DEL (fine)": (line('{"role":"u","c":"a\x7fb"}'), True),
+    "bad escape": (line(r'{"role":"u","c":"\x"}'), False),
+    "short unicode escape": (line(r'{"role":"u","c":"\u12"}'), False),
+    "unclosed string": (line('{"role":"u","c":"abc}'), False),
+    "trailing comma": (line('{"role":"u","c":[1,]}'), False),
+    "missing colon": (line('{"role":"u","c" 1}'), False),
+    "extra envelope key": (line('{"role":"u"}')[:-1] + b',"x":1}', False),
+    "extra data after": (line('{"role":"u"}') + b"x", False),
+    "blank after": (line('{"role":"u"}') + b" ", None),
+    "blank before": (b" " + line('{"role":"u"}'), None),
+    "carriage return after": (line('{"role":"u"}') + b"\r", None),
+    "empty id": (line('{"role":"u"}', entry_id=""), False),
+    "escaped id": (line('{"role":"u"}', entry_id=r"a\u0031"), None),
+    "parent given": (line('{"role":"u"}', parent="p0"), True),
+    "duplicate id key": (
+        b'{"type":"message","id":"a","id":"b","parentId":null,"timestamp":"t",'
+        b'"message":{"role":"u"}}',
+        None,
+    ),
+    "keys in another order": (
+        b'{"message":{"role":"u"},"timestamp":"t","parentId":null,"id":"a","type":"message"}',
+        True,
+    ),
+    "no parentId": (b'{"type":"message","id":"a","timestamp":"t","message":{"role":"u"}}', False),
+    "timestamp a number": (
+        b'{"type":"message","id":"a","parentId":null,"timestamp":5,"message":{"role":"u"}}',
+        False,
+    ),
+    "another type": (
+        b'{"type":"custom","id":"a","parentId":null,"timestamp":"t","message":{"role":"u"}}',
+        False,
+    ),
+    "nested 62 deep (line 64)": (line('{"role":"u","c":' + "[" * 62 + "]" * 62 + "}"), True),
+    "nested 63 deep (line 65)": (line('{"role":"u","c":' + "[" * 63 + "]" * 63 + "}"), False),
+    "nested 600 deep": (line('{"role":"u","c":' + "[" * 600 + "]" * 600 + "}"), False),
+    "unbalanced": (line('{"role":"u","c":[[]}'), False),
+    "empty line": (b"", False),
+    "not JSON": (b"hello", False),
+}
+
+UTF8 = {
+    "two bytes": (b"\xc3\xa9", True),
+    "three bytes": (b"\xe2\x82\xac", True),
+    "four bytes": (b"\xf0\x9f\x98\x80", True),
+    "highest code point": (b"\xf4\x8f\xbf\xbf", True),
+    "past the highest": (b"\xf4\x90\x80\x80", False),
+    "F5": (b"\xf5\x80\x80\x80", False),
+    "overlong two": (b"\xc0\x80", False),
+    "overlong C1": (b"\xc1\xbf", False),
+    "overlong three": (b"\xe0\x80\x80", False),
+    "overlong four": (b"\xf0\x80\x80\x80", False),
+    "encoded surrogate": (b"\xed\xa0\x80", False),
+    "last before surrogates": (b"\xed\x9f\xbf", True),
+    "lone continuation": (b"\x80", False),
+    "cut short": (b"\xe2\x82", False),
+    "cut short at the quote": (b"\xc3", False),
+    "latin-1 byte": (b"\xe9t\xe9", False),
+    "FF": (b"\xff", False),
+}
+
+
+class TestLines:
+    @pytest.mark.parametrize("name", sorted(CASES))
+    def test_case(self, name: str) -> None:
+        """Each unusual line: taken exactly when it should be, with the reader's values."""
+        raw, taken = CASES[name]
+        got = check_line(raw)
+        if taken is not None:
+            assert got is taken
+
+    @pytest.mark.parametrize("name", sorted(UTF8))
+    def test_utf8(self, name: str) -> None:
+        """UTF-8 as Python's strict decoder has it, inside a string."""
+        raw_text, valid = UTF8[name]
+        raw = line('{"role":"u","c":"<>"}').replace(b"<>", raw_text)
+        assert check_line(raw) is valid
+        assert (reference(raw) is not None) is valid
+
+    def test_several_lines_and_chunks(self) -> None:
+        """Lines are cut at newlines; a call reads at most ``limit`` lines and says
+        where the next starts; parent ids are the parent's own id object."""
+        lines = [
+            line('{"role":"u"}', entry_id=f"m{i}", parent=f"m{i - 1}" if i else None)
+            for i in range(5)
+        ]
+        lines[2] = b"not json"
+        data = b"\n".join(lines) + b"\n"
+        ids: dict[str, str] = {}
+        first, stop = _scan.scan(data, 0, 3, ids)
+        rest, end = _scan.scan(data, stop, 10, ids)
+        assert end == len(data)
+        items = first + rest
+        assert len(items) == 5
+        assert items[2] == data.index(b"not json")
+        assert stop == data.index(lines[3])
+        tuples = [i for i in items if type(i) is tuple]
+        assert [t[0] for t in tuples] == ["m0", "m1", "m3", "m4"]
+        assert tuples[1][1] is tuples[0][0]  # m1's parent is m0's id object
+        assert tuples[3][1] is tuples[2][0]
+
+    def test_bad_arguments(self) -> None:
+        """Only bytes (a span points into them); offsets within the data."""
+        with pytest.raises(TypeError):
+            _scan.scan(bytearray(b"x"), 0, 1, {})  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="out of range"):
+            _scan.scan(b"x", 5, 1, {})
+        with pytest.raises(ValueError, match="out of range"):
+            _scan.scan(b"x", 0, -1, {})
+
+    def test_span_keeps_its_bytes_alive(self) -> None:
+        """A span holds the bytes it points into: they outlive every other reference."""
+        data = line('{"role":"u","c":"' + "x" * 1000 + '"}') + b"\n"
+        item = _scan.scan(bytes(bytearray(data)), 0, 1, {})[0][0]
+        span = item[3]  # type: ignore[index]
+        assert bytes(span) == b'{"role":"u","c":"' + b"x" * 1000 + b'"}'
+        assert str(span, "utf-8").startswith('{"role"')
+
+
+# Bytes that break JSON in interesting ways, spliced into plain lines at random places.
+SPICE = [
+    b'"',
+    b"\\",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b" ",
+    b"\t",
+    b"\r",
+    b"\x00",
+    b"\x1f",
+    b"\x7f",
+    b"\x80",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"e400",
+    b"E+309",
+    b"1e400",
+    b"-",
+    b"0",
+    b".",
+    b"\\u",
+    b"\\ud800",
+    b'"role":',
+    b'"role":5,',
+    b"null",
+    b"true",
+    b'"id":"x",',
+    b"9" * 120,
+]
+
+
+def message_values() -> st.SearchStrategy[Any]:
+    def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+
+    return st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(),
+        containers,
+        max_leaves=12,
+    )
+
+
+@st.composite
+def mangled_lines(draw: st.DrawFn) -> bytes:
+    message = {"role": draw(st.sampled_from(["user", "assistant", "toolResult"]))}
+    message["content"] = draw(message_values())
+    text = json.dumps(message, ensure_ascii=draw(st.booleans()), separators=(",", ":"))
+    raw = line(text, parent=draw(st.none() | st.just("p")))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(raw)))
+        how = draw(st.sampled_from(["insert", "delete", "replace"]))
+        piece = draw(st.sampled_from(SPICE) | st.binary(min_size=1, max_size=3))
+        if how == "insert":
+            raw = raw[:at] + piece + raw[at:]
+        elif how == "delete":
+            raw = raw[:at] + raw[at + len(piece) :]
+        else:
+            raw = raw[:at] + piece + raw[at + len(piece) :]
+    return raw.replace(b"\n", b" ")
+
+
+class TestProperties:
+    @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
+    @given(mangled_lines())
+    @example(line('{"role":"u","c":"\\\\"}'))
+    @example(line('{"role":"u","c":"\\\\\\""}'))
+    def test_never_takes_what_the_reader_reads_otherwise(self, raw: bytes) -> None:
+        """Plain lines with bytes spliced in: whatever the scanner takes, the reader
+        reads as that same plain message line."""
+        event("taken" if check_line(raw) else "left to the reader")
+
+    @settings(max_examples=300, deadline=None)
+    @given(message_values(), st.booleans())
+    def test_takes_every_plain_line(self, content: Any, ascii_only: bool) -> None:
+        """A plain message line as Pi writes it (compact JSON) is always taken."""
+        text = json.dumps({"role": "user", "content": content}, ensure_ascii=ascii_only)
+        assert check_line(line(text))
+
+
+# ---------------------------------------------------------------------- whole files
+
+
+@pytest.fixture
+def paths() -> Iterator[None]:
+    saved = fast.SCANNER, fast.AVAILABLE
+    yield
+    fast.SCANNER, fast.AVAILABLE = saved
+
+
+def load_three(path: Path, strict: bool = True) -> list[Any]:
+    """The file loaded with the C scanner, the msgspec path and the ordinary reader:
+    (tree or error text, warnings, the messages) for each."""
+    out = []
+    saved = fast.SCANNER, fast.AVAILABLE
+    try:
+        for scanner, available in (("C", True), ("msgspec", True), ("none", False)):
+            fast.SCANNER, fast.AVAILABLE = scanner, available  # type: ignore[assignment]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    got: Any = load(path, strict=strict)
+                    messages = [getattr(e, "message", None) for e in got.entries()]
+                except SessionFileError as exc:
+                    got, messages = f"error: {exc}", None
+            out.append((got, [str(w.message) for w in caught], messages))
+    finally:
+        fast.SCANNER, fast.AVAILABLE = saved
+    return out
+
+
+class TestFiles:
+    @pytest.mark.parametrize("name", sorted(p.name for p in (FIXTURES / "pi").glob("*.jsonl")))
+    def test_real_sessions(self, name: str) -> None:
+        """Pi's own files: the same tree three ways, and every plain message line of
+        them taken by the scanner (else it would not be a fast path)."""
+        path = FIXTURES / "pi" / name
+        first, second, third = load_three(path)
+        assert first == second == third
+        data = path.read_bytes()
+        start = data.index(b"\n") + 1
+        items: list[Any] = []
+        while start < len(data):
+            chunk, start = _scan.scan(data, start, 1000, {})
+            items += chunk
+        lines = data[data.index(b"\n") + 1 :].splitlines()
+        assert len(items) == len(lines)
+        for raw, item in zip(lines, items, strict=True):
+            plain = reference(raw) is not None and b"\\" not in raw.split(b'"message"')[0]
+            assert (type(item) is tuple) is plain, raw[:200]
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(mangled_lines(), min_size=1, max_size=6), st.booleans(), st.booleans())
+    def test_mangled_files(self, lines: list[bytes], strict: bool, torn: bool) -> None:
+        """Files of mangled lines (ids chained, the last line perhaps without its
+        newline): the same tree or error and warnings three ways."""
+        import tempfile
+
+        body = [json.dumps(HEADER).encode()]
+        for i, raw in enumerate(lines):
+            body.append(raw.replace(b'"id":"a1"', f'"id":"m{i}"'.encode(), 1))
+        data = b"\n".join(body) + (b"" if torn else b"\n")
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "s.jsonl"
+            path.write_bytes(data)
+            first, second, third = load_three(path, strict)
+        assert first == second == third
+
+    def test_threads_read_one_value(self, tmp_path: Path) -> None:
+        """Entries made by the scanner, read from many threads at once: one value
+        each, the same object in every thread."""
+        lines = [json.dumps(HEADER)] + [
+            line(
+                json.dumps({"role": "user", "content": [{"type": "text", "text": f"m{i}"}]}),
+                entry_id=f"m{i}",
+                parent=f"m{i - 1}" if i else None,
+            ).decode()
+            for i in range(300)
+        ]
+        path = tmp_path / "s.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        tree = load(path)
+        entries = list(tree.entries())
+        assert all(type(e) is fast.LoadedMessage for e in entries)
+        seen: list[list[Any]] = []
+        barrier = threading.Barrier(8)
+
+        def read() -> None:
+            barrier.wait()
+            seen.append([e.message for e in entries])  # type: ignore[union-attr]
+
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(seen) == 8
+        for got in seen:
+            assert all(a is b for a, b in zip(got, seen[0], strict=True))
+        assert [m["content"][0]["text"] for m in seen[0]] == [f"m{i}" for i in range(300)]
