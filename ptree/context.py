@@ -14,8 +14,9 @@ says so.
 from __future__ import annotations
 
 import math
+import operator
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, cast
 
 import attrs
@@ -40,9 +41,12 @@ __all__ = [
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
     "Context",
+    "ContextSources",
     "ModelRef",
+    "Peek",
     "PiVersion",
     "build_context",
+    "context_sources",
     "current_system_message",
     "iso_to_ms",
     "js_number",
@@ -395,15 +399,25 @@ class _State:
 
 
 def _collect(
-    e: Entry | None, end: Entry | None, out: list[Any], state: _State, new: bool, kept: bool
+    e: Entry | None,
+    end: Entry | None,
+    out: list[Any],
+    state: _State,
+    new: bool,
+    kept: bool,
+    peek: Peek,
 ) -> Entry | None:
-    """Walk from ``e`` towards the root until ``end`` (excluded), adding messages to ``out``.
+    """Walk from ``e`` towards the root until ``end`` (excluded), adding to ``out``.
 
-    Messages go in backward order.  ``new``: Pi 1.6's meaning (else 0.73.1's).
-    ``kept``: the walk is in the latest compaction's kept range, where an older
-    compaction gives nothing (and Pi 1.6 leaves system messages out); otherwise the
-    walk stops at a compaction and returns it.  ``end`` is None or an ancestor of
-    ``e``, so the walk always reaches it.
+    What is added, in backward order: a message entry whose message the context
+    gives as stored is added itself (see :class:`ContextSources`), any other message
+    as the message.  ``new``: Pi 1.6's meaning (else 0.73.1's).  ``kept``: the walk is
+    in the latest compaction's kept range, where an older compaction gives nothing
+    (and Pi 1.6 leaves system messages out); otherwise the walk stops at a compaction
+    and returns it.  ``end`` is None or an ancestor of ``e``, so the walk always
+    reaches it.  ``peek`` tells a message entry's role and whether its content is
+    missing (see :func:`context_sources`); the message itself is read only for a
+    content to fill in and for the latest assistant message's model.
     """
     add = out.append
     message_kind = MessageEntry
@@ -413,16 +427,14 @@ def _collect(
     e_: Any = e
     # Until the model is known, every message's role is read; usually a step or two.
     while not state.model_set and e_ is not end:
-        if type(e_) is message_kind or isinstance(e_, message_kind):  # a lazy one too
-            message = e_.message
-            if new and message.get("content") is None:
-                message = _message(message)
-            role = message.get("role")
+        if isinstance(e_, message_kind):
+            head = peek(e_)
+            role = head.get("role")
             if role == "assistant":
-                state.model = _assistant_model(message)
+                state.model = _assistant_model(e_.message)
                 state.model_set = True
             if not kept_range or role != "system":
-                add(message)
+                add(_message(e_.message) if new and head.get("content") is None else e_)
         elif _other(e_, add, state, mode):
             return e_  # type: ignore[no-any-return]
         e_ = e_.parent_entry
@@ -430,27 +442,24 @@ def _collect(
     # a look at the content, which may be missing).
     if kept_range:
         while e_ is not end:
-            if type(e_) is message_kind:
-                message = e_.message
-                if message.get("content") is None:
-                    message = _message(message)
-                if message.get("role") != "system":
-                    add(message)
+            if isinstance(e_, message_kind):
+                head = peek(e_)
+                if head.get("role") != "system":
+                    add(e_ if head.get("content") is not None else _message(e_.message))
             else:
                 _other(e_, add, state, mode)
             e_ = e_.parent_entry
     elif new:
         while e_ is not end:
-            if type(e_) is message_kind:
-                message = e_.message
-                add(message if message.get("content") is not None else _message(message))
+            if isinstance(e_, message_kind):
+                add(e_ if peek(e_).get("content") is not None else _message(e_.message))
             elif _other(e_, add, state, mode):
                 return e_  # type: ignore[no-any-return]
             e_ = e_.parent_entry
     else:
         while e_ is not end:
-            if type(e_) is message_kind:
-                add(e_.message)
+            if isinstance(e_, message_kind):
+                add(e_)
             elif _other(e_, add, state, mode):
                 return e_  # type: ignore[no-any-return]
             e_ = e_.parent_entry
@@ -458,19 +467,13 @@ def _collect(
 
 
 def _other(e: Any, add: Any, state: _State, mode: int) -> bool:
-    """Take an entry other than a plain message; true when the walk must stop at it.
+    """Take an entry other than a message; true when the walk must stop at it.
 
     ``mode``: 0 (0.73.1) and 1 (1.6) stop at a compaction; 2 (1.6) and 3 (0.73.1) are
     in a kept range, where a compaction gives nothing.
     """
     kind = type(e)
-    if isinstance(e, MessageEntry):  # a message a reader has not decoded yet
-        message = e.message
-        if mode in (1, 2) and message.get("content") is None:
-            message = _message(message)
-        if mode != 2 or message.get("role") != "system":
-            add(message)
-    elif kind is CustomMessage:
+    if kind is CustomMessage:
         add(_custom_message(e, mode in (1, 2)))
     elif kind is BranchSummary:
         if e.summary:
@@ -484,16 +487,14 @@ def _other(e: Any, add: Any, state: _State, mode: int) -> bool:
     return False
 
 
-def _resolve_state(e: Entry | None, state: _State) -> None:
+def _resolve_state(e: Entry | None, state: _State, peek: Peek) -> None:
     """Finish resolving the state over the rest of the path, collecting no message."""
     message_kind = MessageEntry
     while e is not None:
-        if type(e) is message_kind or isinstance(e, message_kind):  # a lazy one too
-            if not state.model_set:
-                message = e.message
-                if message.get("role") == "assistant":
-                    state.model = _assistant_model(message)
-                    state.model_set = True
+        if isinstance(e, message_kind):
+            if not state.model_set and peek(e).get("role") == "assistant":
+                state.model = _assistant_model(e.message)
+                state.model_set = True
         else:
             state.see(e)
         e = e.parent_entry
@@ -600,33 +601,111 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     >>> build_context(t.append_context_edit("q", "hello")).messages
     ({'role': 'user', 'content': 'hello'},)
     """  # noqa: E501
+    return context_sources(tree, leaf, pi=pi).context()
+
+
+Peek = Callable[[MessageEntry], Mapping[str, Any]]
+"""How :func:`context_sources` reads a message entry: the entry's message, or a
+stand-in mapping whose ``get("role")`` is the message's and whose ``get("content")``
+is ``None`` exactly when the message's is (absent or null)."""
+
+_MESSAGE: Peek = operator.attrgetter("message")
+
+
+@attrs.frozen(weakref_slot=False, eq=False)
+class ContextSources:
+    """A context before its stored messages are read: where each message comes from.
+
+    What :func:`context_sources` gives, for code that writes a context out and can
+    do so faster from a message's stored form than from the decoded message (``ptree
+    path`` writes a lazily loaded message from its JSON bytes).
+
+    Attributes:
+        sources: one item per message of the context, in order.  A
+            :class:`~ptree.MessageEntry` stands for its own message exactly as stored
+            (the context's message is ``entry.message``, the same object); any other
+            item is the message itself: synthesised from a summary, custom message
+            or checkpoint, with its missing content filled in, or changed by a
+            context edit.
+        model, thinking_level, active_tools, leaf_id: as in :class:`Context`.
+    """
+
+    sources: tuple[Mapping[str, Any] | MessageEntry, ...]
+    model: ModelRef | None = None
+    thinking_level: str = "off"
+    active_tools: tuple[str, ...] | None = None
+    leaf_id: str | None = None
+
+    def context(self) -> Context:
+        """The :class:`Context` these sources make (every message read).  O(messages)."""
+        messages = tuple([s.message if isinstance(s, MessageEntry) else s for s in self.sources])
+        return Context(
+            messages,  # type: ignore[arg-type]
+            self.model,
+            self.thinking_level,
+            self.active_tools,
+            self.leaf_id,
+        )
+
+
+def context_sources(
+    tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6", peek: Peek | None = None
+) -> ContextSources:
+    """:func:`build_context`, telling for each message the entry it is stored in.
+
+    An internal interface for writers (see :class:`ContextSources`):
+    ``context_sources(tree, leaf, pi=pi).context() == build_context(tree, leaf, pi=pi)``
+    always, and :func:`build_context` is made this way.
+
+    ``peek`` reads what the walk needs from a message entry without decoding its
+    message (see :data:`Peek`); by default the message itself.  Messages are then
+    read only where the context must change them (a missing content filled in, a
+    context edit on the path) and for the latest assistant message's model: with a
+    peek that decodes nothing, the other stored messages stay as they are.
+
+    Cost: that of :func:`build_context`, less the reads of the messages.
+
+    Raises:
+        UnknownEntryError: no entry has the id ``leaf``.
+        ValueError: ``pi`` is not a known release.
+
+    >>> from ptree import SessionTree
+    >>> t = SessionTree().append({"role": "user", "content": "hi"}, id="q")
+    >>> t = t.append_branch_summary("q", "tried another way")
+    >>> sources = context_sources(t).sources
+    >>> sources[0] is t["q"], sources[1]["role"]
+    (True, 'branchSummary')
+    """
     new = _check_version(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return Context(())
+        return ContextSources(())
+    if peek is None:
+        peek = _MESSAGE
     out: list[Any] = []
     state = _State()
     # Walking back from the leaf, the first compaction met is the latest one: the walk
     # never collects what it dropped.
-    compaction = _collect(start, None, out, state, new, False)
+    compaction = _collect(start, None, out, state, new, False, peek)
     if compaction is not None:
         first = _first_kept(tree, compaction)  # type: ignore[arg-type]
         rest: Entry | None = compaction.parent_entry
         if first is not None:
-            _collect(rest, first.parent_entry, out, state, new, True)
+            _collect(rest, first.parent_entry, out, state, new, True, peek)
             rest = first.parent_entry
-        _resolve_state(rest, state)
+        _resolve_state(rest, state, peek)
         out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
         checkpoint = compaction.system_message  # type: ignore[attr-defined]
         if new and checkpoint is not None:
             out.append(checkpoint)
     if state.edited:
-        # Rare: edits may aim anywhere in the selection, before or after them.
-        messages = tuple(_edited_context(tree.path(start.id), new))
+        # Rare: edits may aim anywhere in the selection, before or after them.  Every
+        # message is read (and given as a message, not as its entry).
+        sources = tuple(_edited_context(tree.path(start.id), new))
     else:
-        messages = tuple(reversed(out))  # one pass: no reverse in place, then a copy
-    return Context(
-        messages,
+        sources = tuple(reversed(out))  # one pass: no reverse in place, then a copy
+    return ContextSources(
+        sources,
         state.model,
         "off" if state.thinking_level is None else state.thinking_level,
         state.tools,
