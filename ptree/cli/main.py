@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import os
 import re
 import shutil
@@ -28,13 +27,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..branching import fork
-from ..context import Context, build_context, to_provider_messages
+from ..context import (
+    Context,
+    ContextSources,
+    build_context,
+    context_sources,
+    to_provider_messages,
+)
 from ..entries import MessageEntry
 from ..errors import SessionError, UnknownEntryError
 from ..pi import SessionFileError, SessionFileWarning, dump, load
 from ..pi.files import replace_file, write_new
 from ..tree import SessionTree
 from .demo import run_demo
+from .message_json import compact, message_json, message_peek
 from .progress import Progress
 from .render import render_dot, render_mermaid, render_text, tree_to_json
 from .text import one_line
@@ -145,33 +151,40 @@ def _lines(out: TextIO, lines: Iterable[str]) -> None:
         write("\n".join(batch))
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+_COMPACT = compact
 
 
-def _json(out: TextIO, value: dict[str, Any], listed: str) -> None:
-    """Write an object as JSON: one key per line, each item of ``listed`` on one line.
+def _json(
+    out: TextIO, value: dict[str, Any], listed: str, encode: Callable[[Any], str] = _COMPACT
+) -> None:
+    """Write an object as JSON: one key per line, each item of ``listed`` on one line
+    (made by ``encode``, by default :data:`~ptree.cli.message_json.compact`).
 
     Readable, and fast for 100,000 items: ``json.dump(indent=...)`` falls back to
-    the pure-Python encoder, about ten times slower than this.
+    the pure-Python encoder, about ten times slower than this.  Written as it is
+    made, a few hundred lines at a time.
     """
-    write = out.write
-    write("{\n")
+    _lines(out, _json_lines(value, listed, encode))
+
+
+def _json_lines(value: dict[str, Any], listed: str, encode: Callable[[Any], str]) -> Iterator[str]:
+    yield "{"
     keys = [k for k in value if k != listed] + [listed]
     for n, key in enumerate(keys):
         comma = "," if n < len(keys) - 1 else ""
         if key != listed:
-            write(f"  {_COMPACT(key)}: {_COMPACT(value[key])}{comma}\n")
+            yield f"  {_COMPACT(key)}: {_COMPACT(value[key])}{comma}"
             continue
         items = value[key]
         if not items:
-            write(f"  {_COMPACT(key)}: []{comma}\n")
+            yield f"  {_COMPACT(key)}: []{comma}"
             continue
-        write(f"  {_COMPACT(key)}: [\n")
+        yield f"  {_COMPACT(key)}: ["
         last = len(items) - 1
         for i, item in enumerate(items):
-            write(f"    {_COMPACT(item)}{',' if i < last else ''}\n")
-        write(f"  ]{comma}\n")
-    write("}\n")
+            yield f"    {encode(item)}{',' if i < last else ''}"
+        yield f"  ]{comma}"
+    yield "}"
 
 
 # ------------------------------------------------------------------ demo
@@ -276,21 +289,33 @@ def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     messages: Sequence[dict[str, Any]] = context.messages
     if provider:
         messages = to_provider_messages(messages)
+    return {
+        **_state_json(context),
+        "messages": list(messages),  # frozen values: json takes them as they are
+    }
+
+
+def _state_json(context: Context | ContextSources) -> dict[str, Any]:
     model = context.model
     return {
         "leafId": context.leaf_id,
         "model": None if model is None else {"provider": model.provider, "modelId": model.model_id},
         "thinkingLevel": context.thinking_level,
         "activeTools": None if context.active_tools is None else list(context.active_tools),
-        "messages": list(messages),  # frozen values: json takes them as they are
     }
 
 
 @_register("path", _setup_path)
 def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tree = _load(args.file, err, "path")
-    context = build_context(tree, args.leaf)
-    _json(out, context_json(context, provider=args.provider), "messages")
+    if args.provider:
+        context = build_context(tree, args.leaf)
+        _json(out, context_json(context, provider=True), "messages")
+        return 0
+    # The same text as context_json's, but a message the context gives as stored
+    # goes out from its raw bytes while it has them: nothing decoded, frozen or kept.
+    sources = context_sources(tree, args.leaf, peek=message_peek)
+    _json(out, {**_state_json(sources), "messages": sources.sources}, "messages", message_json)
     return 0
 
 

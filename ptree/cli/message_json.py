@@ -1,0 +1,128 @@
+"""The JSON text of context messages for ``ptree path``, from raw bytes where it can be.
+
+``ptree path`` writes each message of a context on one line, as :data:`compact`
+writes it: Python's ``json`` with ``ensure_ascii=False`` and ``", "``/``": "`` as
+separators.  A message that the Pi reader has not decoded yet (a
+:class:`~ptree.pi.fast.LoadedMessage`) and that the context gives as stored is
+written from its JSON bytes instead (:func:`message_json`): msgspec decodes them to
+plain values in C, encodes those back compactly, and ``msgspec.json.format`` puts the
+spaces after ``,`` and ``:``.  Nothing is frozen or kept, and the entry stays
+undecoded.  The text is the one :data:`compact` gives for the decoded message,
+character for character, because
+
+- msgspec decodes these bytes to the values the reader's own decoder (``json``) gives:
+  the same strings (escapes and surrogate pairs read alike; a lone surrogate, which
+  msgspec refuses, goes the ordinary way), integers of any size, the last of
+  duplicate keys in the place of the first, nested as deep as the reader allows;
+  a number with a fraction or exponent is read by Python's own ``float`` and kept as
+  the text ``repr`` gives it, which is what ``json`` writes for a float;
+- msgspec escapes a string exactly as ``json`` with ``ensure_ascii=False`` does: ``"``,
+  ``\\``, ``\\b``, ``\\f``, ``\\n``, ``\\r``, ``\\t``, the other control characters
+  as ``\\u00xx``, nothing else (tests/test_path_stream.py checks every code point);
+- ``format`` changes only the whitespace between tokens.
+
+tests/test_path_stream.py compares the output with the ordinary one (every message
+decoded at load) on generated and hostile sessions.
+
+Why (benchmarks/README.md, "Big sessions"): for the ~25,000 messages on the path of a
+90 MB session, decoding and freezing them for the context and encoding them again took
+0.86 s; this takes about 0.3 s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..entries import MessageEntry
+from ..pi.fast import LoadedMessage
+
+__all__ = ["compact", "message_json", "message_peek", "raw_message_json"]
+
+try:
+    import msgspec
+except ImportError:  # pragma: no cover - msgspec is a dependency; a stripped install
+    msgspec = None  # type: ignore[assignment]
+
+compact: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+"""A JSON value on one line, as ``ptree path`` and ``ptree show --json`` write it."""
+
+
+if msgspec is not None:
+    _Raw = msgspec.Raw
+    _ABSENT = _Raw(b"")
+    _NULL = _Raw(b"null")
+
+    class _Head(msgspec.Struct, gc=False):
+        role: str
+        content: msgspec.Raw = _ABSENT  # skipped in C, only its presence matters
+
+    def _float_text(text: str) -> msgspec.Raw:
+        # json reads a number with a fraction or exponent with float() and writes it
+        # with float.__repr__ (the reader refused the ones that read as infinity).
+        return _Raw(repr(float(text)).encode())
+
+    _decode_head = msgspec.json.Decoder(_Head).decode
+    _decode_plain = msgspec.json.Decoder(float_hook=_float_text).decode
+    _encode = msgspec.json.Encoder().encode
+    _format = msgspec.json.format
+    _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError, RecursionError)
+
+
+def message_peek(entry: MessageEntry) -> Mapping[str, Any]:
+    """What :func:`ptree.context.context_sources` needs of a message entry, without
+    decoding a loaded message: its role, and whether its content is missing.
+
+    A :data:`ptree.context.Peek`: the entry's message, or for an undecoded loaded
+    message ``{"role": role, "content": None or True}``, read from its bytes.
+    O(len(message)) in C.
+    """
+    if type(entry) is LoadedMessage and msgspec is not None:
+        source = LoadedMessage.undecoded(entry)  # None if decoded since
+        if source is not None:
+            try:
+                head = _decode_head(source)  # type: ignore[arg-type]
+            except _Failed:  # pragma: no cover - the reader checked the role
+                pass
+            else:
+                content = head.content
+                return {
+                    "role": head.role,
+                    "content": None if not content or content == _NULL else True,
+                }
+    return entry.message
+
+
+def raw_message_json(source: Any) -> str | None:
+    """``compact(message)`` for the message of these JSON bytes (checked by the Pi
+    reader), or ``None`` when they hold what msgspec does not read as ``json`` does
+    (a lone surrogate).  O(len(source)), nearly all of it in C.
+
+    >>> raw_message_json(b'{"role":"user","content":[{"x":1E2,"y":"\\\\u00e9"}]}')
+    '{"role": "user", "content": [{"x": 100.0, "y": "é"}]}'
+    """
+    if msgspec is None:  # pragma: no cover - msgspec is a dependency
+        return None
+    try:
+        value = _decode_plain(source)
+    except _Failed:
+        return None
+    return _format(_encode(value), indent=0).decode()
+
+
+def message_json(item: Mapping[str, Any] | MessageEntry) -> str:
+    """The line ``ptree path`` writes for one of
+    :attr:`ptree.context.ContextSources.sources`: a message, or an entry standing for
+    its own message (written from its bytes while it is undecoded).
+    O(size of the message).
+    """
+    if isinstance(item, MessageEntry):
+        if type(item) is LoadedMessage:
+            source = LoadedMessage.undecoded(item)
+            if source is not None:
+                text = raw_message_json(source)
+                if text is not None:
+                    return text
+        item = item.message
+    return compact(item)
