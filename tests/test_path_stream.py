@@ -175,6 +175,16 @@ class TestHostileMessages:
             text = same_both_ways(path)
         assert f"\n    {expected}\n" in text
 
+    def test_more_distinct_numbers_than_texts_kept(self) -> None:
+        """10,000 distinct numbers (the texts of 4,096 are kept between messages),
+        written twice: each is written as json writes it after reading it."""
+        numbers = [f"{i}.{i % 7}e{i % 40 - 20}" for i in range(10_000)]
+        raw = '{"role":"user","content":[' + ",".join(numbers) + "]}"
+        expected = compact(json.loads(raw))
+        assert "[0.0, 1.1e-19, 2.2e-18, 3.3e-17," in expected  # respelled, not copied
+        assert raw_message_json(raw.encode()) == expected
+        assert raw_message_json(raw.encode()) == expected
+
     def test_a_lone_surrogate_goes_the_old_way(self) -> None:
         """msgspec refuses an escaped lone surrogate, which json reads: no quick text
         (the reader sends such a line the ordinary way anyway)."""

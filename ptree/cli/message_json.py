@@ -15,7 +15,8 @@ character for character, because
   msgspec refuses, goes the ordinary way), integers of any size, the last of
   duplicate keys in the place of the first, nested as deep as the reader allows;
   a number with a fraction or exponent is read by Python's own ``float`` and kept as
-  the text ``repr`` gives it, which is what ``json`` writes for a float;
+  the text ``repr`` gives it (:class:`msgspec.Raw`, written as it is), which is what
+  ``json`` writes for a float;
 - msgspec escapes a string exactly as ``json`` with ``ensure_ascii=False`` does: ``"``,
   ``\\``, ``\\b``, ``\\f``, ``\\n``, ``\\r``, ``\\t``, the other control characters
   as ``\\u00xx``, nothing else (tests/test_path_stream.py checks every code point);
@@ -58,13 +59,22 @@ if msgspec is not None:
         role: str
         content: msgspec.Raw = _ABSENT  # skipped in C, only its presence matters
 
-    def _float_text(text: str) -> msgspec.Raw:
-        # json reads a number with a fraction or exponent with float() and writes it
-        # with float.__repr__ (the reader refused the ones that read as infinity).
-        return _Raw(repr(float(text)).encode())
+    class _FloatTexts(dict[str, msgspec.Raw]):
+        """The text json writes for a number with a fraction or exponent: json reads
+        it with ``float()`` and writes it with ``float.__repr__`` (the reader refused
+        the ones that read as infinity).  Kept, up to a few thousand, since sessions
+        repeat their numbers (costs, token rates): a hit is a lookup in C, where a
+        Python hook for each of the 56,000 numbers of the benchmark's path cost 0.07 s.
+        Threads may both add a text or clear the cache: each text is the same."""
+
+        def __missing__(self, text: str) -> msgspec.Raw:
+            if len(self) >= 4096:
+                self.clear()
+            value = self[text] = _Raw(repr(float(text)).encode())
+            return value
 
     _decode_head = msgspec.json.Decoder(_Head).decode
-    _decode_plain = msgspec.json.Decoder(float_hook=_float_text).decode
+    _decode_plain = msgspec.json.Decoder(float_hook=_FloatTexts().__getitem__).decode
     _encode = msgspec.json.Encoder().encode
     _format = msgspec.json.format
     _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError, RecursionError)
