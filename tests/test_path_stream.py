@@ -194,6 +194,19 @@ class TestHostileMessages:
             is None
         )
 
+    def test_lone_surrogates_in_a_loaded_file(self, tmp_path: Path) -> None:
+        """The C scanner takes escaped lone surrogates (json reads them): the peek
+        and the writer then read the decoded message, and the output is json's (the
+        surrogate itself, which stdout writes as \\ud800)."""
+        path = tmp_path / "s.jsonl"
+        raws = [r'{"role":"user","content":"\ud800"}', r'{"role":"\udc00","content":null}']
+        path.write_text(session_text(raws), encoding="utf-8")
+        first, second = load(path).entries()
+        head = message_peek(second)  # type: ignore[arg-type]
+        assert (head.get("role"), head.get("content")) == ("\udc00", None)
+        assert message_json(first) == '{"role": "user", "content": "\ud800"}'  # type: ignore[arg-type]
+        assert same_both_ways(path).count("\ud800") == 1
+
     def test_message_json_falls_back_to_the_message(self) -> None:
         """An item that is a message, or an entry already decoded, is written by json."""
         tree = ptree.SessionTree().append({"role": "user", "content": [1.5, "é"]})
