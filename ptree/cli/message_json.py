@@ -25,9 +25,10 @@ character for character, because
 tests/test_path_stream.py compares the output with the ordinary one (every message
 decoded at load) on generated and hostile sessions.
 
-Why (benchmarks/README.md, "Big sessions"): for the ~25,000 messages on the path of a
+Why (benchmarks/README.md, "Big sessions"): for the 24,801 messages on the path of a
 90 MB session, decoding and freezing them for the context and encoding them again took
-0.86 s; this takes about 0.3 s.
+0.86 s; finding them without decoding and writing them this way takes about 0.45 s,
+and ``ptree path`` of that file went from 1.55x ``json.loads`` to 0.67x.
 """
 
 from __future__ import annotations
