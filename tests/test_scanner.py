@@ -42,7 +42,7 @@ from ptree.pi import _scan  # noqa: E402
 
 def scan_one(raw: bytes) -> tuple[str, str | None, str, Any] | int:
     """The scanner's item for a file that is this one line."""
-    items, stop = _scan.scan(raw + b"\n", 0, 10, {})
+    items, stop = _scan.scan(raw + b"\n", 0, 10)
     assert len(items) == 1
     assert stop == len(raw) + 1
     return items[0]
@@ -219,16 +219,16 @@ class TestLines:
 
     def test_several_lines_and_chunks(self) -> None:
         """Lines are cut at newlines; a call reads at most ``limit`` lines and says
-        where the next starts; parent ids are the parent's own id object."""
+        where the next starts; a parent id naming the line before is that line's id
+        object, a timestamp equal to the line before's is its string."""
         lines = [
             line('{"role":"u"}', entry_id=f"m{i}", parent=f"m{i - 1}" if i else None)
             for i in range(5)
         ]
         lines[2] = b"not json"
         data = b"\n".join(lines) + b"\n"
-        ids: dict[str, str] = {}
-        first, stop = _scan.scan(data, 0, 3, ids)
-        rest, end = _scan.scan(data, stop, 10, ids)
+        first, stop = _scan.scan(data, 0, 3)
+        rest, end = _scan.scan(data, stop, 10)
         assert end == len(data)
         items = first + rest
         assert len(items) == 5
@@ -238,20 +238,23 @@ class TestLines:
         assert [t[0] for t in tuples] == ["m0", "m1", "m3", "m4"]
         assert tuples[1][1] is tuples[0][0]  # m1's parent is m0's id object
         assert tuples[3][1] is tuples[2][0]
+        assert tuples[0][2] is tuples[1][2]  # the same timestamp
+        assert tuples[2][1] == "m2"  # the line before was no message line
+        assert tuples[2][1] is not tuples[1][0]
 
     def test_bad_arguments(self) -> None:
         """Only bytes (a span points into them); offsets within the data."""
         with pytest.raises(TypeError):
-            _scan.scan(bytearray(b"x"), 0, 1, {})  # type: ignore[arg-type]
+            _scan.scan(bytearray(b"x"), 0, 1)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="out of range"):
-            _scan.scan(b"x", 5, 1, {})
+            _scan.scan(b"x", 5, 1)
         with pytest.raises(ValueError, match="out of range"):
-            _scan.scan(b"x", 0, -1, {})
+            _scan.scan(b"x", 0, -1)
 
     def test_span_keeps_its_bytes_alive(self) -> None:
         """A span holds the bytes it points into: they outlive every other reference."""
         data = line('{"role":"u","c":"' + "x" * 1000 + '"}') + b"\n"
-        item = _scan.scan(bytes(bytearray(data)), 0, 1, {})[0][0]
+        item = _scan.scan(bytes(bytearray(data)), 0, 1)[0][0]
         span = item[3]  # type: ignore[index]
         assert bytes(span) == b'{"role":"u","c":"' + b"x" * 1000 + b'"}'
         assert str(span, "utf-8").startswith('{"role"')
@@ -389,7 +392,7 @@ class TestFiles:
         start = data.index(b"\n") + 1
         items: list[Any] = []
         while start < len(data):
-            chunk, start = _scan.scan(data, start, 1000, {})
+            chunk, start = _scan.scan(data, start, 1000)
             items += chunk
         lines = data[data.index(b"\n") + 1 :].splitlines()
         assert len(items) == len(lines)

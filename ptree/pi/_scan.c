@@ -1,11 +1,10 @@
 /* The Pi reader's line scanner, in C: one pass over the bytes of a session file that
  * recognises plain message lines and checks each one whole, without building it.
  *
- * scan(data, start, limit, ids) reads the lines of the bytes ``data`` from offset
- * ``start`` (the start of a line), at most ``limit`` of them, and returns ``(items,
- * next)``: one item per line, and the offset where the next call starts (len(data) at
- * the end).  ``ids`` (a dict, kept from call to call) maps each id seen to itself, so
- * that a parentId is the same string object as its parent's id.  An item is
+ * scan(data, start, limit) reads the lines of the bytes ``data`` from offset ``start``
+ * (the start of a line), at most ``limit`` of them, and returns ``(items, next)``: one
+ * item per line, and the offset where the next call starts (len(data) at the end).
+ * An item is
  *
  *   (id, parentId, timestamp, span)     for a line the ordinary reader would read as
  *                                       exactly {"type":"message","id":...,
@@ -432,39 +431,58 @@ text(ptr span[2])
     return PyUnicode_DecodeUTF8((const char *)span[0] + 1, span[1] - span[0] - 2, "strict");
 }
 
+/* The id and timestamp of the line taken last, and their strings (borrowed: the list
+ * of items holds them).  A parentId naming that line (most lines follow their parent)
+ * is its id object, and a timestamp equal to its timestamp (entries written in the same
+ * millisecond) is its string: one object where there would be two. */
+typedef struct {
+    PyObject *id, *time;
+    ptr id_span[2], time_span[2];
+} Previous;
+
+static int
+same(ptr a[2], ptr b[2])
+{
+    return a[1] - a[0] == b[1] - b[0] && memcmp(a[0], b[0], (size_t)(a[1] - a[0])) == 0;
+}
+
 static PyObject *
-line_item(PyObject *owner, ptr base, ptr p, ptr end, PyObject *ids)
+line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
 {
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
     if (!envelope(p, end, spans)) {
         return PyLong_FromSsize_t(p - base);
     }
-    /* A parent id is the same object as its parent's id where it was seen before:
-     * one string per id in memory, not two. */
     if (spans[K_PARENT][0] == NULL) {
         parent = Py_NewRef(Py_None);
     }
+    else if (previous->id != NULL && same(spans[K_PARENT], previous->id_span)) {
+        parent = Py_NewRef(previous->id);
+    }
     else {
-        PyObject *known;
         parent = text(spans[K_PARENT]);
         if (parent == NULL) goto fail;
-        known = PyDict_GetItemWithError(ids, parent);
-        if (known != NULL) {
-            Py_SETREF(parent, Py_NewRef(known));
-        }
-        else if (PyErr_Occurred()) {
-            goto fail;
-        }
     }
     id = text(spans[K_ID]);
-    if (id == NULL || PyDict_SetItem(ids, id, id) < 0) goto fail;
-    time = text(spans[K_TIME]);
-    if (time == NULL) goto fail;
+    if (id == NULL) goto fail;
+    if (previous->time != NULL && same(spans[K_TIME], previous->time_span)) {
+        time = Py_NewRef(previous->time);
+    }
+    else {
+        time = text(spans[K_TIME]);
+        if (time == NULL) goto fail;
+    }
     source = new_span(owner, (const char *)spans[K_MESSAGE][0],
                       spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
     if (source == NULL) goto fail;
     item = PyTuple_Pack(4, id, parent, time, source);
+    if (item != NULL) {
+        previous->id = id;
+        previous->time = time;
+        memcpy(previous->id_span, spans[K_ID], sizeof(previous->id_span));
+        memcpy(previous->time_span, spans[K_TIME], sizeof(previous->time_span));
+    }
     Py_DECREF(id);
     Py_DECREF(parent);
     Py_DECREF(time);
@@ -481,13 +499,13 @@ fail:
 static PyObject *
 scan(PyObject *module, PyObject *args)
 {
-    PyObject *data, *ids, *items = NULL, *result = NULL;
+    PyObject *data, *items = NULL, *result = NULL;
     Py_ssize_t start, limit;
+    Previous previous = {NULL, NULL, {NULL, NULL}, {NULL, NULL}};
     (void)module;
     /* bytes only: a span keeps a pointer into the buffer, which a bytes object never
      * moves or changes */
-    if (!PyArg_ParseTuple(args, "O!nnO!", &PyBytes_Type, &data, &start, &limit, &PyDict_Type,
-                          &ids)) {
+    if (!PyArg_ParseTuple(args, "O!nn", &PyBytes_Type, &data, &start, &limit)) {
         return NULL;
     }
     if (start < 0 || start > PyBytes_GET_SIZE(data) || limit < 0) {
@@ -504,7 +522,7 @@ scan(PyObject *module, PyObject *args)
             ptr stop = memchr(p, '\n', (size_t)(end - p));
             PyObject *item;
             if (stop == NULL) stop = end;
-            item = line_item(data, base, p, stop, ids);
+            item = line_item(data, base, p, stop, &previous);
             if (item == NULL || PyList_Append(items, item) < 0) {
                 Py_XDECREF(item);
                 goto done;
@@ -522,7 +540,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(data, start, limit, ids) -> (items, next): the next lines, checked in C."},
+     "scan(data, start, limit) -> (items, next): the next lines, checked in C."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,5 +7,5 @@ class Span:
     def __buffer__(self, flags: int) -> memoryview: ...
 
 def scan(
-    data: bytes, start: int, limit: int, ids: dict[str, str], /
+    data: bytes, start: int, limit: int, /
 ) -> tuple[list[tuple[str, str | None, str, Span] | int], int]: ...

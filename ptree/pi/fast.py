@@ -147,11 +147,10 @@ small next to the entries it stands for."""
 class LineScanner:
     """The C scanner over the lines of one file's bytes (see :func:`line_scanner`)."""
 
-    __slots__ = ("data", "ids")
+    __slots__ = ("data",)
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.ids: dict[str, str] = {}
 
     def scan(self, start: int) -> tuple[list[LoadedMessage | int], int]:
         """The next :data:`CHUNK` lines from offset ``start`` (a line's start) and the
@@ -161,7 +160,7 @@ class LineScanner:
         start offset, for the ordinary reader.  O(bytes of the lines), in C but for
         one constructor call per entry.
         """
-        items, stop = _scan.scan(self.data, start, CHUNK, self.ids)
+        items, stop = _scan.scan(self.data, start, CHUNK)
         pending = LoadedMessage.pending
         return [
             item if type(item) is int else pending(*item)  # type: ignore[misc]

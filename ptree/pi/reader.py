@@ -40,7 +40,8 @@ from __future__ import annotations
 import gc
 import os
 import warnings
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import attrs
@@ -183,7 +184,7 @@ class _Reader:
         # checked whole, their message decoded on first read; with the C scanner, a
         # few thousand lines are checked per call and only the others come here.
         records: list[FrozenDict | Entry] = []
-        rec_lines: list[int] = []
+        rec_lines: array[int] = array("q")  # machine integers: no object per line
         parsed: list[int] = []
         header: SessionHeader | None = None
         scan = scan_once
@@ -197,8 +198,7 @@ class _Reader:
             raw = data[line_start:stop]
             if fast is not None and raw:
                 entry = fast(raw, view[line_start:stop])
-                if entry is not None:
-                    parsed.append(i + 1)
+                if entry is not None:  # (version 3: ``parsed`` is not needed)
                     records.append(entry)
                     rec_lines.append(i + 1)
                     return
@@ -277,8 +277,7 @@ class _Reader:
                 if isinstance(item, int):
                     stop = find(b"\n", item)
                     other(i, item, size if stop < 0 else stop)
-                else:
-                    parsed.append(i + 1)
+                else:  # (a version 3 file: no record_line lookups, so no ``parsed``)
                     records.append(item)
                     rec_lines.append(i + 1)
                 i += 1
@@ -295,8 +294,8 @@ class _Reader:
         return FileState(tree, header.version, ends_clean, leaf_ids, len(data))
 
     def whole_batches(
-        self, records: list[FrozenDict | Entry], rec_lines: list[int]
-    ) -> tuple[list[FrozenDict | Entry], list[int]]:
+        self, records: list[FrozenDict | Entry], rec_lines: Sequence[int]
+    ) -> tuple[list[FrozenDict | Entry], array[int]]:
         """The records without the lines of unfinished commits, batch marks taken off.
 
         A multi-line commit marks its lines ``[k, n]`` (:data:`BATCH_KEY`); a process
@@ -366,7 +365,7 @@ class _Reader:
                 group_lines.clear()
         if group:
             drop()
-        return out, out_lines
+        return out, array("q", out_lines)
 
     def torn(self, lineno: int, last: bool) -> None:
         """Report a line that a crash cut short, skipped in both modes."""
@@ -406,13 +405,22 @@ class _Reader:
         self,
         header: SessionHeader,
         records: list[FrozenDict | Entry],
-        rec_lines: list[int],
+        rec_lines: Sequence[int],
         record_line: Callable[[int], int | None],
     ) -> tuple[SessionTree, set[str]]:
         version = header.version
         entries: list[Entry] = []
-        by_id: dict[str, Entry] = {}
-        line_of: dict[str, int] = {}
+        # The line of each entry (entry_lines[k] for entries[k]), as machine integers:
+        # a dict from id to line is made only where an error or repair needs one.
+        entry_lines = array("q")
+        line_of: dict[str, int] | None = None
+
+        def lines_by_id() -> dict[str, int]:
+            nonlocal line_of
+            if line_of is None:
+                line_of = dict(zip((e.id for e in entries), entry_lines, strict=True))
+            return line_of
+
         leaf_target: dict[str, str | None] = {}
         leaf: str | None = None
         prev: str | None = None
@@ -422,6 +430,9 @@ class _Reader:
         # down, a missing one, a cycle) leaves it to SessionTree.from_entries.
         store = Store()
         add = store.add
+        # The store's index is the reader's while entries come in order (add fills
+        # it); after that the store is dropped, and the index goes on alone.
+        by_id = store.by_id
         in_order = True
         max_seq = 0
         message_fast = version >= 3
@@ -497,7 +508,7 @@ class _Reader:
                 eid = entry.id
                 pid = entry.parent_id
             if eid in by_id or eid in leaf_target:
-                first = line_of.get(eid)
+                first = lines_by_id().get(eid)
                 same = by_id.get(eid)
                 # (Each entry writes back exactly the JSON of its line.)
                 if same is not None and first is not None and same.to_json() == entry.to_json():
@@ -523,15 +534,19 @@ class _Reader:
                 parent = None if pid is None else by_id.get(pid)
                 if parent is None and pid is not None:
                     in_order = False
+                    by_id[eid] = entry
                 else:
                     link(entry, parent, len(entries))
-                    add(entry)
+                    add(entry)  # by_id[eid] = entry, among others
                     if eid[0] == "e":
                         k = counter_of(eid)
                         if k > max_seq:
                             max_seq = k
-            by_id[eid] = entry
-            line_of[eid] = lineno
+            else:
+                by_id[eid] = entry
+            if line_of is not None:
+                line_of[eid] = lineno
+            entry_lines.append(lineno)
             leaf = prev = eid
             entries.append(entry)
         if in_order and not leaf_target:
@@ -542,7 +557,7 @@ class _Reader:
         else:
             if leaf_target:
                 entries = [_through_leaf_records(e, leaf_target) for e in entries]
-            tree = self.link(entries, leaf, header, line_of)
+            tree = self.link(entries, leaf, header, lines_by_id())
         return tree, set(leaf_target)
 
     def keep_invalid(self, rec: FrozenDict) -> Entry | None:
