@@ -81,6 +81,15 @@ utf8_char(ptr p, ptr end)
     return NULL;
 }
 
+/* Bytes a string holds as they are: ASCII, no control character, quote or backslash. */
+static unsigned char plain[256];
+
+static void
+init_plain(void)
+{
+    for (int c = 0x20; c < 0x80; c++) plain[c] = c != '"' && c != '\\';
+}
+
 /* A JSON string whose opening quote is at p.  The position after the closing quote,
  * or NULL; *escaped says whether it holds a backslash escape. */
 static ptr
@@ -89,7 +98,11 @@ string(ptr p, ptr end, int *escaped)
     *escaped = 0;
     p++;
     while (p < end) {
-        unsigned char c = *p;
+        unsigned char c;
+        while (end - p >= 4 && plain[p[0]] && plain[p[1]] && plain[p[2]] && plain[p[3]]) p += 4;
+        while (p < end && plain[*p]) p++;
+        if (p >= end) break;
+        c = *p;
         if (c == '"') return p + 1;
         if (c < 0x20) return NULL;
         if (c == '\\') {
@@ -554,6 +567,7 @@ PyMODINIT_FUNC
 PyInit__scan(void)
 {
     PyObject *m;
+    init_plain();
     if (PyType_Ready(&SpanType) < 0) return NULL;
     m = PyModule_Create(&module);
     if (m == NULL) return NULL;
