@@ -449,3 +449,105 @@ class TestFiles:
         for got in seen:
             assert all(a is b for a, b in zip(got, seen[0], strict=True))
         assert [m["content"][0]["text"] for m in seen[0]] == [f"m{i}" for i in range(300)]
+
+
+# ------------------------------------------------------------------------ decoding
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal, and of the same type all the way down (FrozenDict, FrozenList, int,
+    float with its sign, bool, str), keys in the same order.  Iterative."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, tuple):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif isinstance(x, float):
+            if repr(x) != repr(y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def json_values() -> st.SearchStrategy[Any]:
+    def containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(10**40), max_value=10**40)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text()
+        | st.sampled_from(["\ud800", "\udfff", "\ud83d\ude00", "\x00\x1f\x7f", "é世😀"])
+    )
+    return st.recursive(scalars, containers, max_leaves=25)
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    """JSON text of an object, written in any of the ways JSON allows:
+    ASCII-only or not, blanks between tokens, characters written as \\u escapes
+    (surrogate pairs included), ``\\/``, exponents and their signs."""
+    value = {"v": draw(json_values())}  # a message is an object
+    blank = draw(st.sampled_from(["", " ", "\t", " \r\n "]))
+    ascii_only = draw(st.booleans())
+    separators = ("," + blank, ":" + blank)
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=separators)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate is no UTF-8: a file has it escaped
+        text = json.dumps(value, ensure_ascii=True, separators=separators)
+    if draw(st.booleans()):
+        text = text.replace("/", "\\/")
+    if draw(st.booleans()):  # an escaped letter: q (in no literal) as \u0071
+        text = text.replace("q", "\\u0071")
+    return blank + text + blank
+
+
+class TestDecode:
+    @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
+    @given(json_texts())
+    @example('{"s":"\\ud83d\\ude00\\ud800\\udc00\\udc00\\ud800x\\ud800\\u0041"}')
+    @example('{"n":[0,-0,-0.0,1E5,1e-7,2.5e+3,123456789012345678901234567890]}')
+    @example('{"k":1,"k":2,"j":{"k":[]}}')
+    def test_same_value_as_the_ordinary_reader(self, text: str) -> None:
+        """The C decoder gives exactly what parse_line gives: values, types, key
+        order, float signs, lone and paired surrogates."""
+        assert same_value(_scan.decode(text.encode("utf-8")), parse_line(text))
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            b"",
+            b"{",
+            b'{"a":}',
+            b"[1,]",
+            b"[1e400]",
+            b"[" + b"9" * 120 + b"]",
+            b"{} x",
+            b"[" * 70 + b"]" * 70,
+            b'["\xff"]',
+            b"nul",
+            b'{"a":1}{"b":2}',
+        ],
+    )
+    def test_refuses_what_the_scanner_would(self, text: bytes) -> None:
+        """Anything but one value the scanner takes: ValueError (the reader then
+        decodes the ordinary way), never a wrong value."""
+        with pytest.raises(ValueError, match="not one JSON value"):
+            _scan.decode(text)
+
+    def test_deep_within_the_limit(self) -> None:
+        """63 levels (the most a message holds inside its line) decode, iteratively."""
+        text = '{"a":' + "[" * 62 + "1" + "]" * 62 + "}"
+        assert same_value(_scan.decode(text.encode()), parse_line(text))

@@ -551,7 +551,322 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ decoding */
+
+/* FrozenDict and FrozenList (ptree.frozen), given by setup(). */
+static PyTypeObject *FrozenDictType = NULL, *FrozenListType = NULL;
+static PyObject *empty_tuple = NULL;
+
+/* The end of one valid value at p, nested inside one container (the message inside
+ * its line), or NULL: what decode checks before it builds anything. */
+static ptr
+value_checked(ptr p, ptr end)
+{
+    return value(p, end, 1);
+}
+
+static int
+hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return c - 'A' + 10;
+}
+
+static Py_UCS4
+escape_u(ptr p) /* p at the 'u' of a checked \uXXXX */
+{
+    return (Py_UCS4)((hex_value(p[1]) << 12) | (hex_value(p[2]) << 8) |
+                     (hex_value(p[3]) << 4) | hex_value(p[4]));
+}
+
+/* The next character of a checked JSON string at *pp (not its closing quote), as
+ * Python's json module reads it: an escape undone, an escaped surrogate pair joined,
+ * a lone escaped surrogate kept; *pp moves past it. */
+static Py_UCS4
+next_char(ptr *pp, ptr end)
+{
+    ptr p = *pp;
+    unsigned char c = *p;
+    Py_UCS4 u;
+    if (c < 0x80 && c != '\\') {
+        *pp = p + 1;
+        return c;
+    }
+    if (c == '\\') {
+        c = p[1];
+        if (c != 'u') {
+            *pp = p + 2;
+            switch (c) {
+            case 'b': return '\b';
+            case 'f': return '\f';
+            case 'n': return '\n';
+            case 'r': return '\r';
+            case 't': return '\t';
+            default: return c; /* " \ / */
+            }
+        }
+        u = escape_u(p + 1);
+        p += 6;
+        if (u >= 0xD800 && u <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+            Py_UCS4 low = escape_u(p + 1);
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+                u = 0x10000 + (((u - 0xD800) << 10) | (low - 0xDC00));
+                p += 6;
+            }
+        }
+        *pp = p;
+        return u;
+    }
+    if (c < 0xE0) {
+        *pp = p + 2;
+        return ((Py_UCS4)(c & 0x1F) << 6) | (p[1] & 0x3F);
+    }
+    if (c < 0xF0) {
+        *pp = p + 3;
+        return ((Py_UCS4)(c & 0x0F) << 12) | ((Py_UCS4)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+    }
+    *pp = p + 4;
+    return ((Py_UCS4)(c & 0x07) << 18) | ((Py_UCS4)(p[1] & 0x3F) << 12) |
+           ((Py_UCS4)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+}
+
+/* The str of the checked JSON string [p, after) (quotes included).  Two passes over
+ * an escaped string: its length and widest character, then the characters, written
+ * straight into the new str. */
+static PyObject *
+decode_string(ptr p, ptr after, int escaped)
+{
+    PyObject *result;
+    ptr end = after - 1, q;
+    Py_ssize_t length = 0, i = 0;
+    Py_UCS4 widest = 0;
+    int kind;
+    void *data;
+    p++;
+    if (!escaped) return PyUnicode_DecodeUTF8((const char *)p, end - p, "strict");
+    for (q = p; q < end; length++) {
+        Py_UCS4 c = next_char(&q, end);
+        if (c > widest) widest = c;
+    }
+    result = PyUnicode_New(length, widest);
+    if (result == NULL) return NULL;
+    kind = PyUnicode_KIND(result);
+    data = PyUnicode_DATA(result);
+    for (q = p; q < end; i++) {
+        PyUnicode_WRITE(kind, data, i, next_char(&q, end));
+    }
+    return result;
+}
+
+/* The int or float of the checked JSON number [p, after). */
+static PyObject *
+decode_number(ptr p, ptr after)
+{
+    char small[MAX_NUMBER + 1], *text = small;
+    PyObject *result;
+    Py_ssize_t n = after - p;
+    int is_float = 0;
+    for (ptr q = p; q < after; q++) {
+        if (*q == '.' || *q == 'e' || *q == 'E') is_float = 1;
+    }
+    if (n > MAX_NUMBER) {
+        text = PyMem_Malloc((size_t)n + 1);
+        if (text == NULL) return PyErr_NoMemory();
+    }
+    memcpy(text, p, (size_t)n);
+    text[n] = '\0';
+    if (is_float) {
+        double value = PyOS_string_to_double(text, NULL, NULL);
+        result = (value == -1.0 && PyErr_Occurred()) ? NULL : PyFloat_FromDouble(value);
+    }
+    else {
+        result = PyLong_FromString(text, NULL, 10);
+    }
+    if (text != small) PyMem_Free(text);
+    return result;
+}
+
+/* A container being filled: its FrozenDict, or a list of the items of its FrozenList,
+ * and the key waiting for its value. */
+typedef struct {
+    PyObject *container, *key;
+    int is_object;
+} Open;
+
+static PyObject *
+close_container(Open *open)
+{
+    PyObject *done;
+    if (open->is_object) return open->container;
+    {
+        Py_ssize_t n = PyList_GET_SIZE(open->container);
+        done = FrozenListType->tp_alloc(FrozenListType, n);
+        if (done != NULL) {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                PyObject *item = PyList_GET_ITEM(open->container, i);
+                PyTuple_SET_ITEM(done, i, Py_NewRef(item));
+            }
+        }
+        Py_DECREF(open->container);
+        return done;
+    }
+}
+
+/* Add ``value`` (a new reference, taken) to the innermost open container. */
+static int
+add_value(Open *open, PyObject *value)
+{
+    int failed;
+    if (open->is_object) {
+        failed = PyDict_SetItem(open->container, open->key, value) < 0;
+        Py_CLEAR(open->key);
+    }
+    else {
+        failed = PyList_Append(open->container, value) < 0;
+    }
+    Py_DECREF(value);
+    return failed ? -1 : 0;
+}
+
+/* decode(text) -> the frozen value of one JSON value (an object or array nested at
+ * most MAX_NESTING levels, as the scanner checks), exactly as the ordinary reader's
+ * parse_line has it.  Iterative.  ValueError for text that is not such a value. */
+static PyObject *
+decode(PyObject *module, PyObject *arg)
+{
+    Py_buffer view;
+    Open stack[MAX_NESTING + 1];
+    int depth = 0, escaped;
+    PyObject *memo = NULL, *result = NULL, *value;
+    ptr p, end, after;
+    (void)module;
+    if (FrozenDictType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree.pi._scan.setup was not called");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    p = (ptr)view.buf;
+    end = p + view.len;
+    /* A span was checked by the scanner (only the scanner makes spans); anything
+     * else is checked first. */
+    after = Py_IS_TYPE(arg, &SpanType) ? end : value_checked(p, end);
+    if (after == NULL || skip_ws(after, end) != end) {
+        PyErr_SetString(PyExc_ValueError, "not one JSON value ptree's scanner takes");
+        goto done;
+    }
+    memo = PyDict_New();
+    if (memo == NULL) goto done;
+    for (;;) {
+        p = skip_ws(p, end);
+        if (*p == '{' || *p == '[') {
+            Open *open = &stack[depth++];
+            open->is_object = *p == '{';
+            open->key = NULL;
+            open->container = open->is_object
+                ? PyDict_Type.tp_new(FrozenDictType, empty_tuple, NULL)
+                : PyList_New(0);
+            if (open->container == NULL) {
+                depth--;
+                goto done;
+            }
+            p = skip_ws(p + 1, end);
+            if (*p == '}' || *p == ']') {
+                p++;
+                value = close_container(&stack[--depth]);
+                goto have_value;
+            }
+            if (open->is_object) goto key;
+            continue;
+        }
+        if (*p == '"') {
+            after = string(p, end, &escaped);
+            value = decode_string(p, after, escaped);
+            p = after;
+        }
+        else if (*p == 't') {
+            value = Py_NewRef(Py_True);
+            p += 4;
+        }
+        else if (*p == 'f') {
+            value = Py_NewRef(Py_False);
+            p += 5;
+        }
+        else if (*p == 'n') {
+            value = Py_NewRef(Py_None);
+            p += 4;
+        }
+        else {
+            after = number(p, end);
+            value = decode_number(p, after);
+            p = after;
+        }
+    have_value:
+        for (;;) {
+            if (value == NULL) goto done;
+            if (depth == 0) {
+                result = value;
+                goto done;
+            }
+            if (add_value(&stack[depth - 1], value) < 0) goto done;
+            p = skip_ws(p, end);
+            if (*p == ',') {
+                p = skip_ws(p + 1, end);
+                if (stack[depth - 1].is_object) goto key;
+                break;
+            }
+            p++; /* } or ] */
+            value = close_container(&stack[--depth]);
+        }
+        continue;
+    key:
+        {
+            PyObject *key, *known;
+            after = string(p, end, &escaped);
+            key = decode_string(p, after, escaped);
+            if (key == NULL) goto done;
+            known = PyDict_SetDefault(memo, key, key);
+            Py_XINCREF(known);
+            Py_DECREF(key);
+            if (known == NULL) goto done;
+            stack[depth - 1].key = known;
+            p = skip_ws(after, end);
+            p++; /* : */
+        }
+    }
+done:
+    while (depth > 0) {
+        Open *open = &stack[--depth];
+        Py_XDECREF(open->container);
+        Py_XDECREF(open->key);
+    }
+    Py_XDECREF(memo);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* setup(FrozenDict, FrozenList): the types decode makes. */
+static PyObject *
+setup(PyObject *module, PyObject *args)
+{
+    PyTypeObject *dict_type, *list_type;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &dict_type, &PyType_Type, &list_type)) {
+        return NULL;
+    }
+    if (!PyType_IsSubtype(dict_type, &PyDict_Type) || !PyType_IsSubtype(list_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "setup needs a dict subclass and a tuple subclass");
+        return NULL;
+    }
+    Py_XSETREF(FrozenDictType, (PyTypeObject *)Py_NewRef(dict_type));
+    Py_XSETREF(FrozenListType, (PyTypeObject *)Py_NewRef(list_type));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"decode", decode, METH_O,
+     "decode(text) -> the frozen value of checked JSON text, as the ordinary reader has it."},
+    {"setup", setup, METH_VARARGS, "setup(FrozenDict, FrozenList): the types decode makes."},
     {"scan", scan, METH_VARARGS,
      "scan(data, start, limit) -> (items, next): the next lines, checked in C."},
     {NULL, NULL, 0, NULL},
@@ -568,6 +883,8 @@ PyInit__scan(void)
 {
     PyObject *m;
     init_plain();
+    empty_tuple = PyTuple_New(0);
+    if (empty_tuple == NULL) return NULL;
     if (PyType_Ready(&SpanType) < 0) return NULL;
     m = PyModule_Create(&module);
     if (m == NULL) return NULL;

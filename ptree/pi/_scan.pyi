@@ -1,5 +1,7 @@
 """Types of the C line scanner (ptree/pi/_scan.c)."""
 
+from typing import Any
+
 class Span:
     """A read-only span of a bytes object, read like bytes (buffer protocol)."""
 
@@ -9,3 +11,5 @@ class Span:
 def scan(
     data: bytes, start: int, limit: int, /
 ) -> tuple[list[tuple[str, str | None, str, Span] | int], int]: ...
+def decode(text: bytes | memoryview | Span, /) -> Any: ...
+def setup(frozen_dict: type, frozen_list: type, /) -> None: ...

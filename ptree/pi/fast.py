@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..entries import LazyMessageEntry
-from ..frozen import FrozenDict
+from ..frozen import FrozenDict, FrozenList
 from .lines import parse_line
 
 __all__ = ["AVAILABLE", "SCANNER", "LoadedMessage", "json_depth", "line_scanner", "message_line"]
@@ -36,6 +36,9 @@ try:
     from . import _scan
 except ImportError:  # pragma: no cover - built where a C compiler is found (setup.py)
     _scan = None  # type: ignore[assignment]
+
+if _scan is not None:
+    _scan.setup(FrozenDict, FrozenList)
 
 AVAILABLE = msgspec is not None
 """Whether the fast path can run (msgspec imports)."""
@@ -135,7 +138,13 @@ class LoadedMessage(LazyMessageEntry):
 
     @staticmethod
     def decode(source: Any) -> FrozenDict:
-        """The frozen message of the raw JSON bytes the reader checked."""
+        """The frozen message of the raw JSON bytes the reader checked: decoded in C
+        where the extension is built (what it does not take, the ordinary way)."""
+        if _scan is not None:
+            try:
+                return _scan.decode(source)  # type: ignore[no-any-return]
+            except ValueError:
+                pass
         return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
 
 
