@@ -551,3 +551,16 @@ class TestDecode:
         """63 levels (the most a message holds inside its line) decode, iteratively."""
         text = '{"a":' + "[" * 62 + "1" + "]" * 62 + "}"
         assert same_value(_scan.decode(text.encode()), parse_line(text))
+
+    def test_decoded_values_are_left_to_reference_counting(self) -> None:
+        """Containers that hold only strings, numbers and containers like themselves
+        cannot be in a cycle: they are untracked, as CPython untracks its own such
+        dicts and tuples; a dict changed against its promise is tracked again."""
+        import gc
+
+        value = _scan.decode(b'{"a":[1,{"b":"c"}],"d":{},"e":[]}')
+        assert not any(gc.is_tracked(v) for v in (value, value["a"], value["a"][1], value["d"]))
+        assert same_value(value, parse_line('{"a":[1,{"b":"c"}],"d":{},"e":[]}'))
+        cycle: list[Any] = []
+        dict.__setitem__(value["d"], "x", cycle)
+        assert gc.is_tracked(value["d"])

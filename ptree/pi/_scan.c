@@ -631,30 +631,40 @@ next_char(ptr *pp, ptr end)
            ((Py_UCS4)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
 }
 
-/* The str of the checked JSON string [p, after) (quotes included).  Two passes over
- * an escaped string: its length and widest character, then the characters, written
- * straight into the new str. */
+/* The str of the checked JSON string whose opening quote is at p; *after is set past
+ * its closing quote.  One pass finds the end, the length and the widest character; an
+ * escaped string then has its characters written straight into the new str. */
 static PyObject *
-decode_string(ptr p, ptr after, int escaped)
+decode_string(ptr p, ptr end, ptr *after)
 {
     PyObject *result;
-    ptr end = after - 1, q;
+    ptr q = p + 1;
     Py_ssize_t length = 0, i = 0;
     Py_UCS4 widest = 0;
-    int kind;
-    void *data;
-    p++;
-    if (!escaped) return PyUnicode_DecodeUTF8((const char *)p, end - p, "strict");
-    for (q = p; q < end; length++) {
-        Py_UCS4 c = next_char(&q, end);
-        if (c > widest) widest = c;
+    int escaped = 0;
+    for (;;) {
+        ptr run = q;
+        while (plain[*q]) q++;
+        length += q - run;
+        if (*q == '"') break;
+        escaped |= *q == '\\';
+        {
+            Py_UCS4 c = next_char(&q, end);
+            if (c > widest) widest = c;
+        }
+        length++;
     }
-    result = PyUnicode_New(length, widest);
+    *after = q + 1;
+    if (!escaped) return PyUnicode_DecodeUTF8((const char *)p + 1, q - p - 1, "strict");
+    result = PyUnicode_New(length, widest > 0x7F ? widest : 0x7F);
     if (result == NULL) return NULL;
-    kind = PyUnicode_KIND(result);
-    data = PyUnicode_DATA(result);
-    for (q = p; q < end; i++) {
-        PyUnicode_WRITE(kind, data, i, next_char(&q, end));
+    {
+        int kind = PyUnicode_KIND(result);
+        void *data = PyUnicode_DATA(result);
+        ptr stop = q;
+        for (q = p + 1; q < stop; i++) {
+            PyUnicode_WRITE(kind, data, i, next_char(&q, stop));
+        }
     }
     return result;
 }
@@ -688,17 +698,25 @@ decode_number(ptr p, ptr after)
 }
 
 /* A container being filled: its FrozenDict, or a list of the items of its FrozenList,
- * and the key waiting for its value. */
+ * the key waiting for its value, and whether it holds a value the garbage collector
+ * tracks.  One that does not (strings, numbers, ... and containers like itself) can
+ * never be part of a reference cycle, so it is untracked once made, as CPython does
+ * for its own dicts and tuples of such values: the collector never walks a decoded
+ * message at all.  (A FrozenDict changed through dict's own methods, against its
+ * promise, is tracked again by dict itself.) */
 typedef struct {
     PyObject *container, *key;
-    int is_object;
+    int is_object, tracked;
 } Open;
 
 static PyObject *
 close_container(Open *open)
 {
     PyObject *done;
-    if (open->is_object) return open->container;
+    if (open->is_object) {
+        if (!open->tracked) PyObject_GC_UnTrack(open->container);
+        return open->container;
+    }
     {
         Py_ssize_t n = PyList_GET_SIZE(open->container);
         done = FrozenListType->tp_alloc(FrozenListType, n);
@@ -707,6 +725,7 @@ close_container(Open *open)
                 PyObject *item = PyList_GET_ITEM(open->container, i);
                 PyTuple_SET_ITEM(done, i, Py_NewRef(item));
             }
+            if (!open->tracked) PyObject_GC_UnTrack(done);
         }
         Py_DECREF(open->container);
         return done;
@@ -718,6 +737,7 @@ static int
 add_value(Open *open, PyObject *value)
 {
     int failed;
+    if (PyObject_IS_GC(value) && PyObject_GC_IsTracked(value)) open->tracked = 1;
     if (open->is_object) {
         failed = PyDict_SetItem(open->container, open->key, value) < 0;
         Py_CLEAR(open->key);
@@ -737,7 +757,7 @@ decode(PyObject *module, PyObject *arg)
 {
     Py_buffer view;
     Open stack[MAX_NESTING + 1];
-    int depth = 0, escaped;
+    int depth = 0;
     PyObject *memo = NULL, *result = NULL, *value;
     ptr p, end, after;
     (void)module;
@@ -763,6 +783,7 @@ decode(PyObject *module, PyObject *arg)
             Open *open = &stack[depth++];
             open->is_object = *p == '{';
             open->key = NULL;
+            open->tracked = 0;
             open->container = open->is_object
                 ? PyDict_Type.tp_new(FrozenDictType, empty_tuple, NULL)
                 : PyList_New(0);
@@ -780,9 +801,7 @@ decode(PyObject *module, PyObject *arg)
             continue;
         }
         if (*p == '"') {
-            after = string(p, end, &escaped);
-            value = decode_string(p, after, escaped);
-            p = after;
+            value = decode_string(p, end, &p);
         }
         else if (*p == 't') {
             value = Py_NewRef(Py_True);
@@ -822,8 +841,7 @@ decode(PyObject *module, PyObject *arg)
     key:
         {
             PyObject *key, *known;
-            after = string(p, end, &escaped);
-            key = decode_string(p, after, escaped);
+            key = decode_string(p, end, &after);
             if (key == NULL) goto done;
             known = PyDict_SetDefault(memo, key, key);
             Py_XINCREF(known);
