@@ -278,7 +278,7 @@ class TestDeepParser:
         except (ValueError, RecursionError):
             # The first problem in reading order is the one reported: in "1E309:" that
             # is the number out of range, before the extra data json.loads names.
-            with pytest.raises(ValueError, match="not JSON|out of range"):
+            with pytest.raises(ValueError, match=r"not JSON|out of range"):
                 parse_deep_json(text)
         else:
             try:
