@@ -1,8 +1,9 @@
-"""Builds ptree's one C extension, the Pi reader's line scanner (ptree/pi/_scan.c).
+"""Builds ptree's two C extensions: the Pi reader's line scanner (ptree/pi/_scan.c)
+and freeze's common case (ptree/_cfrozen.c).
 
-Everything else is in pyproject.toml.  The extension is optional: where no C compiler
-is found the build goes on without it and the reader uses its Python path (the same
-results, slower; ``ptree.pi.fast.SCANNER`` says which one runs).
+Everything else is in pyproject.toml.  Both are optional: where no C compiler is found
+the build goes on without them and ptree uses its Python paths (the same results,
+slower; ``ptree.pi.fast.SCANNER`` and ``ptree.frozen.COMPILED`` say which run).
 """
 
 from setuptools import Extension, setup
@@ -10,10 +11,16 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
+            "ptree._cfrozen",
+            ["ptree/_cfrozen.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
+        Extension(
             "ptree.pi._scan",
             ["ptree/pi/_scan.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
     ]
 )

@@ -193,6 +193,22 @@ class FrozenList(tuple[Any, ...]):
         return tuple(self) * n
 
 
+# freeze's common case (a plain value of exact dicts, lists and tuples) in C, where
+# the extension is built (setup.py): the same value, its containers untracked by the
+# garbage collector; anything else (and every error) the Python way below.
+try:
+    from . import _cfrozen
+except ImportError:  # pragma: no cover - built where a C compiler is found
+    _compiled = None
+else:
+    _cfrozen.setup(FrozenDict, FrozenList, MAX_DEPTH)
+    _compiled = _cfrozen.freeze_plain
+
+COMPILED = _compiled is not None
+"""Whether freeze's common case runs in C (``ptree/_cfrozen.c``, built at install where
+a C compiler is found); the results are the same either way."""
+
+
 class _Bad(Exception):
     """Internal: carries the path to a bad value up through the copying functions."""
 
@@ -428,6 +444,10 @@ def freeze(value: Any, *, where: str = "value") -> Any:
     t = type(value)
     if t is FrozenDict or t is FrozenList or t is str or t is int or t is bool or value is None:
         return value
+    if _compiled is not None and (t is dict or t is list or t is tuple):
+        frozen = _compiled(value)
+        if frozen is not None:
+            return frozen
     try:
         if t is dict:
             return _freeze_dict(value, 1)

@@ -1,0 +1,6 @@
+"""Types of freeze's common case in C (ptree/_cfrozen.c)."""
+
+from typing import Any
+
+def freeze_plain(value: object, /) -> Any: ...
+def setup(frozen_dict: type, frozen_list: type, max_depth: int, /) -> None: ...
