@@ -662,8 +662,21 @@ decode_string(ptr p, ptr end, ptr *after)
         int kind = PyUnicode_KIND(result);
         void *data = PyUnicode_DATA(result);
         ptr stop = q;
-        for (q = p + 1; q < stop; i++) {
-            PyUnicode_WRITE(kind, data, i, next_char(&q, stop));
+        q = p + 1;
+        for (;;) {
+            /* a run of plain bytes (it ends at the closing quote at the latest), then
+             * one escape or multi-byte character */
+            ptr run = q;
+            while (plain[*q]) q++;
+            if (kind == PyUnicode_1BYTE_KIND) {
+                memcpy((Py_UCS1 *)data + i, run, (size_t)(q - run));
+                i += q - run;
+            }
+            else {
+                for (; run < q; run++) PyUnicode_WRITE(kind, data, i++, *run);
+            }
+            if (q >= stop) break;
+            PyUnicode_WRITE(kind, data, i++, next_char(&q, stop));
         }
     }
     return result;
