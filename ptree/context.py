@@ -406,6 +406,7 @@ def _collect(
     new: bool,
     kept: bool,
     peek: Peek,
+    direct: bool = False,
 ) -> Entry | None:
     """Walk from ``e`` towards the root until ``end`` (excluded), adding to ``out``.
 
@@ -417,7 +418,9 @@ def _collect(
     and returns it.  ``end`` is None or an ancestor of ``e``, so the walk always
     reaches it.  ``peek`` tells a message entry's role and whether its content is
     missing (see :func:`context_sources`); the message itself is read only for a
-    content to fill in and for the latest assistant message's model.
+    content to fill in and for the latest assistant message's model.  ``direct``: add
+    every message itself, never its entry (what :func:`build_context` needs; ``peek``
+    is then the message, and the hot loops read it once).
     """
     add = out.append
     message_kind = MessageEntry
@@ -434,12 +437,17 @@ def _collect(
                 state.model = _assistant_model(e_.message)
                 state.model_set = True
             if not kept_range or role != "system":
-                add(_message(e_.message) if new and head.get("content") is None else e_)
+                if new and head.get("content") is None:
+                    add(_message(e_.message))
+                else:
+                    add(e_.message if direct else e_)
         elif _other(e_, add, state, mode):
             return e_  # type: ignore[no-any-return]
         e_ = e_.parent_entry
     # The hot loops: a type test, an append and a link per message (and, for Pi 1.6,
     # a look at the content, which may be missing).
+    if direct:
+        return _collect_messages(e_, end, add, state, mode)  # type: ignore[no-any-return]
     if kept_range:
         while e_ is not end:
             if isinstance(e_, message_kind):
@@ -462,6 +470,37 @@ def _collect(
                 add(e_)
             elif _other(e_, add, state, mode):
                 return e_  # type: ignore[no-any-return]
+            e_ = e_.parent_entry
+    return None
+
+
+def _collect_messages(e_: Any, end: Entry | None, add: Any, state: _State, mode: int) -> Any:
+    """:func:`_collect`'s hot loops when it adds messages themselves (``direct``): each
+    message is read once, no peek is called."""
+    message_kind = MessageEntry
+    if mode == 2:  # Pi 1.6, in a kept range: no system messages
+        while e_ is not end:
+            if isinstance(e_, message_kind):
+                m = e_.message
+                if m.get("role") != "system":
+                    add(m if m.get("content") is not None else _message(m))
+            else:
+                _other(e_, add, state, mode)
+            e_ = e_.parent_entry
+    elif mode == 1:  # Pi 1.6
+        while e_ is not end:
+            if isinstance(e_, message_kind):
+                m = e_.message
+                add(m if m.get("content") is not None else _message(m))
+            elif _other(e_, add, state, mode):
+                return e_
+            e_ = e_.parent_entry
+    else:  # Pi 0.73.1 (in a kept range or not: _other tells)
+        while e_ is not end:
+            if isinstance(e_, message_kind):
+                add(e_.message)
+            elif _other(e_, add, state, mode):
+                return e_
             e_ = e_.parent_entry
     return None
 
@@ -601,7 +640,17 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     >>> build_context(t.append_context_edit("q", "hello")).messages
     ({'role': 'user', 'content': 'hello'},)
     """  # noqa: E501
-    return context_sources(tree, leaf, pi=pi).context()
+    gathered = _gather(tree, leaf, pi, _MESSAGE, direct=True)
+    if gathered is None:
+        return Context(())
+    messages, state, leaf_id = gathered
+    return Context(
+        messages,
+        state.model,
+        "off" if state.thinking_level is None else state.thinking_level,
+        state.tools,
+        leaf_id,
+    )
 
 
 Peek = Callable[[MessageEntry], Mapping[str, Any]]
@@ -655,7 +704,7 @@ def context_sources(
 
     An internal interface for writers (see :class:`ContextSources`):
     ``context_sources(tree, leaf, pi=pi).context() == build_context(tree, leaf, pi=pi)``
-    always, and :func:`build_context` is made this way.
+    always: both are made by the same walk (``_gather``).
 
     ``peek`` reads what the walk needs from a message entry without decoding its
     message (see :data:`Peek`); by default the message itself.  Messages are then
@@ -676,22 +725,39 @@ def context_sources(
     >>> sources[0] is t["q"], sources[1]["role"]
     (True, 'branchSummary')
     """
+    gathered = _gather(tree, leaf, pi, _MESSAGE if peek is None else peek, direct=False)
+    if gathered is None:
+        return ContextSources(())
+    sources, state, leaf_id = gathered
+    return ContextSources(
+        sources,
+        state.model,
+        "off" if state.thinking_level is None else state.thinking_level,
+        state.tools,
+        leaf_id,
+    )
+
+
+def _gather(
+    tree: SessionTree, leaf: str | None, pi: PiVersion, peek: Peek, *, direct: bool
+) -> tuple[tuple[Any, ...], _State, str] | None:
+    """The walk under :func:`context_sources` and :func:`build_context`: the sources
+    (with ``direct``, the messages themselves), the state, the leaf's id; ``None``
+    for an empty tree."""
     new = _check_version(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return ContextSources(())
-    if peek is None:
-        peek = _MESSAGE
+        return None
     out: list[Any] = []
     state = _State()
     # Walking back from the leaf, the first compaction met is the latest one: the walk
     # never collects what it dropped.
-    compaction = _collect(start, None, out, state, new, False, peek)
+    compaction = _collect(start, None, out, state, new, False, peek, direct)
     if compaction is not None:
         first = _first_kept(tree, compaction)  # type: ignore[arg-type]
         rest: Entry | None = compaction.parent_entry
         if first is not None:
-            _collect(rest, first.parent_entry, out, state, new, True, peek)
+            _collect(rest, first.parent_entry, out, state, new, True, peek, direct)
             rest = first.parent_entry
         _resolve_state(rest, state, peek)
         out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
@@ -701,16 +767,8 @@ def context_sources(
     if state.edited:
         # Rare: edits may aim anywhere in the selection, before or after them.  Every
         # message is read (and given as a message, not as its entry).
-        sources = tuple(_edited_context(tree.path(start.id), new))
-    else:
-        sources = tuple(reversed(out))  # one pass: no reverse in place, then a copy
-    return ContextSources(
-        sources,
-        state.model,
-        "off" if state.thinking_level is None else state.thinking_level,
-        state.tools,
-        start.id,
-    )
+        return tuple(_edited_context(tree.path(start.id), new)), state, start.id
+    return tuple(reversed(out)), state, start.id  # one pass: no reverse, then a copy
 
 
 def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:
