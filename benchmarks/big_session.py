@@ -1,6 +1,7 @@
 """Opening a big session: ptree against bare json.loads and Pi, each in a fresh process.
 
     python benchmarks/big_session.py [--messages 50000] [--runs 3] [--baseline COMMIT[:CASES]]
+        [--small-entries 1000000] [--append 100000]
 
 Generates (once, cached in the system's temp folder) a Pi session of real messages
 (the benchmark pool, 1.7 KB of JSON each) with a branch every 40 entries: after every
@@ -138,6 +139,20 @@ def main(argv: list[str] | None = None) -> int:
         help="also run these cases (default: ptree.load and ptree.load + build_context) "
         "from this commit, side by side; may be given more than once",
     )
+    ap.add_argument(
+        "--small-entries",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then measure a load of N small entries (small_entries.py: memory per entry)",
+    )
+    ap.add_argument(
+        "--append",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then time N appends of real messages against the floor (small_entries.py)",
+    )
     args = ap.parse_args(argv)
     path = Path(tempfile.gettempdir()) / f"ptree-big-session-{args.messages}.jsonl"
     if not path.exists():
@@ -208,6 +223,17 @@ def main(argv: list[str] | None = None) -> int:
         vs_pi = " | ".join(f"{t / ref:.2f}x" if ref else "-" for ref in refs)
         label = f"{case} open + buildSessionContext" if case in pis else case
         print(f"| {label} | {t:.3f} s | {t / floor:.2f}x | {vs_pi} | {m:.2f}x |")
+    if args.small_entries or args.append:
+        # The issue's other two rows, in the same command (each load in a fresh process).
+        import small_entries
+
+        print()
+        rest = ["--runs", "2", "--entries", str(args.small_entries or 1_000_000)]
+        if not args.small_entries:
+            rest += ["--runs", "0"]
+        if args.append:
+            rest += ["--append", str(args.append)]
+        small_entries.main(rest)
     return 0
 
 
