@@ -643,14 +643,8 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     gathered = _gather(tree, leaf, pi, _MESSAGE, direct=True)
     if gathered is None:
         return Context(())
-    messages, state, leaf_id = gathered
-    return Context(
-        messages,
-        state.model,
-        "off" if state.thinking_level is None else state.thinking_level,
-        state.tools,
-        leaf_id,
-    )
+    messages, fields = gathered
+    return Context(messages, *fields)
 
 
 Peek = Callable[[MessageEntry], Mapping[str, Any]]
@@ -728,22 +722,16 @@ def context_sources(
     gathered = _gather(tree, leaf, pi, _MESSAGE if peek is None else peek, direct=False)
     if gathered is None:
         return ContextSources(())
-    sources, state, leaf_id = gathered
-    return ContextSources(
-        sources,
-        state.model,
-        "off" if state.thinking_level is None else state.thinking_level,
-        state.tools,
-        leaf_id,
-    )
+    sources, fields = gathered
+    return ContextSources(sources, *fields)
 
 
 def _gather(
     tree: SessionTree, leaf: str | None, pi: PiVersion, peek: Peek, *, direct: bool
-) -> tuple[tuple[Any, ...], _State, str] | None:
+) -> tuple[tuple[Any, ...], tuple[ModelRef | None, str, tuple[str, ...] | None, str]] | None:
     """The walk under :func:`context_sources` and :func:`build_context`: the sources
-    (with ``direct``, the messages themselves), the state, the leaf's id; ``None``
-    for an empty tree."""
+    (with ``direct``, the messages themselves), then the rest of the value (model,
+    thinking level, active tools, leaf id); ``None`` for an empty tree."""
     new = _check_version(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
@@ -764,11 +752,17 @@ def _gather(
         checkpoint = compaction.system_message  # type: ignore[attr-defined]
         if new and checkpoint is not None:
             out.append(checkpoint)
+    fields = (
+        state.model,
+        "off" if state.thinking_level is None else state.thinking_level,
+        state.tools,
+        start.id,
+    )
     if state.edited:
         # Rare: edits may aim anywhere in the selection, before or after them.  Every
         # message is read (and given as a message, not as its entry).
-        return tuple(_edited_context(tree.path(start.id), new)), state, start.id
-    return tuple(reversed(out)), state, start.id  # one pass: no reverse, then a copy
+        return tuple(_edited_context(tree.path(start.id), new)), fields
+    return tuple(reversed(out)), fields  # one pass: no reverse, then a copy
 
 
 def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:
