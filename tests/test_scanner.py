@@ -26,6 +26,8 @@ from ptree import SessionFileError, load
 from ptree.pi import fast
 from ptree.pi.lines import parse_line
 
+from .frozen_values import same_value
+
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
 
@@ -452,30 +454,6 @@ class TestFiles:
 
 
 # ------------------------------------------------------------------------ decoding
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Equal, and of the same type all the way down (FrozenDict, FrozenList, int,
-    float with its sign, bool, str), keys in the same order.  Iterative."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, tuple):
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif isinstance(x, float):
-            if repr(x) != repr(y):
-                return False
-        elif x != y:
-            return False
-    return True
 
 
 def json_values() -> st.SearchStrategy[Any]:
