@@ -214,22 +214,10 @@ def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage 
         return None
     if not env.id:
         return None
-    # The role: a line that ends in "}}" ends with the message (the one field that
-    # takes an object; msgspec kept the last of duplicate keys, as json.loads does),
-    # so the message is the last len(message) bytes before the final brace.  If it
-    # starts with a string "role" and names no other "role", that is a string;
-    # anything else is decoded by msgspec.
-    size = len(raw)
-    begin = size - 1 - len(env.message)
-    if not (
-        raw.endswith(b"}}")
-        and raw.startswith(b'{"role":"', begin)
-        and raw.find(b'"role"', begin + 8) < 0
-    ):
-        try:
-            _decode_head(env.message)
-        except _Failed:
-            return None
+    try:
+        _decode_head(env.message)  # a string role
+    except _Failed:
+        return None
     canon = raw.translate(_CANON)
     # Nesting: a line with few brackets cannot be deep; one with many is measured.
     if canon.count(b"{") > FAST_DEPTH and json_depth(raw, FAST_DEPTH) > FAST_DEPTH:
