@@ -24,47 +24,17 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..branching import fork
-from ..context import (
-    Context,
-    ContextSources,
-    build_context,
-    context_sources,
-    to_provider_messages,
-)
-from ..entries import MessageEntry
 from ..errors import SessionError, UnknownEntryError
-from ..pi import SessionFileError, SessionFileWarning, dump, load
-from ..pi.files import replace_file, write_new
-from ..tree import SessionTree
-from .demo import run_demo
-from .message_json import compact, message_json, message_peek
+from .commands import COMMANDS, SETUPS, UsageError, register
 from .progress import Progress
-from .render import render_dot, render_mermaid, render_text, tree_to_json
-from .text import one_line
+
+if TYPE_CHECKING:  # the commands import what they use when run: ``--help`` loads no tree
+    from ..context import Context, ContextSources
+    from ..tree import SessionTree
 
 __all__ = ["COMMANDS", "main"]
-
-Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
-Setup = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
-
-COMMANDS: dict[str, Command] = {}
-_SETUPS: list[Setup] = []
-
-
-class UsageError(SessionError, ValueError):
-    """A request the command cannot carry out as given (an output file that exists, …)."""
-
-
-def _register(name: str, setup: Setup) -> Callable[[Command], Command]:
-    def add(fn: Command) -> Command:
-        COMMANDS[name] = fn
-        _SETUPS.append(setup)
-        return fn
-
-    return add
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -75,7 +45,9 @@ def _isatty(stream: TextIO) -> bool:
 def _load(path: str, err: TextIO, command: str, *, strict: bool = True) -> SessionTree:
     """The session file at ``path`` (or ``STORE_URL#SESSION_ID``: the stored session);
     in lenient mode each warning is one line on stderr."""
+    from ..pi import load
     from .store_commands import load_ref
+    from .text import one_line
 
     stored = load_ref(path)
     if stored is not None:
@@ -119,6 +91,8 @@ def _write_output(target: Path, data: bytes, *, force: bool) -> None:
     """Write a command's output file atomically (a temporary file, then a link or a
     rename): never half a file, never over an existing one without ``force``, and a
     link at ``target`` is replaced, never written through."""
+    from ..pi.files import replace_file, write_new
+
     if force:
         replace_file(target, data)
     else:
@@ -151,11 +125,8 @@ def _lines(out: TextIO, lines: Iterable[str]) -> None:
         write("\n".join(batch))
 
 
-_COMPACT = compact
-
-
 def _json(
-    out: TextIO, value: dict[str, Any], listed: str, encode: Callable[[Any], str] = _COMPACT
+    out: TextIO, value: dict[str, Any], listed: str, encode: Callable[[Any], str] | None = None
 ) -> None:
     """Write an object as JSON: one key per line, each item of ``listed`` on one line
     (made by ``encode``, by default :data:`~ptree.cli.message_json.compact`).
@@ -164,22 +135,26 @@ def _json(
     the pure-Python encoder, about ten times slower than this.  Written as it is
     made, a few hundred lines at a time.
     """
-    _lines(out, _json_lines(value, listed, encode))
+    from .message_json import compact
+
+    _lines(out, _json_lines(value, listed, compact if encode is None else encode))
 
 
 def _json_lines(value: dict[str, Any], listed: str, encode: Callable[[Any], str]) -> Iterator[str]:
+    from .message_json import compact
+
     yield "{"
     keys = [k for k in value if k != listed] + [listed]
     for n, key in enumerate(keys):
         comma = "," if n < len(keys) - 1 else ""
         if key != listed:
-            yield f"  {_COMPACT(key)}: {_COMPACT(value[key])}{comma}"
+            yield f"  {compact(key)}: {compact(value[key])}{comma}"
             continue
         items = value[key]
         if not items:
-            yield f"  {_COMPACT(key)}: []{comma}"
+            yield f"  {compact(key)}: []{comma}"
             continue
-        yield f"  {_COMPACT(key)}: ["
+        yield f"  {compact(key)}: ["
         last = len(items) - 1
         for i, item in enumerate(items):
             yield f"    {encode(item)}{',' if i < last else ''}"
@@ -191,6 +166,8 @@ def _json_lines(value: dict[str, Any], listed: str, encode: Callable[[Any], str]
 
 
 def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .demo import run_demo
+
     run_demo(out)
     return 0
 
@@ -200,7 +177,7 @@ def _setup_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 COMMANDS["demo"] = _demo
-_SETUPS.append(_setup_demo)
+SETUPS.append(_setup_demo)
 
 
 # ------------------------------------------------------------------ show
@@ -238,6 +215,8 @@ def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _summary(tree: SessionTree) -> str:
+    from .text import one_line
+
     leaves = len(tree.leaves())
     parts = [
         f"{len(tree)} entr{'y' if len(tree) == 1 else 'ies'}",
@@ -250,8 +229,10 @@ def _summary(tree: SessionTree) -> str:
     return " · ".join(parts)
 
 
-@_register("show", _setup_show)
+@register("show", _setup_show)
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .render import render_text, tree_to_json
+
     tree = _load(args.file, err, "show", strict=not args.lenient)
     if args.json:
         _json(out, tree_to_json(tree), "entries")
@@ -280,12 +261,14 @@ def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument(
         "--provider",
         action="store_true",
-        help="give the provider-level messages (ptree.to_provider_messages)",
+        help="give the provider-level messages (ptree.context.to_provider_messages)",
     )
 
 
 def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     """A :class:`~ptree.Context` as plain JSON (what ``ptree path`` prints)."""
+    from ..context import to_provider_messages
+
     messages: Sequence[dict[str, Any]] = context.messages
     if provider:
         messages = to_provider_messages(messages)
@@ -305,8 +288,11 @@ def _state_json(context: Context | ContextSources) -> dict[str, Any]:
     }
 
 
-@_register("path", _setup_path)
+@register("path", _setup_path)
 def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..context import build_context, context_sources
+    from .message_json import message_json, message_peek
+
     tree = _load(args.file, err, "path")
     if args.provider:
         context = build_context(tree, args.leaf)
@@ -354,6 +340,8 @@ def file_problems(
 
     Cost: one read of the file, O(its size).
     """
+    from ..pi import SessionFileError, SessionFileWarning, load
+
     problems: list[tuple[int, str]] = []
     tree: SessionTree | None = None
     with warnings.catch_warnings(record=True) as caught:
@@ -379,9 +367,11 @@ def file_problems(
 _LINE = re.compile(r":(\d+):")
 
 
-@_register("check", _setup_check)
+@register("check", _setup_check)
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..pi import SessionFileError
     from .store_commands import load_ref
+    from .text import one_line
 
     try:
         stored = load_ref(args.file)
@@ -440,8 +430,13 @@ def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
 
 
-@_register("fork", _setup_fork)
+@register("fork", _setup_fork)
 def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..branching import fork
+    from ..entries import MessageEntry
+    from ..pi import dump
+    from .text import one_line
+
     target = _output_file(args.output, force=args.force)
     tree = _load(args.file, err, "fork")
     entry = tree[args.at]
@@ -525,8 +520,11 @@ def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
 
 
-@_register("export", _setup_export)
+@register("export", _setup_export)
 def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..pi import dump
+    from .render import render_dot, render_mermaid
+
     fmt = args.format
     if args.all_branches and fmt != "markdown":
         raise UsageError("--all-branches applies to --format markdown only")
@@ -654,7 +652,7 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 _SESSION_FORMATS = ("claude-code", "codex", "librechat")
 
 
-@_register("import", _setup_import)
+@register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..formats.detect import FORMATS, detect
 
@@ -695,6 +693,8 @@ def _import_session(
     fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     from ..formats import claude_code, codex, librechat
+    from ..pi import dump
+    from .text import one_line
 
     output = args.output or f"{Path(source).stem}.pi.jsonl"
     target = _output_file(output, force=args.force)
@@ -738,6 +738,7 @@ def _import_export(
     fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
 ) -> int:
     from ..formats import import_chatgpt, import_openwebui
+    from .text import one_line
 
     folder = args.output or Path(source).stem
 
@@ -790,7 +791,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for setup in _SETUPS:
+    for setup in SETUPS:
         setup(sub)
     return parser
 
@@ -798,6 +799,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _one_line(exc: BaseException) -> str:
     # Error texts quote the file (ids, roles, paths): one_line keeps escape sequences
     # and bidi controls in them from reaching the terminal.
+    from .text import one_line
+
     if isinstance(exc, OSError) and exc.filename is not None:
         return one_line(f"{exc.filename}: {exc.strerror or exc}")
     return one_line(str(exc)) or type(exc).__name__
@@ -832,15 +835,14 @@ def main(
         print(f"ptree {args.command}: interrupted", file=err)
         return 130
     except (SessionError, OSError, ValueError) as exc:
+        from .text import one_line
+
         text = _one_line(exc)
         if isinstance(exc, UnknownEntryError) and getattr(args, "file", None):
             text = f"{one_line(args.file)}: {text}"
         print(f"ptree {args.command}: error: {text}", file=err)
         return 1
 
-
-# The store commands register themselves (they use this module's helpers).
-from . import store_commands  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

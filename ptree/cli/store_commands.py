@@ -7,14 +7,14 @@ import argparse
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import unquote, urlsplit
 
-from .. import stores
-from ..pi import dump, load
-from ..tree import SessionTree
-from .main import UsageError, _register
+from .commands import UsageError, register
 from .progress import Progress
+
+if TYPE_CHECKING:
+    from ..tree import SessionTree
 
 __all__ = ["load_ref", "store_ref"]
 
@@ -26,6 +26,8 @@ def store_ref(text: str) -> tuple[str, str | None] | None:
     >>> store_ref("sqlite:///srv/s.db#chat%201"), store_ref("notes.jsonl")
     (('sqlite:///srv/s.db', 'chat 1'), None)
     """
+    from .. import stores
+
     scheme = urlsplit(text).scheme.lower() if "://" in text else ""
     if scheme not in stores.SCHEMES:
         return None
@@ -40,6 +42,8 @@ def load_ref(text: str) -> SessionTree | None:
         UsageError: a store URL without ``#SESSION_ID``.
         SessionNotFoundError: no such session.
     """
+    from .. import stores
+
     ref = store_ref(text)
     if ref is None:
         return None
@@ -63,8 +67,10 @@ def _setup_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("store", metavar="STORE_URL", help="the store")
 
 
-@_register("sessions", _setup_sessions)
+@register("sessions", _setup_sessions)
 def _sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .. import stores
+
     with stores.open(args.store) as store:
         listed = store.sessions()
     for s in listed:
@@ -95,6 +101,9 @@ def _setup_copy(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def _sources(src: str, err: TextIO) -> tuple[int, int, Iterator[SessionTree]]:
     """How many sessions ``src`` has, how many it could not list (each reported on
     ``err``), and the sessions one by one."""
+    from .. import stores
+    from ..pi import load
+
     ref = store_ref(src)
     if ref is None:
         if not Path(src).is_file():
@@ -118,8 +127,11 @@ def _sources(src: str, err: TextIO) -> tuple[int, int, Iterator[SessionTree]]:
     return len(ids), len(caught), each()
 
 
-@_register("copy", _setup_copy)
+@register("copy", _setup_copy)
 def _copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .. import stores
+    from ..pi import dump, load
+
     dst_ref = store_ref(args.dst)
     if dst_ref is not None and dst_ref[1] is not None:
         raise UsageError(f"{args.dst}: copy into a store URL, without #SESSION_ID")
