@@ -86,7 +86,8 @@ def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
 
 class TestLayers:
     def test_the_layer_packages_exist_with_a_docstring_naming_their_imports(self) -> None:
-        """Each layer is a package whose docstring says what it may import."""
+        """Each layer is a package whose docstring has an ``Imports:`` paragraph naming
+        exactly the layers it may import (the cli: anything)."""
         for layer in ALLOWED:
             if layer == "core":
                 continue
@@ -94,7 +95,19 @@ class TestLayers:
             assert init.is_file(), f"ptree/{layer}/ is missing"
             doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
             assert doc is not None, f"ptree/{layer}/__init__.py has no docstring"
-            assert "Imports" in doc or "imports" in doc, f"ptree/{layer}: imports not stated"
+            paragraph = next((p for p in doc.split("\n\n") if "Imports:" in p), None)
+            assert paragraph is not None, f"ptree/{layer}: no 'Imports:' paragraph"
+            said = paragraph[paragraph.index("Imports:") :]
+            if layer == "cli":
+                assert "anything" in said, said
+                continue
+            named = {other for other in ALLOWED if re.search(rf"\bptree\.{other}\b", said)}
+            if "core" in said:
+                named.add("core")
+            assert named == ALLOWED[layer] - {layer}, (
+                f"ptree/{layer} says it imports {sorted(named)}, "
+                f"the rule is {sorted(ALLOWED[layer] - {layer})}"
+            )
 
     @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
     def test_no_inner_layer_imports_an_outer_one(self, path: Path) -> None:
@@ -115,7 +128,8 @@ class TestLayers:
 
 
 def _defined_names(tree: ast.Module) -> set[str]:
-    """Every name a module defines anywhere: functions, classes, attributes, slots."""
+    """Every name a module defines anywhere: functions, classes, attributes it assigns,
+    ``__slots__`` entries and names set with ``setattr(obj, "name", ...)``."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -126,8 +140,24 @@ def _defined_names(tree: ast.Module) -> set[str]:
             names.add(node.id)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.add(node.value)  # __slots__ entries and the like
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__slots__" for target in node.targets
+        ):
+            names.update(
+                c.value
+                for c in ast.walk(node.value)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            )
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            name = node.args[1]
+            if (
+                called in ("setattr", "__setattr__")
+                and isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+            ):
+                names.add(name.value)
     return names
 
 
@@ -184,3 +214,96 @@ class TestMessageKindTests:
             assert not pattern.search(line), (
                 f"{path.relative_to(PACKAGE.parent)}:{lineno}: use isinstance(..., MessageEntry)"
             )
+
+
+def _module_level_imports(path: Path) -> set[str]:
+    """The ptree modules ``path`` imports when it is itself imported: statements at
+    module level (inside ``if``/``try`` too), not in functions, not ``TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If):
+            if "TYPE_CHECKING" in ast.unparse(node.test):
+                todo.extend(node.orelse)
+                continue
+            todo.extend(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            todo.extend(node.body + node.orelse + node.finalbody)
+            for handler in node.handlers:
+                todo.extend(handler.body)
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(path, node)
+            if target == "ptree" or target.startswith("ptree."):
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    found.add(sub if sub in _MODULE_NAMES else target)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("ptree"))
+    return found
+
+
+# Python modules and the C extensions (named by their .pyi stubs).
+_MODULE_NAMES = {_name_of(p) for p in [*_modules(), *PACKAGE.rglob("*.pyi")]}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (or a module importing
+    itself): Tarjan's algorithm, iterative."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, pending = work[-1]
+            if pending:
+                nxt = pending.pop()
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(graph[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph[node]:
+                    found.append(sorted(component))
+    return found
+
+
+class TestImportCycles:
+    def test_the_cycle_finder_finds_a_cycle(self) -> None:
+        """The checker itself: a -> b -> c -> a is one cycle; d -> a is none."""
+        graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+        assert sorted(_cycles(graph)) == [["a", "b", "c"], ["e"]]
+
+    def test_no_module_level_import_cycle(self) -> None:
+        """No ptree module imports, at module level, one that imports it back (directly
+        or through others); the front door, which imports its layers, is left out as
+        a target: modules import their owners, never ``ptree`` itself."""
+        graph = {
+            _name_of(p): {m for m in _module_level_imports(p) if m != "ptree"} for p in _modules()
+        }
+        assert _cycles(graph) == []

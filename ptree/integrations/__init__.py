@@ -8,7 +8,10 @@
 
 Each module imports its framework, so this package imports neither: import the module
 you need.  Nothing else in ptree imports this package, so the core never needs a
-framework installed.  Imports: the core and :mod:`ptree.pi`.
+framework installed.
+
+Imports: the core, :mod:`ptree.pi`, :mod:`ptree.providers`, :mod:`ptree.formats` and
+:mod:`ptree.stores`; each module its own framework.
 """
 
 __all__: list[str] = []

@@ -15,11 +15,16 @@ Not covered: Pi's model catalogue's per-model ``compat`` overrides (strict tools
 mid-conversation system messages, effort markers, tool-result names for some hosts),
 OAuth identities, grammar tools, session ids (prompt-cache keys) and request options
 (sampling, token limits, thinking settings): those fields are the caller's.
+
+Imports: the core only.
 """
 
 from __future__ import annotations
 
+from ..errors import name_public
 from ._api import APIS, assistant_message, payload
 from .errors import ProviderError
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
+
+name_public(globals(), "ptree.providers")
