@@ -19,58 +19,23 @@ The layers, innermost first (each imports only the ones before it):
 - :mod:`ptree.integrations`: agent frameworks (optional extras);
 - :mod:`ptree.cli`: the ``ptree`` command.
 
-This module is the front door: every name most users need, from every layer.
+This module is the front door: the values (the tree, its entries, frozen JSON, the
+context, history and a shared reference), Pi files (:func:`load`, :func:`dump`,
+:class:`SessionWriter`) and the errors a caller catches from them.  Everything else is
+imported from its package (``from ptree.stores import open``, ``from ptree.branching
+import fork``), and the outer layers are loaded only when first used, so ``import
+ptree`` costs little more than its dependencies.
+
+>>> import ptree
+>>> t = ptree.SessionTree().append({"role": "user", "content": "hi"})
+>>> [m["content"] for m in ptree.build_context(t).messages]
+['hi']
 """
 
-from .branching import (
-    BranchDiff,
-    BranchOrigin,
-    MoveResult,
-    TreeDiff,
-    branch_origin,
-    clear_label,
-    diff,
-    diff_branches,
-    editable_text,
-    fork,
-    labelled,
-    move_with_summary,
-    set_label,
-    summary_entries,
-)
-from .context import (
-    BRANCH_SUMMARY_PREFIX,
-    BRANCH_SUMMARY_SUFFIX,
-    COMPACTION_SUMMARY_PREFIX,
-    COMPACTION_SUMMARY_SUFFIX,
-    Context,
-    ModelRef,
-    PiVersion,
-    bash_execution_text,
-    build_context,
-    current_system_message,
-    iso_to_ms,
-    to_provider_messages,
-)
-from .entries import (
-    ENTRY_TYPES,
-    ActiveToolsChange,
-    AnyEntry,
-    BranchSummary,
-    Compaction,
-    ContextEdit,
-    Custom,
-    CustomMessage,
-    Entry,
-    Label,
-    MessageEntry,
-    ModelChange,
-    SessionInfo,
-    ThinkingLevelChange,
-    UnknownEntry,
-    Usage,
-    entry_from_json,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .errors import (
     CycleError,
     DuplicateEntryError,
@@ -81,73 +46,73 @@ from .errors import (
     SessionError,
     TooDeepError,
     UnknownEntryError,
+    name_public,
 )
-from .formats import (
-    ExportFormatError,
-    ImportedSession,
-    ImportFormatError,
-    Redactor,
-    RedactPatternError,
-    chatgpt_sessions,
-    import_chatgpt,
-    import_openwebui,
-    openwebui_sessions,
-    redact,
-    to_html,
-    to_markdown,
-)
-from .frozen import MAX_DEPTH, FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
-from .header import CURRENT_VERSION, SessionHeader
-from .history import History, NothingToRedo, NothingToUndo
-from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
-from .names import js_trim, sanitize_session_name
-from .pi import (
-    CommitError,
-    SessionChangedError,
-    SessionFileError,
-    SessionFileWarning,
-    SessionLockedError,
-    SessionWriter,
-    UnsupportedVersionError,
-    dump,
-    load,
-    pi16_features,
-)
-from .providers import ProviderError
-from .ref import ReentrantSwapError, SessionRef, Watcher, WatchError
-from .stores import ConflictError, SessionNotFoundError, StoreError
-from .tree import SessionTree
+from .lazy import exports
+
+if TYPE_CHECKING:  # loaded on first use (__getattr__ below); named here for type checkers
+    from . import arrays as arrays
+    from . import branching as branching
+    from . import building as building
+    from . import cli as cli
+    from . import context as context
+    from . import entries as entries
+    from . import errors as errors
+    from . import formats as formats
+    from . import frozen as frozen
+    from . import header as header
+    from . import history as history
+    from . import ids as ids
+    from . import integrations as integrations
+    from . import names as names
+    from . import pi as pi
+    from . import providers as providers
+    from . import ref as ref
+    from . import stores as stores
+    from . import tree as tree
+    from .context import Context, build_context
+    from .entries import (
+        ActiveToolsChange,
+        AnyEntry,
+        BranchSummary,
+        Compaction,
+        ContextEdit,
+        Custom,
+        CustomMessage,
+        Entry,
+        Label,
+        MessageEntry,
+        ModelChange,
+        SessionInfo,
+        ThinkingLevelChange,
+        UnknownEntry,
+        Usage,
+    )
+    from .frozen import FrozenDict, FrozenList, JSONValue, Message, freeze, thaw
+    from .header import SessionHeader
+    from .history import History, NothingToRedo, NothingToUndo
+    from .pi import (
+        CommitError,
+        SessionChangedError,
+        SessionFileError,
+        SessionFileWarning,
+        SessionLockedError,
+        SessionWriter,
+        UnsupportedVersionError,
+        dump,
+        load,
+    )
+    from .ref import SessionRef
+    from .tree import SessionTree
 
 __version__ = "0.1.0"
 
-
-def _public_errors() -> None:
-    # Tracebacks and reprs read ``ptree.UnknownEntryError``, wherever the class lives;
-    # pickle finds them here too, since every one is exported below.
-    for value in list(globals().values()):
-        if isinstance(value, type) and issubclass(value, (SessionError, Warning)):
-            value.__module__ = "ptree"
-
-
-_public_errors()
-
 __all__ = [
-    "BRANCH_SUMMARY_PREFIX",
-    "BRANCH_SUMMARY_SUFFIX",
-    "COMPACTION_SUMMARY_PREFIX",
-    "COMPACTION_SUMMARY_SUFFIX",
-    "CURRENT_VERSION",
-    "ENTRY_TYPES",
-    "MAX_DEPTH",
     "ActiveToolsChange",
     "AnyEntry",
-    "BranchDiff",
-    "BranchOrigin",
     "BranchSummary",
-    "Clock",
     "CommitError",
     "Compaction",
-    "ConflictError",
     "Context",
     "ContextEdit",
     "Custom",
@@ -156,14 +121,10 @@ __all__ = [
     "DuplicateEntryError",
     "Entry",
     "EntryKindError",
-    "ExportFormatError",
     "FrozenDict",
     "FrozenList",
     "History",
     "HistoryError",
-    "IdFactory",
-    "ImportFormatError",
-    "ImportedSession",
     "InvalidEntryError",
     "InvalidMessageError",
     "JSONValue",
@@ -171,15 +132,8 @@ __all__ = [
     "Message",
     "MessageEntry",
     "ModelChange",
-    "ModelRef",
-    "MoveResult",
     "NothingToRedo",
     "NothingToUndo",
-    "PiVersion",
-    "ProviderError",
-    "RedactPatternError",
-    "Redactor",
-    "ReentrantSwapError",
     "SessionChangedError",
     "SessionError",
     "SessionFileError",
@@ -187,52 +141,73 @@ __all__ = [
     "SessionHeader",
     "SessionInfo",
     "SessionLockedError",
-    "SessionNotFoundError",
     "SessionRef",
     "SessionTree",
     "SessionWriter",
-    "StoreError",
     "ThinkingLevelChange",
     "TooDeepError",
-    "TreeDiff",
     "UnknownEntry",
     "UnknownEntryError",
     "UnsupportedVersionError",
     "Usage",
-    "WatchError",
-    "Watcher",
     "__version__",
-    "bash_execution_text",
-    "branch_origin",
     "build_context",
-    "chatgpt_sessions",
-    "clear_label",
-    "counter_ids",
-    "current_system_message",
-    "diff",
-    "diff_branches",
     "dump",
-    "editable_text",
-    "entry_from_json",
-    "fork",
     "freeze",
-    "import_chatgpt",
-    "import_openwebui",
-    "iso_to_ms",
-    "js_trim",
-    "labelled",
     "load",
-    "move_with_summary",
-    "openwebui_sessions",
-    "pi16_features",
-    "random_ids",
-    "redact",
-    "sanitize_session_name",
-    "set_label",
-    "summary_entries",
     "thaw",
-    "to_html",
-    "to_markdown",
-    "to_provider_messages",
-    "utc_now",
 ]
+
+name_public(globals(), "ptree")
+
+
+# Every name above but the errors lives in a module loaded when the name is first
+# used: ``import ptree`` costs next to nothing, and a command pays only for the layers
+# it touches (``ptree --help`` reads no session, so it loads no tree).
+_LAZY = {
+    **dict.fromkeys(("Context", "build_context"), "context"),
+    **dict.fromkeys(
+        (
+            "ActiveToolsChange",
+            "AnyEntry",
+            "BranchSummary",
+            "Compaction",
+            "ContextEdit",
+            "Custom",
+            "CustomMessage",
+            "Entry",
+            "Label",
+            "MessageEntry",
+            "ModelChange",
+            "SessionInfo",
+            "ThinkingLevelChange",
+            "UnknownEntry",
+            "Usage",
+        ),
+        "entries",
+    ),
+    **dict.fromkeys(
+        ("FrozenDict", "FrozenList", "JSONValue", "Message", "freeze", "thaw"), "frozen"
+    ),
+    "SessionHeader": "header",
+    **dict.fromkeys(("History", "NothingToRedo", "NothingToUndo"), "history"),
+    **dict.fromkeys(
+        (
+            "CommitError",
+            "SessionChangedError",
+            "SessionFileError",
+            "SessionFileWarning",
+            "SessionLockedError",
+            "SessionWriter",
+            "UnsupportedVersionError",
+            "dump",
+            "load",
+        ),
+        "pi",
+    ),
+    "SessionRef": "ref",
+    "SessionTree": "tree",
+}
+
+
+__getattr__, __dir__ = exports(__name__, _LAZY, __all__)

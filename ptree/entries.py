@@ -611,7 +611,7 @@ class BranchSummary(Entry):
 
     ``from_id`` is, as Pi 1.6 writes it, the leaf before the move (the end of the
     abandoned branch), ``"root"`` when there was none; Pi 0.73.1 wrote the entry
-    moved to instead (see :func:`ptree.branch_origin`).  ``usage`` (Pi 1.6) is what
+    moved to instead (see :func:`ptree.branching.branch_origin`).  ``usage`` (Pi 1.6) is what
     making the summary cost.
     """
 

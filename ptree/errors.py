@@ -18,6 +18,7 @@ __all__ = [
     "SessionError",
     "TooDeepError",
     "UnknownEntryError",
+    "name_public",
 ]
 
 
@@ -174,3 +175,25 @@ def _rebuild_invalid_entry(reason: str, entry_id: object, field: str | None) -> 
 
 class HistoryError(SessionError, IndexError):
     """Undo with nothing to undo, or redo with nothing to redo."""
+
+
+def name_public(namespace: dict[str, object], module: str) -> None:
+    """Give each error and warning class a public module its ``__all__`` exports.
+
+    Tracebacks, reprs and pickles then read ``module.Name`` (``ptree.UnknownEntryError``,
+    ``ptree.stores.ConflictError``) wherever the class is defined; pickle finds the class
+    there again, since the module exports it.  Called by the front door and by each
+    layer's package for the errors it exports.  O(number of names).
+
+    >>> class DemoError(SessionError):
+    ...     pass
+    >>> name_public({"__all__": ["DemoError"], "DemoError": DemoError}, "ptree.demo")
+    >>> DemoError.__module__
+    'ptree.demo'
+    """
+    names = namespace.get("__all__", ())
+    assert isinstance(names, (list, tuple))
+    for name in names:
+        value = namespace.get(name)  # a name loaded on first use is named where it lives
+        if isinstance(value, type) and issubclass(value, (SessionError, Warning)):
+            value.__module__ = module

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
 from .entries import Entry
-from .errors import HistoryError
+from .errors import HistoryError, name_public
 from .header import SessionHeader
 from .tree import SessionTree
 
@@ -514,3 +514,7 @@ def _restore(values: list[Any], undo_count: int, limit: int | None) -> History[A
         len(future),
         limit,
     )
+
+
+# The front door exports these (loaded from here on first use).
+name_public(globals(), "ptree")

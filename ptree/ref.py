@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, Concatenate, Generic, NoReturn, ParamSpec, TypeVar
 
-from .errors import SessionError
+from .errors import SessionError, name_public
 
 __all__ = ["ReentrantSwapError", "SessionRef", "WatchError", "Watcher"]
 
@@ -296,3 +296,6 @@ class SessionRef(Generic[T]):
             "a SessionRef is shared state and cannot be pickled or copied; "
             "pickle its .value and make a new SessionRef from it"
         )
+
+
+name_public(globals(), "ptree.ref")

@@ -83,7 +83,7 @@ class _Queries:
     def counter(self) -> int:
         """The largest ``k`` among this tree's ids of the form ``e<k>`` (0 if none), or more.
 
-        The default id factory (:func:`~ptree.counter_ids`) gives ``e<counter + 1>``.
+        The default id factory (:func:`~ptree.ids.counter_ids`) gives ``e<counter + 1>``.
         A tree loaded from a file also counts the ids of the lines the reader skipped
         as an unfinished commit (a process killed while writing it), so that new ids
         never repeat an id the file holds.  Cost: O(1).
@@ -409,9 +409,9 @@ class SessionTree(_Queries):
     ``defaultdict``'s factory does not.
 
     Args:
-        id_factory: makes the ids of new entries; default :func:`~ptree.counter_ids`
-            (``"e1"``, ``"e2"``, …), or :func:`~ptree.random_ids` for Pi's 8 hex digits.
-        clock: makes the timestamps of new entries; default :func:`~ptree.utc_now`.
+        id_factory: makes the ids of new entries; default :func:`~ptree.ids.counter_ids`
+            (``"e1"``, ``"e2"``, …), or :func:`~ptree.ids.random_ids` for Pi's 8 hex digits.
+        clock: makes the timestamps of new entries; default :func:`~ptree.ids.utc_now`.
         header: the session file header this tree belongs to, if any.
 
     >>> a = SessionTree().append({"role": "user", "content": "plan A"})
@@ -672,7 +672,7 @@ class SessionTree(_Queries):
         ``first_kept_entry_id`` ``None`` keeps nothing from before the compaction:
         the entry then names itself, as Pi 1.6 writes it.  ``system_message``, left
         out, is computed as Pi does: the checkpoint of every system message in the
-        context at the leaf (:func:`ptree.current_system_message`), timed at the
+        context at the leaf (:func:`ptree.context.current_system_message`), timed at the
         compaction, or none when that context holds no system message; pass a
         message to store that one, or ``None`` for none.
 
@@ -726,7 +726,7 @@ class SessionTree(_Queries):
         """Append a :class:`~ptree.BranchSummary` under the leaf.  O(size of details).
 
         Pi 1.6 writes the leaf before the move as ``from_id`` (``"root"`` when there
-        was none); :func:`ptree.move_with_summary` does that for you.
+        was none); :func:`ptree.branching.move_with_summary` does that for you.
         """
         return self._append_kind(
             BranchSummary,

@@ -9,7 +9,7 @@ keeps every branch the tool kept and gives a tree Pi itself opens with the same 
 and context.
 
 The session readers (Claude Code, Codex, LibreChat) are strict about their input (a
-bad line is an :class:`~ptree.ImportFormatError` naming the file, the line and the
+bad line is an :class:`~ptree.formats.ImportFormatError` naming the file, the line and the
 record), iterative (deeply nested input never exhausts the stack), deterministic
 (the same input gives the same tree: no random ids, no clock) and drop nothing
 silently: records with no Pi equivalent become ``custom`` entries, and whatever a
@@ -22,13 +22,18 @@ tree), :mod:`~ptree.formats.markdown` (Markdown of a path or of every branch), a
 Imports: the core and :mod:`ptree.pi`.
 """
 
-from ._chat_export import ImportedSession
-from .chatgpt import chatgpt_sessions, import_chatgpt
-from .errors import ExportFormatError, ImportFormatError
-from .html import to_html
-from .markdown import to_markdown
-from .openwebui import import_openwebui, openwebui_sessions
-from .redact import SECRET_SHAPES, Redactor, RedactPatternError, redact
+from typing import TYPE_CHECKING
+
+from ..lazy import exports
+
+if TYPE_CHECKING:
+    from ._chat_export import ImportedSession
+    from .chatgpt import chatgpt_sessions, import_chatgpt
+    from .errors import ExportFormatError, ImportFormatError
+    from .html import to_html
+    from .markdown import to_markdown
+    from .openwebui import import_openwebui, openwebui_sessions
+    from .redact import SECRET_SHAPES, Redactor, RedactPatternError, redact
 
 __all__ = [
     "SECRET_SHAPES",
@@ -45,3 +50,25 @@ __all__ = [
     "to_html",
     "to_markdown",
 ]
+
+# Each name is imported from its module when first used: the CLI's parser, which only
+# needs the list of formats, loads no importer.
+__getattr__, __dir__ = exports(
+    __name__,
+    {
+        "ImportedSession": "_chat_export",
+        "chatgpt_sessions": "chatgpt",
+        "import_chatgpt": "chatgpt",
+        "ExportFormatError": "errors",
+        "ImportFormatError": "errors",
+        "to_html": "html",
+        "to_markdown": "markdown",
+        "import_openwebui": "openwebui",
+        "openwebui_sessions": "openwebui",
+        "SECRET_SHAPES": "redact",
+        "Redactor": "redact",
+        "RedactPatternError": "redact",
+        "redact": "redact",
+    },
+    __all__,
+)

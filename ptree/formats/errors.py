@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import SessionError
+from ..errors import SessionError, name_public
 
 __all__ = ["ExportFormatError", "ImportFormatError"]
 
@@ -64,3 +64,7 @@ def _rebuild_import_error(
     path: object, line: int | None, reason: str, record_id: object
 ) -> ImportFormatError:
     return ImportFormatError(path, line, reason, record_id=record_id)
+
+
+# Exported by the package: tracebacks and pickles read ``ptree.formats.X``.
+name_public(globals(), "ptree.formats")

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..entries import Entry, entry_from_json
-from ..errors import SessionError
+from ..errors import SessionError, name_public
 from ..header import SessionHeader
 from ..tree import SessionTree
 
@@ -292,3 +292,7 @@ def redact(
         id_factory=tree.id_factory,
         clock=tree.clock,
     )
+
+
+# Exported by the package: tracebacks and pickles read ``ptree.formats.X``.
+name_public(globals(), "ptree.formats")

@@ -443,7 +443,7 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
     ``ToolReturnPart``, consecutive ones in one ``ModelRequest``; ``assistant`` →
     ``ModelResponse`` with text, thinking and tool calls, model, provider and token
     counts); branch summaries, custom messages and other roles go through
-    :func:`~ptree.to_provider_messages` first, so they arrive as user text.
+    :func:`~ptree.context.to_provider_messages` first, so they arrive as user text.
 
     From a :class:`~ptree.Context` (``build_context(tree, leaf)``): the messages
     Pi's model would see, converted from their Pi form (a context holds messages, not

@@ -12,6 +12,7 @@ modes, migrations of versions 1 and 2 and torn-tail recovery
 Imports: the core (modules directly in :mod:`ptree`) only.
 """
 
+from ..errors import name_public
 from .errors import (
     SessionChangedError,
     SessionFileError,
@@ -38,3 +39,7 @@ __all__ = [
     "load",
     "pi16_features",
 ]
+
+# The front door exports these errors too (loaded from here on first use): they read
+# ``ptree.SessionFileError`` wherever they are raised.
+name_public(globals(), "ptree")

@@ -101,7 +101,7 @@ gives the reason."""
 
 
 LINE_DEPTH = MAX_DEPTH + 1
-"""How deeply a line may nest: an entry's values (at most :data:`~ptree.MAX_DEPTH`
+"""How deeply a line may nest: an entry's values (at most :data:`~ptree.frozen.MAX_DEPTH`
 levels, as everywhere in ptree) one level inside the line's object.  So every line
 ptree writes reads back, and a line it reads holds nothing ptree could not store."""
 

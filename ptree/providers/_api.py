@@ -102,7 +102,7 @@ def payload(
 
     Args:
         messages: Pi LLM messages (``user``, ``assistant``, ``toolResult``), oldest first,
-            or a :class:`ptree.Context` (converted with :func:`ptree.to_provider_messages`).
+            or a :class:`ptree.Context` (converted with :func:`ptree.context.to_provider_messages`).
         api: ``"openai-completions"``, ``"openai-responses"``, ``"anthropic-messages"`` or
             ``"google-generative-ai"``.
         provider: the provider the request goes to, by Pi's names (``"openai"``,

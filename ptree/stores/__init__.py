@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
+from ..errors import name_public
 from ._base import SessionSummary, Store
 from ._sql import SCHEMA_VERSION
 from .errors import ConflictError, SessionNotFoundError, StoreError
@@ -66,7 +67,7 @@ def open(url: str) -> Store:  # noqa: A001 - stores.open, as the module's one en
     >>> open("redis://localhost")
     Traceback (most recent call last):
     ...
-    ptree.StoreError: redis://localhost: unknown store scheme 'redis': use one of sqlite, \
+    ptree.stores.StoreError: redis://localhost: unknown store scheme 'redis': use one of sqlite, \
 postgresql, postgres, jsonl
     """
     if not isinstance(url, str):
@@ -94,3 +95,6 @@ postgresql, postgres, jsonl
     if scheme == "sqlite":
         return SqliteStore(url, path)
     return JsonlStore(url, path, fsync=fsync)
+
+
+name_public(globals(), "ptree.stores")
