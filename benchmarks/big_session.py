@@ -93,7 +93,7 @@ def generate(path: Path, n: int) -> None:
     import ptree
 
     rng = random.Random(7)
-    tree = ptree.SessionTree(id_factory=ptree.random_ids)
+    tree = ptree.SessionTree(id_factory=ptree.ids.random_ids)
     for i, message in enumerate(load_pool().take(n)):
         if i % 40 == 39:
             ids = tree.ids()

@@ -4,7 +4,7 @@
 
 The session: the first 60 entries of the real Pi session
 ``shared/fixtures/pi/large-session.jsonl``, with a second branch added at its first
-real request, a label and a name, exported with ``ptree.to_html`` and photographed in
+real request, a label and a name, exported with ``ptree.formats.to_html`` and photographed in
 Debian's Chromium (``/usr/bin/chromium``) through playwright.
 """
 
@@ -58,7 +58,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as d:
         page_path = Path(d) / "viewer.html"
-        page_path.write_text(ptree.to_html(session()), encoding="utf-8")
+        page_path.write_text(ptree.formats.to_html(session()), encoding="utf-8")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": 1360, "height": 820})

@@ -132,7 +132,7 @@ def random_tree(rng: random.Random, steps: int) -> ptree.SessionTree:
         if ids and rng.random() < 0.15:
             tree = tree.move_to(rng.choice([None, *ids]))
         ts = rng.choice(TIMESTAMPS)
-        new_id = ptree.counter_ids(tree)
+        new_id = ptree.ids.counter_ids(tree)
         kind = rng.choice(
             ["message"] * 6
             + ["thinking", "model", "usage", "edit", "edit", "compaction", "compaction"]

@@ -128,7 +128,7 @@ class Step:
     def apply(self, tree: ptree.SessionTree) -> ptree.SessionTree:
         if self.method == "insert":
             entry = ptree.UnknownEntry(
-                id=ptree.counter_ids(tree), parent_id=tree.leaf_id, **self.kwargs
+                id=ptree.ids.counter_ids(tree), parent_id=tree.leaf_id, **self.kwargs
             )
             return tree.insert(entry)
         method: Callable[..., ptree.SessionTree] = getattr(tree, self.method)
@@ -225,7 +225,7 @@ def appends_16(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
             if draw(st.booleans()):
                 extra[key] = None
         custom = ptree.CustomMessage(
-            id=ptree.counter_ids(tree),
+            id=ptree.ids.counter_ids(tree),
             parent_id=tree.leaf_id,
             timestamp=ts,
             custom_type=draw(keys),
@@ -235,7 +235,7 @@ def appends_16(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
         )
         return tree.insert(custom)
     if kind == "compaction":
-        new_id = ptree.counter_ids(tree)
+        new_id = ptree.ids.counter_ids(tree)
         first = draw(st.sampled_from([None, "null", new_id, *ids]))
         checkpoint = draw(st.none() | system_messages)
         compaction = ptree.Compaction(
@@ -260,7 +260,7 @@ def appends_16(draw: st.DrawFn, tree: ptree.SessionTree) -> ptree.SessionTree:
             timestamp=ts,
         )
     edit = ptree.ContextEdit(  # kind == "edit"
-        id=ptree.counter_ids(tree),
+        id=ptree.ids.counter_ids(tree),
         parent_id=tree.leaf_id,
         timestamp=ts,
         target_id=draw(st.sampled_from(["nowhere", *ids])),

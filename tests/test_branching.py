@@ -9,12 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptree
-from ptree import (
+from ptree import SessionHeader, SessionTree, build_context
+from ptree.branching import (
     BranchDiff,
     BranchOrigin,
-    SessionHeader,
-    SessionTree,
-    build_context,
     clear_label,
     diff,
     diff_branches,
@@ -195,7 +193,7 @@ class TestMoveWithSummary:
             return
         expected_leaf = tree[target].parent_id if r.edit is not None else target
         assert r.tree.leaf.parent_id == expected_leaf  # type: ignore[union-attr]
-        origin = ptree.branch_origin(r.tree, r.summary_id)  # type: ignore[arg-type]
+        origin = ptree.branching.branch_origin(r.tree, r.summary_id)  # type: ignore[arg-type]
         assert origin.returned_to == expected_leaf
         if expected_leaf != tree.leaf_id:
             assert origin == BranchOrigin(expected_leaf, tree.leaf_id, "ptree")
@@ -207,24 +205,24 @@ class TestBranchOrigin:
     def test_ptree_convention(self) -> None:
         """fromId naming the abandoned leaf is read as such."""
         r = move_with_summary(two_branches(), "4", "s")
-        assert ptree.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
+        assert ptree.branching.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
             "4", "6", "ptree"
         )
 
     def test_pi_convention(self) -> None:
         """fromId equal to the parent (or 'root' for a root) is Pi's: abandoned unknown."""
         r = move_with_summary(two_branches(), "4", "s", from_id="new_leaf")
-        assert ptree.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
+        assert ptree.branching.branch_origin(r.tree, r.summary_id) == BranchOrigin(  # type: ignore[arg-type]
             "4", None, "pi"
         )
         t = SessionTree().append_branch_summary("root", "s", id="b")
-        assert ptree.branch_origin(t, "b") == BranchOrigin(None, None, "pi")
+        assert ptree.branching.branch_origin(t, "b") == BranchOrigin(None, None, "pi")
 
     def test_written_by_pi(self) -> None:
         """An entry as Pi's writer makes it (read from JSON) is read as Pi's."""
         t = SessionTree().append(u("1"), id="1")
         t = t.insert(
-            ptree.entry_from_json(
+            ptree.entries.entry_from_json(
                 {
                     "type": "branch_summary",
                     "id": "b",
@@ -235,12 +233,12 @@ class TestBranchOrigin:
                 }
             )
         )
-        assert ptree.branch_origin(t, "b") == BranchOrigin("1", None, "pi")
+        assert ptree.branching.branch_origin(t, "b") == BranchOrigin("1", None, "pi")
 
     def test_not_a_branch_summary(self) -> None:
         """Another kind of entry raises InvalidEntryError naming it."""
         with pytest.raises(ptree.InvalidEntryError) as info:
-            ptree.branch_origin(two_branches(), "1")
+            ptree.branching.branch_origin(two_branches(), "1")
         assert info.value.entry_id == "1"
 
 

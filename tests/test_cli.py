@@ -394,7 +394,7 @@ class TestFork:
         assert "a6" not in forked
         assert [e.id for e in forked.path() if e.type == "message"] == ["a1", "a4"]
         assert forked.labels() == {"a4": "chosen"}
-        library = ptree.fork(ptree.load(PLANS), "a6", position="before")
+        library = ptree.branching.fork(ptree.load(PLANS), "a6", position="before")
         assert [(e.id, e.type, e.parent_id) for e in forked.entries()] == [
             (e.id, e.type, e.parent_id) for e in library.entries()
         ]

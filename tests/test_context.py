@@ -22,12 +22,11 @@ from ptree import (
     Entry,
     MessageEntry,
     ModelChange,
-    ModelRef,
     SessionTree,
     ThinkingLevelChange,
     build_context,
-    to_provider_messages,
 )
+from ptree.context import ModelRef, to_provider_messages
 
 from .strategies import trees
 
@@ -288,7 +287,7 @@ class TestBuildContext:
         """Pi's undefined details vanish in JSON; an explicit null stays null."""
         t = SessionTree().append_custom_message("note", "hi", timestamp=TS)
         assert "details" not in build_context(t).messages[0]
-        e = ptree.entry_from_json(
+        e = ptree.entries.entry_from_json(
             {
                 "type": "custom_message",
                 "id": "x",
@@ -337,7 +336,7 @@ class TestBuildContext:
         """firstKeptEntryId naming the compaction itself keeps nothing before it."""
         t = chain(("u", "1"))
         t = t.insert(
-            ptree.entry_from_json(
+            ptree.entries.entry_from_json(
                 {
                     "type": "compaction",
                     "id": "2",
@@ -428,12 +427,12 @@ class TestIsoToMs:
     )
     def test_known_times(self, text: str, ms: int) -> None:
         """ISO times give JavaScript's milliseconds; no offset means UTC."""
-        assert ptree.iso_to_ms(text) == ms
+        assert ptree.context.iso_to_ms(text) == ms
 
     def test_not_a_time(self) -> None:
         """Text that is no time gives None (JavaScript's NaN, written as null)."""
-        assert ptree.iso_to_ms("soon") is None
-        assert ptree.iso_to_ms("") is None
+        assert ptree.context.iso_to_ms("soon") is None
+        assert ptree.context.iso_to_ms("") is None
 
     # Each value is what Node 20 (V8) gives for new Date(text).getTime() with TZ=UTC;
     # None stands for NaN.  Python's datetime.fromisoformat disagrees on every one.
@@ -467,16 +466,16 @@ class TestIsoToMs:
     )
     def test_javascript_edges(self, text: str, ms: int | None) -> None:
         """Forms JavaScript reads and Python does not, and the other way round."""
-        assert ptree.iso_to_ms(text) == ms
+        assert ptree.context.iso_to_ms(text) == ms
 
     def test_python_datetime_text(self) -> None:
         """str() of an aware Python datetime (a space, microseconds) reads as in V8."""
-        assert ptree.iso_to_ms("2026-01-01 00:00:00.123456+00:00") == TS_MS + 123
-        assert ptree.iso_to_ms("0099-01-01 00:00:00Z") is None  # V8's fallback: 1999
+        assert ptree.context.iso_to_ms("2026-01-01 00:00:00.123456+00:00") == TS_MS + 123
+        assert ptree.context.iso_to_ms("0099-01-01 00:00:00Z") is None  # V8's fallback: 1999
 
     def test_not_text(self) -> None:
         """A value that is not text gives None rather than raising."""
-        assert ptree.iso_to_ms(1767225600000) is None  # type: ignore[arg-type]
+        assert ptree.context.iso_to_ms(1767225600000) is None  # type: ignore[arg-type]
 
 
 class TestToProviderMessages:
@@ -611,7 +610,7 @@ class TestToProviderMessages:
     )
     def test_bash_text_cases(self, message: dict[str, Any], text: str) -> None:
         """Each branch of Pi's bashExecutionToText."""
-        assert ptree.bash_execution_text(message) == text
+        assert ptree.context.bash_execution_text(message) == text
 
     def test_custom_without_content(self) -> None:
         """A custom message without content gives a user message without content (Pi's

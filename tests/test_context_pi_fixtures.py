@@ -24,15 +24,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import ptree
-from ptree import (
-    Context,
-    ModelRef,
-    PiVersion,
-    SessionTree,
-    build_context,
-    thaw,
-    to_provider_messages,
-)
+from ptree import Context, SessionTree, build_context, thaw
+from ptree.context import ModelRef, PiVersion, to_provider_messages
 
 from .strategies import json_values, trees
 
@@ -94,7 +87,7 @@ class TestRealPiFiles:
             compactions[-1]["summary"],
             compactions[-1]["tokensBefore"],
         )
-        assert first["timestamp"] == ptree.iso_to_ms(compactions[-1]["timestamp"])
+        assert first["timestamp"] == ptree.context.iso_to_ms(compactions[-1]["timestamp"])
 
     def test_provider_messages(self, contexts: dict[str, Context]) -> None:
         """Every message of both files has a provider form; the summary becomes user text."""
@@ -103,7 +96,7 @@ class TestRealPiFiles:
             assert len(out) == len(ctx.messages), name
             assert {m["role"] for m in out} <= {"user", "assistant", "toolResult"}
         summary = to_provider_messages(contexts["before-compaction.jsonl"].messages)[0]
-        assert summary["content"][0]["text"].startswith(ptree.COMPACTION_SUMMARY_PREFIX)
+        assert summary["content"][0]["text"].startswith(ptree.context.COMPACTION_SUMMARY_PREFIX)
 
     def test_messages_are_the_stored_ones(self, contexts: dict[str, Context]) -> None:
         """large-session has no compaction: every message is a stored message, in order."""
@@ -315,7 +308,7 @@ class TestAgainstPi:
         ]
         jobs = [{"entries": p, "leaves": [x["id"] for x in p]} for p in paths]
         for entries, per_leaf in zip(paths, run_pi(jobs, tmp_path), strict=True):
-            tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
+            tree = SessionTree.from_entries([ptree.entries.entry_from_json(x) for x in entries])
             for x, pi in zip(entries, per_leaf, strict=True):
                 assert_same_as_pi(build_context(tree, x["id"], pi="0.73.1"), pi, x["id"])
 
@@ -339,7 +332,7 @@ class TestAgainstPi:
         (pi,) = run_pi(
             [{"entries": entries, "leaves": [entries[-1]["id"]]}], tmp_path_factory.mktemp("pi")
         )[0:1]
-        tree = SessionTree.from_entries([ptree.entry_from_json(x) for x in entries])
+        tree = SessionTree.from_entries([ptree.entries.entry_from_json(x) for x in entries])
         assert_same_as_pi(build_context(tree, pi="0.73.1"), pi[0])
 
     # No shrinking: each step would run Node again; a failure prints the path instead.
@@ -439,8 +432,8 @@ class TestIsoToMsAgainstNode:
         )
         node = json.loads(done.stdout)
         wrong = [
-            (t, n, ptree.iso_to_ms(t))
+            (t, n, ptree.context.iso_to_ms(t))
             for t, n in zip(texts, node, strict=True)
-            if ptree.iso_to_ms(t) != n
+            if ptree.context.iso_to_ms(t) != n
         ]
         assert wrong == []

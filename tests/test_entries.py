@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 
 import ptree
-from ptree import entry_from_json
+from ptree.entries import entry_from_json
 
 from .strategies import trees
 
@@ -99,7 +99,7 @@ class TestJSON:
     def test_known_kinds_round_trip(self, obj: dict[str, Any]) -> None:
         """Every Pi kind reads into its class and writes back the same JSON."""
         entry = entry_from_json(obj)
-        assert type(entry) is ptree.ENTRY_TYPES[obj["type"]]
+        assert type(entry) is ptree.entries.ENTRY_TYPES[obj["type"]]
         assert entry.type == obj["type"]
         assert entry.to_json() == obj
         assert entry.extra == {}

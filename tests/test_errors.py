@@ -8,6 +8,7 @@ so a new error gets these checks too.
 
 from __future__ import annotations
 
+import importlib
 import pickle
 from typing import Any
 
@@ -73,15 +74,15 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {},
         "nothing to redo: no value was undone since the last commit",
     ),
-    ptree.ReentrantSwapError: (
-        ptree.ReentrantSwapError(),
+    ptree.ref.ReentrantSwapError: (
+        ptree.ref.ReentrantSwapError(),
         (RuntimeError,),
         {},
         "this SessionRef is being changed by this very thread: an update function or a "
         "watcher must not change the ref it belongs to",
     ),
-    ptree.WatchError: (
-        ptree.WatchError(1, 2, (("disk", ValueError("full")),)),
+    ptree.ref.WatchError: (
+        ptree.ref.WatchError(1, 2, (("disk", ValueError("full")),)),
         (RuntimeError,),
         {"old": 1, "new": 2},
         "1 watcher(s) failed after the change ('disk'); the ref holds the new value: "
@@ -118,38 +119,40 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "s.jsonl", "reason": "the tree did not grow from the committed value"},
         "s.jsonl: the tree did not grow from the committed value",
     ),
-    ptree.ExportFormatError: (
-        ptree.ExportFormatError("c.json", "[0].mapping", "must be an object"),
+    ptree.formats.ExportFormatError: (
+        ptree.formats.ExportFormatError("c.json", "[0].mapping", "must be an object"),
         (ValueError,),
         {"path": "c.json", "where": "[0].mapping", "reason": "must be an object"},
         "c.json: [0].mapping: must be an object",
     ),
-    ptree.RedactPatternError: (
-        ptree.RedactPatternError("(", "missing ), unterminated subpattern"),
+    ptree.formats.RedactPatternError: (
+        ptree.formats.RedactPatternError("(", "missing ), unterminated subpattern"),
         (ValueError,),
         {"pattern": "(", "reason": "missing ), unterminated subpattern"},
         "redaction pattern '(': missing ), unterminated subpattern",
     ),
-    ptree.ImportFormatError: (
-        ptree.ImportFormatError("s.jsonl", 4, "not JSON", record_id="u7"),
+    ptree.formats.ImportFormatError: (
+        ptree.formats.ImportFormatError("s.jsonl", 4, "not JSON", record_id="u7"),
         (ValueError,),
         {"path": "s.jsonl", "line": 4, "reason": "not JSON", "record_id": "u7"},
         "s.jsonl:4: not JSON (record 'u7')",
     ),
-    ptree.StoreError: (
-        ptree.StoreError("mysql://db", "unknown scheme 'mysql'"),
+    ptree.stores.StoreError: (
+        ptree.stores.StoreError("mysql://db", "unknown scheme 'mysql'"),
         (ValueError,),
         {"url": "mysql://db", "reason": "unknown scheme 'mysql'"},
         "mysql://db: unknown scheme 'mysql'",
     ),
-    ptree.SessionNotFoundError: (
-        ptree.SessionNotFoundError("s9", "sqlite:///chats.db"),
+    ptree.stores.SessionNotFoundError: (
+        ptree.stores.SessionNotFoundError("s9", "sqlite:///chats.db"),
         (KeyError,),
         {"session_id": "s9", "url": "sqlite:///chats.db"},
         "sqlite:///chats.db: no session with id 's9'",
     ),
-    ptree.ConflictError: (
-        ptree.ConflictError("s1", "sqlite:///chats.db", "the stored session has entries e5, e6"),
+    ptree.stores.ConflictError: (
+        ptree.stores.ConflictError(
+            "s1", "sqlite:///chats.db", "the stored session has entries e5, e6"
+        ),
         (RuntimeError,),
         {
             "session_id": "s1",
@@ -158,8 +161,10 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         },
         "sqlite:///chats.db: session 's1': the stored session has entries e5, e6",
     ),
-    ptree.ProviderError: (
-        ptree.ProviderError("openai-chat", "messages[3]", "a tool result needs a call id"),
+    ptree.providers.ProviderError: (
+        ptree.providers.ProviderError(
+            "openai-chat", "messages[3]", "a tool result needs a call id"
+        ),
         (ValueError,),
         {"api": "openai-chat", "where": "messages[3]", "reason": "a tool result needs a call id"},
         "a tool result needs a call id",
@@ -176,25 +181,48 @@ WARNINGS: dict[type[Warning], tuple[Warning, dict[str, Any]]] = {
 }
 
 
+PUBLIC_MODULES = (
+    "ptree",
+    "ptree.pi",
+    "ptree.stores",
+    "ptree.formats",
+    "ptree.providers",
+    "ptree.ref",
+    "ptree.history",
+)
+"""Every module whose ``__all__`` may export an error: the front door and each layer."""
+
+
+def _exporters(cls: type[BaseException]) -> list[str]:
+    return [
+        m for m in PUBLIC_MODULES if getattr(importlib.import_module(m), cls.__name__, None) is cls
+    ]
+
+
 def _exported(base: type[BaseException]) -> set[type[BaseException]]:
-    return {
-        value
-        for name in ptree.__all__
-        if isinstance(value := getattr(ptree, name), type) and issubclass(value, base)
-    }
+    found: set[type[BaseException]] = set()
+    for module in PUBLIC_MODULES:
+        namespace = importlib.import_module(module)
+        for name in namespace.__all__:
+            value = getattr(namespace, name)
+            if isinstance(value, type) and issubclass(value, base):
+                found.add(value)
+    return found
 
 
 def test_every_exported_error_has_an_example() -> None:
-    """Each exception class in ``ptree.__all__`` is checked below (add new ones to EXAMPLES)."""
+    """Each exception class exported by ptree or a layer is checked below (add new ones)."""
     assert _exported(BaseException) == set(EXAMPLES) | set(WARNINGS)
 
 
 @pytest.mark.parametrize("cls", list(EXAMPLES), ids=lambda c: c.__name__)
 class TestPublicError:
-    def test_named_ptree(self, cls: type[BaseException]) -> None:
-        """Tracebacks name it ``ptree.X``, and ``ptree.X`` is the class itself."""
-        assert (cls.__module__, cls.__qualname__) == ("ptree", cls.__name__)
-        assert getattr(ptree, cls.__name__) is cls
+    def test_named_where_exported(self, cls: type[BaseException]) -> None:
+        """Tracebacks name it by the first public module exporting it (``ptree.X``,
+        ``ptree.stores.X``), and that module's ``X`` is the class itself."""
+        exporters = _exporters(cls)
+        assert exporters, f"{cls.__name__} is exported by no public module"
+        assert (cls.__module__, cls.__qualname__) == (exporters[0], cls.__name__)
 
     def test_bases(self, cls: type[BaseException]) -> None:
         """A ``SessionError``, and each built-in a caller would catch."""
@@ -221,8 +249,8 @@ class TestPublicError:
 
 def test_watch_error_pickles_its_errors() -> None:
     """WatchError's ``errors`` hold exceptions, which compare by identity: check them apart."""
-    err = pickle.loads(pickle.dumps(EXAMPLES[ptree.WatchError][0]))
-    assert isinstance(err, ptree.WatchError)
+    err = pickle.loads(pickle.dumps(EXAMPLES[ptree.ref.WatchError][0]))
+    assert isinstance(err, ptree.ref.WatchError)
     [(key, exc)] = err.errors
     assert (key, type(exc), exc.args) == ("disk", ValueError, ("full",))
 

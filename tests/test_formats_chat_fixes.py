@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import ptree
-from ptree import Custom, MessageEntry, chatgpt_sessions, openwebui_sessions
+from ptree import Custom, MessageEntry
+from ptree.formats import chatgpt_sessions, openwebui_sessions
 
 
 def node(

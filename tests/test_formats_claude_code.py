@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import ptree
-from ptree import Compaction, Custom, ImportFormatError, MessageEntry, SessionTree
-from ptree.formats import claude_code
+from ptree import Compaction, Custom, MessageEntry, SessionTree
+from ptree.formats import ImportFormatError, claude_code
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "claude-code"
 SPOTTER = FIXTURES / "spotter"
@@ -444,7 +444,7 @@ class TestBadInput:
     @pytest.mark.parametrize("levels", [90, 600])
     def test_deep_content_is_kept_or_refused(self, tmp_path: Path, levels: int) -> None:
         """A tool input nested 90 deep imports, writes and loads; one nested 600 deep
-        (readable JSON, but past ptree.MAX_DEPTH, issue 16) is refused with a typed
+        (readable JSON, but past ptree.frozen.MAX_DEPTH, issue 16) is refused with a typed
         error naming the line, never a RecursionError."""
         deep = '{"a":' * levels + '"x"' + "}" * levels
         call = (
@@ -454,8 +454,10 @@ class TestBadInput:
         )
         path = tmp_path / "s.jsonl"
         path.write_text(json.dumps(user("u1", None)) + "\n" + call + "\n")
-        if levels > ptree.MAX_DEPTH:
-            with pytest.raises(ptree.ImportFormatError, match=r":2: .*nested deeper than 100"):
+        if levels > ptree.frozen.MAX_DEPTH:
+            with pytest.raises(
+                ptree.formats.ImportFormatError, match=r":2: .*nested deeper than 100"
+            ):
                 claude_code.read(path)
             return
         tree = claude_code.read(path)

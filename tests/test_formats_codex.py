@@ -19,13 +19,12 @@ from ptree import (
     Compaction,
     Custom,
     CustomMessage,
-    ImportFormatError,
     MessageEntry,
     ModelChange,
     SessionTree,
     ThinkingLevelChange,
 )
-from ptree.formats import codex
+from ptree.formats import ImportFormatError, codex
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "codex"
 POMODORO = FIXTURES / "ai-sessions" / "codex-pomodor-timer.jsonl"

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ptree import ImportFormatError, MessageEntry
-from ptree.formats import librechat
+from ptree import MessageEntry
+from ptree.formats import ImportFormatError, librechat
 from ptree.formats._common import parse_deep_json
 
 ROOT = librechat.NO_PARENT

@@ -181,7 +181,7 @@ class TestFrozenList:
         value again and again stops at the limit (it once reached 200,000 levels,
         which crashed tuple's own hash)."""
         x = freeze(["leaf"])  # 1 level
-        for _ in range(ptree.MAX_DEPTH - 1):
+        for _ in range(ptree.frozen.MAX_DEPTH - 1):
             x = freeze([x])
         with pytest.raises(ptree.TooDeepError) as info:
             freeze([x])
@@ -207,7 +207,7 @@ class TestThaw:
         """A value nested as deep as freeze allows (building it by freezing frozen values
         again) thaws, and so does its entry's to_json."""
         x: Any = freeze("leaf")
-        for _ in range(ptree.MAX_DEPTH):
+        for _ in range(ptree.frozen.MAX_DEPTH):
             x = freeze([x] if kind == "list" else {"k": x, "n": 1})
         entry = ptree.Custom(id="c", parent_id=None, timestamp="t", custom_type="deep", data=x)
         step: Any = 0 if kind == "list" else "k"
@@ -218,7 +218,7 @@ class TestThaw:
                 assert type(plain).__name__ == kind  # plain list or dict
                 plain = plain[step]
                 levels += 1
-            assert levels == ptree.MAX_DEPTH
+            assert levels == ptree.frozen.MAX_DEPTH
 
     def test_thaw_gives_independent_mutable_values(self) -> None:
         """thaw gives new dicts and lists; changing them changes nothing frozen."""

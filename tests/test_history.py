@@ -484,7 +484,7 @@ class TestPickleSize:
         c = b.move_to("e1")
         d = c.append({"role": "assistant", "content": "B"})
         e = d.with_header(ptree.SessionHeader(id="s1", timestamp="2026-01-01T00:00:00Z", cwd="/"))
-        f = e.with_config(id_factory=ptree.random_ids)
+        f = e.with_config(id_factory=ptree.ids.random_ids)
         g = f.append({"role": "user", "content": "more"})
         other = SessionTree().append({"role": "user", "content": "unrelated"})
         values: list[Any] = [SessionTree(), a, b, c, d, e, f, g, other, a, 7, b]

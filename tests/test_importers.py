@@ -18,12 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptree
-from ptree import (
-    Custom,
-    CustomMessage,
+from ptree import Custom, CustomMessage, MessageEntry, SessionInfo
+from ptree.formats import (
     ExportFormatError,
-    MessageEntry,
-    SessionInfo,
     chatgpt_sessions,
     import_chatgpt,
     import_openwebui,

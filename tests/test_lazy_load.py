@@ -146,7 +146,7 @@ class TestLazyEntries:
         ]
         ctx = ptree.build_context(load(write(tmp_path / "s.jsonl", lines)))
         assert [m["role"] for m in ctx.messages] == ["user", "assistant"]
-        assert ctx.model == ptree.ModelRef("p", "m")
+        assert ctx.model == ptree.context.ModelRef("p", "m")
 
 
 # Lines the fast path must hand to the ordinary reader, each with what it does there.

@@ -493,7 +493,7 @@ class TestRunner:
         assert ctx.messages[3]["content"] == [
             {"type": "text", "text": "Sunny in Paris.", "textSignature": '{"v":1,"id":"m1"}'}
         ]
-        assert ctx.model == ptree.ModelRef(provider="openai", model_id="scripted")
+        assert ctx.model == ptree.context.ModelRef(provider="openai", model_id="scripted")
         header = json.loads(path.read_text().splitlines()[0])
         assert header["id"] == "chat"
 

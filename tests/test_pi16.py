@@ -126,7 +126,7 @@ USAGE = {
 
 def checkpoint(*systems: dict[str, Any]) -> dict[str, Any] | None:
     """Pi 1.6's fold, for a checkpoint stored in a hand-built file (ptree's own fold)."""
-    out = ptree.current_system_message(systems)
+    out = ptree.context.current_system_message(systems)
     return None if out is None else thaw(out)
 
 
@@ -455,7 +455,7 @@ class TestScenarios:
         assert tree["B"].to_json()["fromHook"] == "yes"
 
     def test_fork_relinks_like_pi(self, pi16: Path, tmp_path: Path) -> None:
-        """ptree.fork and Pi 1.6's createBranchedSession give the same entries (but for
+        """ptree.branching.fork and Pi 1.6's createBranchedSession give the same entries (but for
         the new label ids), parents, firstKeptEntryId remapping, label times and
         context."""
         ops: list[list[Any]] = [
@@ -472,7 +472,7 @@ class TestScenarios:
         (done,) = run(pi16, [{"write": str(tmp_path), "ops": ops}])
         source, forked = done["files"]
         tree = load(source["file"])
-        mine = ptree.fork(tree, done["results"][6], parent_session=source["file"])
+        mine = ptree.branching.fork(tree, done["results"][6], parent_session=source["file"])
         pi_entries = forked["view"]["entries"]
         ours = [thaw(x.to_json()) for x in mine.entries()]
         not_labels = [x for x in pi_entries if x["type"] != "label"]
@@ -484,7 +484,7 @@ class TestScenarios:
         assert_same_as_pi(build_context(mine), forked["view"]["context"], "fork", "1.6")
 
     def test_move_with_summary_writes_what_pi_writes(self, pi16: Path, tmp_path: Path) -> None:
-        """branchWithSummary and ptree.move_with_summary (to a non-message target, so
+        """branchWithSummary and ptree.branching.move_with_summary (to a non-message target, so
         both stay there) write the same fromId (the abandoned leaf), parent and
         summary."""
         ops: list[list[Any]] = [
@@ -496,7 +496,7 @@ class TestScenarios:
         (done,) = run(pi16, [{"write": str(tmp_path), "ops": ops}])
         pi_summary = done["files"][0]["view"]["entries"][-1]
         tree = load(done["files"][0]["file"]).move_to(done["results"][2])
-        moved = ptree.move_with_summary(tree, done["results"][1], "went back").tree.leaf
+        moved = ptree.branching.move_with_summary(tree, done["results"][1], "went back").tree.leaf
         assert isinstance(moved, ptree.BranchSummary)
         assert (moved.from_id, moved.parent_id, moved.summary) == (
             pi_summary["fromId"],

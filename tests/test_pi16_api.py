@@ -19,11 +19,11 @@ from ptree import (
     Usage,
     build_context,
     dump,
-    entry_from_json,
     load,
     thaw,
-    to_provider_messages,
 )
+from ptree.context import to_provider_messages
+from ptree.entries import entry_from_json
 
 TS = "2026-11-20T09:00:00.000Z"
 _T = TypeVar("_T")
@@ -183,7 +183,7 @@ class TestTreeApi:
         assert thaw(c.system_message) == {
             "role": "system",
             "content": "P",
-            "timestamp": ptree.iso_to_ms(TS),
+            "timestamp": ptree.context.iso_to_ms(TS),
         }
         assert [m["role"] for m in build_context(t).messages] == ["system", "compactionSummary"]
         plain = SessionTree().append({"role": "user", "content": "q"}, id="u")
@@ -260,7 +260,7 @@ class TestPi16Features:
         t = t.append({"role": "assistant", "content": "a"}, id="a")
         t = t.append_compaction("s", "u", 1).move_to("u")
         t = t.append_branch_summary("u", "0.73.1 style")
-        assert ptree.pi16_features(t) == ()
+        assert ptree.pi.pi16_features(t) == ()
 
     def test_all(self) -> None:
         t = SessionTree().append({"role": "system", "content": "P", "timestamp": 0}, id="s")
@@ -269,7 +269,7 @@ class TestPi16Features:
         t = t.append_context_edit("u", None).append_usage("k", "p", "m", USAGE)
         t = t.append_compaction("s", None, 1, usage=USAGE)
         t = t.move_to("u").append_branch_summary("a", "abandoned a")
-        assert ptree.pi16_features(t) == (
+        assert ptree.pi.pi16_features(t) == (
             "usage entries",
             "context edits",
             "system messages",

@@ -273,7 +273,7 @@ def planted(draw: st.DrawFn) -> tuple[ptree.SessionTree, str, str]:
         at = draw(st.integers(0, len(old)))
         box[key] = old[:at] + plant + old[at:]
         tree = ptree.SessionTree.from_entries(
-            [ptree.entry_from_json(e) for e in entries], leaf_id=tree.leaf_id
+            [ptree.entries.entry_from_json(e) for e in entries], leaf_id=tree.leaf_id
         )
     return tree, shape, secret
 

@@ -15,14 +15,8 @@ from typing import Any
 import pytest
 
 import ptree
-from ptree import (
-    History,
-    ReentrantSwapError,
-    SessionError,
-    SessionRef,
-    SessionTree,
-    WatchError,
-)
+from ptree import History, SessionError, SessionRef, SessionTree
+from ptree.ref import ReentrantSwapError, WatchError
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptree
-from ptree import MAX_DEPTH, SessionTree, SessionWriter, TooDeepError, freeze
+from ptree import SessionTree, SessionWriter, TooDeepError, freeze
+from ptree.frozen import MAX_DEPTH
 from ptree.pi import dump, load
 
 # ---------------------------------------------------------------------------- helpers
@@ -179,8 +180,10 @@ class TestOneNestingLimit:
         not a 34-line RecursionError traceback."""
         export = tmp_path / "export.json"
         export.write_text("[" * 100_000 + "]" * 100_000)
-        importer = ptree.import_chatgpt if source == "chatgpt" else ptree.import_openwebui
-        with pytest.raises(ptree.ExportFormatError, match="nested too deeply"):
+        importer = (
+            ptree.formats.import_chatgpt if source == "chatgpt" else ptree.formats.import_openwebui
+        )
+        with pytest.raises(ptree.formats.ExportFormatError, match="nested too deeply"):
             importer(export, tmp_path / "out")
 
 
@@ -295,7 +298,7 @@ class TestRoundTrip:
         tree = SessionTree().append({"role": "user", "content": "r"}, id="r")
         for i in range(draw(st.integers(1, 4))):
             kind = draw(st.sampled_from(sorted(_KIND_FIELDS)))
-            cls = ptree.UnknownEntry if kind == "unknown" else ptree.ENTRY_TYPES[kind]
+            cls = ptree.UnknownEntry if kind == "unknown" else ptree.entries.ENTRY_TYPES[kind]
             extra = draw(st.dictionaries(_EXTRA_KEYS, _JSON, max_size=3))
             try:
                 entry = cls(

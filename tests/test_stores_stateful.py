@@ -135,10 +135,10 @@ class StoreMachine(RuleBasedStateMachine):
 
     @rule(target=versions, version=versions, data=st.data())
     def fork(self, version: SessionTree, data: st.DataObject) -> SessionTree:
-        """ptree.fork makes a new session: saving it always succeeds."""
+        """ptree.branching.fork makes a new session: saving it always succeeds."""
         if not version:
             return version
-        forked = ptree.fork(version, data.draw(st.sampled_from(version.ids())))
+        forked = ptree.branching.fork(version, data.draw(st.sampled_from(version.ids())))
         forked = forked.with_config(clock=fixed_clock)
         self.expect_save(forked)
         return forked

@@ -146,7 +146,7 @@ class TestAppend:
 
     def test_random_ids_are_pi_style(self) -> None:
         """random_ids gives 8 hex digits, unique in the tree."""
-        t = chain(50, SessionTree(id_factory=ptree.random_ids))
+        t = chain(50, SessionTree(id_factory=ptree.ids.random_ids))
         assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in t.ids())
         assert len(set(t.ids())) == 50
 
@@ -607,7 +607,7 @@ class TestValueSemantics:
     def test_configuration_takes_no_part_in_equality(self) -> None:
         """The id factory and clock are configuration, as a defaultdict's factory is."""
         a = branched()
-        assert a.with_config(id_factory=ptree.random_ids) == a
+        assert a.with_config(id_factory=ptree.ids.random_ids) == a
 
     def test_pickle(self) -> None:
         """Trees pickle and come back equal, with the same leaf and working navigation."""
