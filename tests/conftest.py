@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.helpers import PI_FIXTURES, missing, require_shared
+
 settings.register_profile(
     "dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -27,16 +29,11 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
-PI_FIXTURES = SHARED / "fixtures" / "pi"
-
 
 @pytest.fixture
 def pi_fixtures() -> Path:
     """The folder of real Pi session files (read-only)."""
-    if not PI_FIXTURES.is_dir():  # pragma: no cover - the folder is present in CI
-        pytest.skip(f"the shared Pi fixtures are not at {PI_FIXTURES}")
-    return PI_FIXTURES
+    return require_shared(PI_FIXTURES)
 
 
 # ---------------------------------------------------------------------------- stores
@@ -58,9 +55,7 @@ def postgres_url() -> str:
             "no PostgreSQL server: set PTREE_TEST_POSTGRES_URL "
             "(eval $(.ci/postgres start) starts a throwaway one)"
         )
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        missing(reason)
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -21,8 +20,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
 from hypothesis import strategies as st
+
+from tests.helpers import missing
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "pi-ai"
@@ -479,18 +479,13 @@ class Reference:
 
 def install_reference() -> None:
     """Install pi-ai into ``.cache/pi-ai`` when missing; skip (outside CI) without Node."""
-    ci = bool(os.environ.get("CI"))
     if shutil.which("node") is None:
-        if ci:
-            pytest.fail("Node.js is missing under CI: .ci/run must provide it")
-        pytest.skip("Node.js is not installed: the reference runs pi-ai in it")
+        missing("Node.js is not installed: the reference runs pi-ai in it")
     manifest = PACKAGE / "package.json"
     if manifest.is_file() and json.loads(manifest.read_text())["version"] == PIN:
         return
     if shutil.which("npm") is None:
-        if ci:
-            pytest.fail("npm is missing under CI")
-        pytest.skip("npm is not installed: it is needed to fetch pi-ai")
+        missing("npm is not installed: it is needed to fetch pi-ai")
     CACHE.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [

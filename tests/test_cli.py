@@ -19,6 +19,7 @@ from xml.etree import ElementTree
 import pytest
 
 import ptree
+from tests.helpers import golden, missing
 from tests.test_importers import gpt_conversation, webui_chat
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -42,14 +43,6 @@ def run(
         env={**os.environ, **(env or {})},
         cwd=cwd,
     )
-
-
-def golden(name: str, actual: str) -> None:
-    """Compare with (or, under PTREE_UPDATE_GOLDEN=1, rewrite) a golden file."""
-    path = GOLDEN / name
-    if os.environ.get("PTREE_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == actual
 
 
 def message(eid: str, parent: str | None, text: str = "hi") -> str:
@@ -441,9 +434,7 @@ class TestExport:
         """The DOT output is accepted by the real `dot`, which makes an SVG of every entry."""
         dot = shutil.which("dot")
         if dot is None:
-            if os.environ.get("CI"):
-                pytest.fail("graphviz's dot is missing: .ci/run installs it")
-            pytest.skip("graphviz's dot is not installed")
+            missing("graphviz's dot is not installed: .ci/run installs it")
         out = tmp_path / "plans.dot"
         assert run("export", PLANS, "--format", "dot", "-o", out).returncode == 0
         svg = subprocess.run(
@@ -459,9 +450,7 @@ class TestExport:
         `dot` accepts the DOT and its SVG is well-formed XML."""
         dot = shutil.which("dot")
         if dot is None:
-            if os.environ.get("CI"):
-                pytest.fail("graphviz's dot is missing: .ci/run installs it")
-            pytest.skip("graphviz's dot is not installed")
+            missing("graphviz's dot is not installed: .ci/run installs it")
         text = 'a\x00b\x1b[2J &#1; &amp; \\N \\ "q" <x>\nnext \u202e \ud800'
         t = ptree.SessionTree().append({"role": "user", "content": text}, id="x\x00\\")
         t = t.append_label("x\x00\\", text).append({"role": "assistant", "content": text})

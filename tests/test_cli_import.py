@@ -11,12 +11,13 @@ import pytest
 
 import ptree
 from ptree.cli.main import main
+from tests.helpers import require_shared
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 SHORT = FIXTURES / "claude-code" / "spotter" / "short.jsonl"
 POMODORO = FIXTURES / "codex" / "ai-sessions" / "codex-pomodor-timer.jsonl"
 
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
+require_shared(FIXTURES, module_level=True)
 
 
 def run(*args: object) -> tuple[int, str, str]:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import ptree
 from ptree import Context, SessionTree, build_context, thaw
 from ptree.context import ModelRef, PiVersion, to_provider_messages
+from tests.helpers import PI_FIXTURES, missing, require_shared
 
 from .strategies import json_values, trees
 
@@ -54,11 +55,7 @@ def contexts(pi_fixtures_dir: Path) -> dict[str, Context]:
 @pytest.fixture(scope="module")
 def pi_fixtures_dir() -> Path:
     """The shared folder of real Pi files (read-only)."""
-    from .conftest import PI_FIXTURES
-
-    if not PI_FIXTURES.is_dir():  # pragma: no cover - the folder is present in CI
-        pytest.skip(f"the shared Pi fixtures are not at {PI_FIXTURES}")
-    return PI_FIXTURES
+    return require_shared(PI_FIXTURES)
 
 
 class TestRealPiFiles:
@@ -134,9 +131,13 @@ def _pi_available() -> bool:
     return shutil.which("node") is not None and (PI_PACKAGE / "package.json").is_file()
 
 
-needs_pi = pytest.mark.skipif(
-    not _pi_available(), reason="Node and Pi's package (.cache/pi, set up by .ci/run) are absent"
-)
+@pytest.fixture
+def pi_context_package() -> None:
+    if not _pi_available():
+        missing("Node and Pi's package (.cache/pi, set up by .ci/run) are absent")
+
+
+needs_pi = pytest.mark.usefixtures("pi_context_package")
 
 
 def run_pi(jobs: list[dict[str, Any]], tmp: Path) -> list[list[dict[str, Any]]]:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.helpers import missing
 
 EXPECTED = """\
 [路径：方案 A]
@@ -49,7 +49,7 @@ class TestDemo:
         """The installed `ptree` console script runs the same demo."""
         script = Path(sys.executable).with_name("ptree")
         if not script.exists():  # pragma: no cover - the project is installed in CI
-            pytest.skip(f"the ptree console script is not installed beside {sys.executable}")
+            missing(f"the ptree console script is not installed beside {sys.executable}")
         done = run(str(script), "demo")
         assert done.returncode == 0, done.stderr
         assert EXPECTED in done.stdout

@@ -18,6 +18,7 @@ import pytest
 import ptree
 from ptree import Compaction, Custom, MessageEntry, SessionTree
 from ptree.formats import ImportFormatError, claude_code
+from tests.helpers import require_shared
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "claude-code"
 SPOTTER = FIXTURES / "spotter"
@@ -38,7 +39,7 @@ ALL = [
     POMODORO,
 ]
 
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
+require_shared(FIXTURES, module_level=True)
 
 
 def records(path: Path) -> list[dict[str, Any]]:

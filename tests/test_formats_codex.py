@@ -25,6 +25,7 @@ from ptree import (
     ThinkingLevelChange,
 )
 from ptree.formats import ImportFormatError, codex
+from tests.helpers import require_shared
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "codex"
 POMODORO = FIXTURES / "ai-sessions" / "codex-pomodor-timer.jsonl"
@@ -46,7 +47,7 @@ BIG = (
 )
 ALL = [POMODORO, TUI, TRIMMED, SMALL, BIG]
 
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
+require_shared(FIXTURES, module_level=True)
 
 MODEL = {
     "reasoning",

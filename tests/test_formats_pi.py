@@ -16,6 +16,7 @@ import pytest
 
 import ptree
 from ptree.formats import claude_code, codex, librechat
+from tests.helpers import require_shared
 from tests.test_pi_interop import pi_package, pi_views, ptree_context
 
 __all__ = ["pi_package"]  # the fixture, imported so that pytest finds it here
@@ -36,10 +37,8 @@ CLAUDE = [
 ]
 CODEX = sorted((FIXTURES / "codex").glob("*/*.jsonl"))
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}"),
-]
+pytestmark = pytest.mark.slow
+require_shared(FIXTURES, module_level=True)
 
 
 def check_in_pi(trees: list[ptree.SessionTree], package: Path, tmp_path: Path) -> None:

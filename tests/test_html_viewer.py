@@ -26,6 +26,7 @@ import pytest
 
 import ptree
 from ptree.formats.html import script_json, to_html
+from tests.helpers import missing
 
 CHROMIUM = os.environ.get("PTREE_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -170,15 +171,11 @@ def hostile() -> ptree.SessionTree:
 def browser() -> Iterator[Any]:
     """One headless Debian Chromium for the whole module."""
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+        missing(f"no Chromium at {CHROMIUM}: .ci/run installs Debian's chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:  # pragma: no cover - the test extra has it
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("the playwright package is not installed")
+        missing("the playwright package is not installed")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:

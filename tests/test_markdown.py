@@ -5,7 +5,6 @@ CommonMark reference port) checking the structure of whole exports."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +13,10 @@ from markdown_it import MarkdownIt
 
 import ptree
 from ptree.formats.markdown import to_markdown
+from tests.helpers import golden
 from tests.test_html_viewer import T0, kyoto
 
 GOLDEN = Path(__file__).parent / "golden"
-
-
-def golden(name: str, actual: str) -> None:
-    """Compare with (or, under PTREE_UPDATE_GOLDEN=1, rewrite) a golden file."""
-    path = GOLDEN / name
-    if os.environ.get("PTREE_UPDATE_GOLDEN"):
-        path.write_text(actual, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == actual
 
 
 def tokens(text: str) -> list[Any]:

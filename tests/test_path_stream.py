@@ -27,22 +27,11 @@ from ptree.cli import main
 from ptree.cli.message_json import compact, message_json, message_peek, raw_message_json
 from ptree.context import context_sources
 from ptree.pi import fast
+from tests.helpers import HEADER, ROOT
+from tests.helpers import message_line as line_of
 from tests.strategies import trees
 
-ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
-PI_FIXTURES = ROOT.parent / "shared" / "fixtures" / "pi"
-HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
-
-pytestmark = pytest.mark.skipif(not fast.AVAILABLE, reason="msgspec is not installed")
-
-
-def line_of(entry_id: str, parent: str | None, message: str) -> str:
-    """A plain message line with ``message`` spliced in as raw JSON text."""
-    return (
-        f'{{"type":"message","id":"{entry_id}","parentId":{json.dumps(parent)},'
-        f'"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}'
-    )
 
 
 def session_text(messages: list[str], extra: dict[int, str] | None = None) -> str:

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import ptree
 from ptree import SessionTree, build_context, dump, load, thaw
+from tests.helpers import missing
 
 from .seeded import random_ops, random_tree
 from .strategies import trees
@@ -46,10 +47,7 @@ SESSIONS = int(os.environ.get("PTREE_PI16_SESSIONS", "300"))
 def pi16() -> Path:
     """Pi 1.6's package; under CI its absence is a failure, not a skip."""
     if shutil.which("node") is None or not (PI16 / "package.json").is_file():
-        reason = "Node and Pi 1.6 (.cache/pi16, set up by .ci/run) are absent"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        missing("Node and Pi 1.6 (.cache/pi16, set up by .ci/run) are absent")
     version = json.loads((PI16 / "package.json").read_text())["version"]
     assert version.startswith("1.6."), version
     return PI16

@@ -21,6 +21,7 @@ import pytest
 
 import ptree
 from ptree import SessionHeader, SessionTree, SessionWriter, dump, load
+from tests.helpers import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "pi"
@@ -36,11 +37,11 @@ pytestmark = pytest.mark.slow
 def pi_package() -> Path:
     """Pi's published package, installed into ``.cache/pi`` if it is not there yet."""
     if shutil.which("node") is None:
-        pytest.skip("Node.js is not installed: the cross-checks run Pi's own package in it")
+        missing("Node.js is not installed: the cross-checks run Pi's own package in it")
     if not (PACKAGE / "package.json").is_file():
         npm = shutil.which("npm")
         if npm is None:
-            pytest.skip("npm is not installed: it is needed to fetch Pi's package")
+            missing("npm is not installed: it is needed to fetch Pi's package")
         CACHE.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [

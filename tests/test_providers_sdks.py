@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import warnings
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from ptree.providers import assistant_message, payload
+from tests.helpers import missing
 
 from .provider_cases import seeded_cases
 from .provider_replies import REPLIES
@@ -28,9 +28,7 @@ def _need(module: str) -> Any:
     try:
         return __import__(module, fromlist=["_"])
     except ImportError:  # pragma: no cover - the test extra installs them
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"{module} is not installed (pip install -e '.[test]')")
+        missing(f"{module} is not installed (pip install -e '.[test]')", module_level=True)
 
 
 httpx2 = _need("httpx2")

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import ptree
+from tests.helpers import require_shared
 from tests.readme_imports import import_sessions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,11 +20,11 @@ def test_readme_shows_this_file() -> None:
     assert f"```python\n{code}```" in readme
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"no fixtures at {FIXTURES}")
 def test_example_runs(tmp_path: Path) -> None:
     """short.jsonl: 5 messages, 3 branches (the snapshot root, the progress record written
     between the two calls, the main line); the pomodoro rollout: 43 messages on one
     line; a LibreChat export of two messages."""
+    require_shared(FIXTURES)
     export = tmp_path / "export.json"
     export.write_text(
         json.dumps(

@@ -27,19 +27,12 @@ from ptree.pi import fast
 from ptree.pi.lines import parse_line
 
 from .frozen_values import same_value
-
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
-HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
+from .helpers import FIXTURES, HEADER, missing
 
 if fast.SCANNER != "C":  # pragma: no cover - the extension is built by pip install
-    if os.environ.get("CI"):
-        pytest.fail(
-            "the C line scanner (ptree/pi/_scan.c) was not built: CI has a compiler",
-            pytrace=False,
-        )
-    pytest.skip("the C line scanner was not built here (no C compiler)", allow_module_level=True)
+    missing("the C line scanner (ptree/pi/_scan.c) was not built here", module_level=True)
 
-from ptree.pi import _scan  # noqa: E402
+from ptree.pi import _scan
 
 
 def scan_one(raw: bytes) -> tuple[str, str | None, str, Any] | int:

@@ -26,20 +26,8 @@ from ptree.cli.main import _lines
 from ptree.cli.render import render_dot, render_text, tree_to_json
 from ptree.cli.text import entry_preview
 from ptree.pi import fast
-
-ROOT = Path(__file__).resolve().parents[1]
-PI_FIXTURES = ROOT.parent / "shared" / "fixtures" / "pi"
-HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "t", "cwd": "/"}
-
-pytestmark = pytest.mark.skipif(not fast.AVAILABLE, reason="msgspec is not installed")
-
-
-def line_of(entry_id: str, parent: str | None, message: str) -> str:
-    """A plain message line with ``message`` spliced in as raw JSON text."""
-    return (
-        f'{{"type":"message","id":"{entry_id}","parentId":{json.dumps(parent)},'
-        f'"timestamp":"2026-01-01T00:00:00.000Z","message":{message}}}'
-    )
+from tests.helpers import HEADER, PI_FIXTURES, ROOT
+from tests.helpers import message_line as line_of
 
 
 def session_file(path: Path, messages: list[str]) -> Path:
