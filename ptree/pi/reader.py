@@ -46,13 +46,12 @@ from typing import Any, cast
 
 import attrs
 
-from ..arrays import Store
-from ..entries import Entry, MessageEntry, entry_from_json, link
+from ..entries import Entry, MessageEntry, entry_from_json
 from ..errors import CycleError, InvalidEntryError, InvalidMessageError, UnknownEntryError
 from ..frozen import FrozenDict, FrozenList, frozen_dict_unchecked
 from ..header import CURRENT_VERSION, SessionHeader
 from ..ids import counter_of
-from ..tree import SessionTree
+from ..tree import SessionTree, TreeBuilder
 from . import fast as fast_path
 from .errors import SessionFileError, SessionFileWarning, UnsupportedVersionError
 from .files import read_regular, remember_stamp
@@ -97,6 +96,29 @@ class FileState:
     ends_clean: bool
     leaf_ids: set[str]
     size: int
+
+
+@attrs.define
+class _Found:
+    """What :meth:`_Reader.entries_of` found: the entries in file order, each one's
+    line, the store they were linked into while they came in order, and the ``leaf``
+    records' targets."""
+
+    entries: list[Entry] = attrs.Factory(list)
+    # The line of each entry (entry_lines[k] for entries[k]), as machine integers: a
+    # dict from id to line is made only where an error or repair needs one.
+    entry_lines: array[int] = attrs.Factory(lambda: array("q"))
+    line_of: dict[str, int] | None = None
+    builder: TreeBuilder = attrs.Factory(TreeBuilder)
+    leaf_target: dict[str, str | None] = attrs.Factory(dict)
+    leaf: str | None = None
+    in_order: bool = True
+
+    def lines_by_id(self) -> dict[str, int]:
+        """Each entry's line by its id, made on first need (an error, a repair)."""
+        if self.line_of is None:
+            self.line_of = dict(zip((e.id for e in self.entries), self.entry_lines, strict=True))
+        return self.line_of
 
 
 class _Reader:
@@ -167,107 +189,63 @@ class _Reader:
         return text
 
     def read(self, data: bytes) -> FileState:
-        path = self.path
-        # Lines are cut out one at a time, not split all at once: a message the fast
-        # path keeps undecoded refers to the file's bytes, so no second copy of the
-        # file is ever held.
+        """The stages of a read: lines to records (:meth:`records_of`), unfinished
+        commits dropped (:meth:`whole_batches`), records to entries
+        (:meth:`entries_of`), entries to the tree (:meth:`tree_of`)."""
+        header = self.records_of(data)
+        records, rec_lines = self.records, self.rec_lines
+        if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
+            records, rec_lines = self.whole_batches(records, rec_lines)
+        found = self.entries_of(header, records, rec_lines, record_lines(self.parsed))
+        tree = self.tree_of(found, header)
+        return FileState(tree, header.version, self.ends_clean, set(found.leaf_target), len(data))
+
+    def records_of(self, data: bytes) -> SessionHeader:
+        """Stage 1: parse every line into :attr:`records` (with :attr:`rec_lines`, their
+        line numbers); the header is returned.  O(size of the file).
+
+        Lines are cut out one at a time, not split all at once: a message the fast
+        path keeps undecoded refers to the file's bytes, so no second copy of the
+        file is ever held.  :attr:`parsed` holds the line numbers of all records that
+        are JSON (header first): a version 1 ``firstKeptEntryIndex`` counts them.
+        Plain message lines of a version 3 file take the fast path
+        (:mod:`ptree.pi.fast`): checked whole, their message decoded on first read;
+        with the C scanner, a few thousand lines are checked per call and only the
+        others go through :meth:`line`.
+        """
         size = len(data)
-        ends_clean = size == 0 or data.endswith(b"\n")
-        count = data.count(b"\n") + (0 if ends_clean else 1)
-        last = count - 1
-        view = memoryview(data)
+        self.data = data
+        self.view = memoryview(data)
+        self.ends_clean = size == 0 or data.endswith(b"\n")
+        count = data.count(b"\n") + (0 if self.ends_clean else 1)
+        self.last = count - 1
         self.cut: dict[int, str] = {}
-
-        # Parse every line.  ``parsed`` holds the line numbers of all records that are
-        # JSON (header first): a version 1 ``firstKeptEntryIndex`` counts them.  Plain
-        # message lines of a version 3 file take the fast path (:mod:`ptree.pi.fast`):
-        # checked whole, their message decoded on first read; with the C scanner, a
-        # few thousand lines are checked per call and only the others come here.
-        records: list[FrozenDict | Entry] = []
-        rec_lines: array[int] = array("q")  # machine integers: no object per line
-        parsed: list[int] = []
-        header: SessionHeader | None = None
-        scan = scan_once
-        made = containers_made
-        fast: Callable[[bytes, memoryview], Entry | None] | None = None
+        self.records: list[FrozenDict | Entry] = []
+        self.rec_lines: array[int] = array("q")  # machine integers: no object per line
+        self.parsed: list[int] = []
+        self.file_header: SessionHeader | None = None
+        self.fast: Callable[[bytes, memoryview], Entry | None] | None = None
         find = data.find
-
-        def other(i: int, line_start: int, stop: int) -> None:
-            """Line ``i`` (``data[line_start:stop]``), the ordinary way."""
-            nonlocal header, fast
-            raw = data[line_start:stop]
-            if fast is not None and raw:
-                entry = fast(raw, view[line_start:stop])
-                if entry is not None:  # (version 3: ``parsed`` is not needed)
-                    records.append(entry)
-                    rec_lines.append(i + 1)
-                    return
-            text = self.line_text(i, raw)
-            if not text:
-                if text is None:
-                    if header is None:
-                        raise SessionFileError(path, i + 1, "no session header: not UTF-8")
-                    cut = self.cut.get(i)
-                    if cut is not None and is_torn(cut):
-                        self.torn(i + 1, i == last and not ends_clean)
-                    else:
-                        self.fail(i + 1, "not UTF-8 text")
-                return
-            lineno = i + 1
-            before = made()
-            try:
-                value, end = scan(text, 0)
-            except (StopIteration, ValueError, RecursionError):
-                end = -1
-            if end == len(text) and made() - before > LINE_DEPTH + 1 and deeper_than(value):
-                # Valid JSON, but deeper than anything ptree stores or writes.
-                if header is None:
-                    raise SessionFileError(path, lineno, f"no session header: {TOO_DEEP}")
-                self.fail(lineno, TOO_DEEP)
-                return
-            if end != len(text):
-                try:
-                    value = parse_line(text)
-                except ValueError as exc:
-                    if text.isspace():
-                        return
-                    if header is None:
-                        raise SessionFileError(path, lineno, f"no session header: {exc}") from None
-                    if i == last and not ends_clean:
-                        self.torn(lineno, True)
-                        return
-                    if is_torn(text):
-                        self.torn(lineno, False)
-                        return
-                    self.fail(lineno, str(exc))
-                    return
-            if header is None:
-                header = self.header(lineno, value)
-                parsed.append(lineno)
-                if header.version >= 3 and fast_path.AVAILABLE:
-                    fast = fast_path.message_line
-                return
-            parsed.append(lineno)
-            if type(value) is not FrozenDict:
-                self.fail(lineno, f"not a JSON object but {_kind(value)}")
-                return
-            records.append(value)
-            rec_lines.append(lineno)
-
+        line = self.line
         i = start = 0
-        while i < count and header is None:
+        while i < count and self.file_header is None:
             stop = find(b"\n", start)
             if stop < 0:
                 stop = size
-            other(i, start, stop)
+            line(i, start, stop)
             i, start = i + 1, stop + 1
-        lines = fast_path.line_scanner(data) if header is not None and fast is not None else None
+        lines = (
+            fast_path.line_scanner(data)
+            if self.file_header is not None and self.fast is not None
+            else None
+        )
+        records, rec_lines = self.records, self.rec_lines
         while i < count:
             if lines is None:
                 stop = find(b"\n", start)
                 if stop < 0:
                     stop = size
-                other(i, start, stop)
+                line(i, start, stop)
                 i, start = i + 1, stop + 1
                 continue
             # The C scanner: an entry for each plain message line, a line's start
@@ -276,22 +254,79 @@ class _Reader:
             for item in items:
                 if isinstance(item, int):
                     stop = find(b"\n", item)
-                    other(i, item, size if stop < 0 else stop)
+                    line(i, item, size if stop < 0 else stop)
                 else:  # (a version 3 file: no record_line lookups, so no ``parsed``)
                     records.append(item)
                     rec_lines.append(i + 1)
                 i += 1
+        if self.file_header is None:
+            raise SessionFileError(self.path, None, "empty file: no session header")
+        return self.file_header
+
+    def line(self, i: int, line_start: int, stop: int) -> None:
+        """Line ``i`` (``data[line_start:stop]``), the ordinary way: a record, the
+        header, or a problem reported (:meth:`fail`, :meth:`torn`)."""
+        path = self.path
+        raw = self.data[line_start:stop]
+        fast = self.fast
+        if fast is not None and raw:
+            entry = fast(raw, self.view[line_start:stop])
+            if entry is not None:  # (version 3: ``parsed`` is not needed)
+                self.records.append(entry)
+                self.rec_lines.append(i + 1)
+                return
+        header = self.file_header
+        text = self.line_text(i, raw)
+        if not text:
+            if text is None:
+                if header is None:
+                    raise SessionFileError(path, i + 1, "no session header: not UTF-8")
+                cut = self.cut.get(i)
+                if cut is not None and is_torn(cut):
+                    self.torn(i + 1, i == self.last and not self.ends_clean)
+                else:
+                    self.fail(i + 1, "not UTF-8 text")
+            return
+        lineno = i + 1
+        before = containers_made()
+        try:
+            value, end = scan_once(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            end = -1
+        if end == len(text) and containers_made() - before > LINE_DEPTH + 1 and deeper_than(value):
+            # Valid JSON, but deeper than anything ptree stores or writes.
+            if header is None:
+                raise SessionFileError(path, lineno, f"no session header: {TOO_DEEP}")
+            self.fail(lineno, TOO_DEEP)
+            return
+        if end != len(text):
+            try:
+                value = parse_line(text)
+            except ValueError as exc:
+                if text.isspace():
+                    return
+                if header is None:
+                    raise SessionFileError(path, lineno, f"no session header: {exc}") from None
+                if i == self.last and not self.ends_clean:
+                    self.torn(lineno, True)
+                    return
+                if is_torn(text):
+                    self.torn(lineno, False)
+                    return
+                self.fail(lineno, str(exc))
+                return
         if header is None:
-            raise SessionFileError(path, None, "empty file: no session header")
-        if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
-            records, rec_lines = self.whole_batches(records, rec_lines)
-        tree, leaf_ids = self.build(header, records, rec_lines, record_lines(parsed))
-        if self.skipped_counter > tree.counter:
-            store, size = tree.storage
-            tree = SessionTree.from_arrays(
-                store, size, tree.leaf, counter=self.skipped_counter, header=tree.header
-            )
-        return FileState(tree, header.version, ends_clean, leaf_ids, len(data))
+            header = self.file_header = self.header(lineno, value)
+            self.parsed.append(lineno)
+            if header.version >= 3 and fast_path.AVAILABLE:
+                self.fast = fast_path.message_line
+            return
+        self.parsed.append(lineno)
+        if type(value) is not FrozenDict:
+            self.fail(lineno, f"not a JSON object but {_kind(value)}")
+            return
+        self.records.append(value)
+        self.rec_lines.append(lineno)
 
     def whole_batches(
         self, records: list[FrozenDict | Entry], rec_lines: Sequence[int]
@@ -401,40 +436,34 @@ class _Reader:
             raise UnsupportedVersionError(self.path, lineno, header.version)
         return header
 
-    def build(
+    def entries_of(
         self,
         header: SessionHeader,
         records: list[FrozenDict | Entry],
         rec_lines: Sequence[int],
         record_line: Callable[[int], int | None],
-    ) -> tuple[SessionTree, set[str]]:
+    ) -> _Found:
+        """Stage 3: the records as entries, in file order: old versions migrated,
+        duplicates and ``leaf`` records resolved, problems reported.  O(records).
+
+        Entries are linked as they come (parents before children, as every writer
+        does it): one pass, no second index.  Anything unusual (a parent further
+        down, a missing one, a cycle) is left to :meth:`tree_of`.
+        """
         version = header.version
-        entries: list[Entry] = []
-        # The line of each entry (entry_lines[k] for entries[k]), as machine integers:
-        # a dict from id to line is made only where an error or repair needs one.
-        entry_lines = array("q")
-        line_of: dict[str, int] | None = None
-
-        def lines_by_id() -> dict[str, int]:
-            nonlocal line_of
-            if line_of is None:
-                line_of = dict(zip((e.id for e in entries), entry_lines, strict=True))
-            return line_of
-
-        leaf_target: dict[str, str | None] = {}
+        found = _Found()
+        entries = found.entries
+        entry_lines = found.entry_lines
+        leaf_target = found.leaf_target
         leaf: str | None = None
         prev: str | None = None
         leaf_records = version >= 2  # a v1 file has no ids for a record to target
-        # Entries are linked as they come (parents before children, as every writer
-        # does it): one pass, no second index.  Anything unusual (a parent further
-        # down, a missing one, a cycle) leaves it to SessionTree.from_entries.
-        store = Store()
-        add = store.add
+        builder = found.builder
+        add = builder.add
         # The store's index is the reader's while entries come in order (add fills
         # it); after that the store is dropped, and the index goes on alone.
-        by_id = store.by_id
+        by_id = builder.index
         in_order = True
-        max_seq = 0
         message_fast = version >= 3
         loaded = fast_path.LoadedMessage
         for item, lineno in zip(records, rec_lines, strict=True):
@@ -508,7 +537,7 @@ class _Reader:
                 eid = entry.id
                 pid = entry.parent_id
             if eid in by_id or eid in leaf_target:
-                first = lines_by_id().get(eid)
+                first = found.lines_by_id().get(eid)
                 same = by_id.get(eid)
                 # (Each entry writes back exactly the JSON of its line.)
                 if same is not None and first is not None and same.to_json() == entry.to_json():
@@ -536,29 +565,29 @@ class _Reader:
                     in_order = False
                     by_id[eid] = entry
                 else:
-                    link(entry, parent, len(entries))
-                    add(entry)  # by_id[eid] = entry, among others
-                    if eid[0] == "e":
-                        k = counter_of(eid)
-                        if k > max_seq:
-                            max_seq = k
+                    add(entry, parent)  # by_id[eid] = entry, among others
             else:
                 by_id[eid] = entry
-            if line_of is not None:
-                line_of[eid] = lineno
+            if found.line_of is not None:
+                found.line_of[eid] = lineno
             entry_lines.append(lineno)
             leaf = prev = eid
             entries.append(entry)
-        if in_order and not leaf_target:
-            leaf_entry = None if leaf is None else by_id[leaf]
-            tree = SessionTree.from_arrays(
-                store, len(entries), leaf_entry, counter=max_seq, header=header
-            )
-        else:
-            if leaf_target:
-                entries = [_through_leaf_records(e, leaf_target) for e in entries]
-            tree = self.link(entries, leaf, header, lines_by_id())
-        return tree, set(leaf_target)
+        found.leaf, found.in_order = leaf, in_order
+        return found
+
+    def tree_of(self, found: _Found, header: SessionHeader) -> SessionTree:
+        """Stage 4: the tree of the entries :meth:`entries_of` found.  O(1) when they
+        came in order (linked already); else O(entries), through
+        :meth:`SessionTree.from_entries`, each problem named by its line."""
+        if found.in_order and not found.leaf_target:
+            leaf = found.leaf
+            leaf_entry = None if leaf is None else found.builder.index[leaf]
+            return found.builder.finish(leaf_entry, header=header, counter=self.skipped_counter)
+        entries = found.entries
+        if found.leaf_target:
+            entries = [_through_leaf_records(e, found.leaf_target) for e in entries]
+        return self.link(entries, found.leaf, header, found.lines_by_id())
 
     def keep_invalid(self, rec: FrozenDict) -> Entry | None:
         """The entry with its invalid optional fields set aside, or ``None``."""
@@ -602,7 +631,9 @@ class _Reader:
         path = self.path
         if self.strict:
             try:
-                return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
+                return SessionTree.from_entries(
+                    entries, leaf_id=leaf, header=header, counter=self.skipped_counter
+                )
             except CycleError as exc:
                 first = min(exc.entry_ids, key=lambda i: line_of.get(i, 0))
                 raise SessionFileError(path, line_of.get(first), f"{exc}", entry_id=first) from None
@@ -625,7 +656,13 @@ class _Reader:
                 entry.id,
             )
 
-        return SessionTree.from_entries(entries, leaf_id=leaf, header=header, on_repair=repaired)
+        return SessionTree.from_entries(
+            entries,
+            leaf_id=leaf,
+            header=header,
+            on_repair=repaired,
+            counter=self.skipped_counter,
+        )
 
 
 _SKIP = object()
