@@ -20,6 +20,7 @@ from ptree import SessionTree, freeze
 from ptree import arrays as store_mod
 from ptree import entries as entries_mod
 from ptree import ids as ids_mod
+from ptree import tree as tree_mod
 
 __all__ = ["Plan", "append_cases", "structure_cases"]
 
@@ -268,7 +269,7 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
     frozen = [freeze(m) for m in messages]
     ks = list(range(1, n + 1))
     unchecked = ptree.MessageEntry.unchecked
-    link = entries_mod.link
+    link = entries_mod._link  # the core builders' own step, timed alone
     utc_now = ids_mod.utc_now
 
     def make_entries() -> list[Any]:
@@ -321,10 +322,11 @@ def _append_parts(r: Results, pool: Pool, n: int) -> None:
 
     def p_value() -> tuple[int, object]:
         s = store_mod.Store()
-        new = SessionTree.from_arrays
+        new = SessionTree._new  # the core's own constructor, timed alone
+        config = tree_mod._DEFAULT_CONFIG
         out = None
         for i, e in enumerate(entries):
-            out = new(s, i, e, counter=i, header=None)
+            out = new(s, i, e, i, None, config)
         return n, out
 
     def p_whole_frozen() -> tuple[int, object]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .arrays import Store
-from .entries import AnyEntry, Entry, is_linked, link_parent, set_seq
+from .entries import AnyEntry, Entry, _link_parent, _set_position, is_linked
 from .errors import CycleError, DuplicateEntryError, UnknownEntryError
 from .ids import counter_of
 
@@ -69,7 +69,7 @@ def link_entries(
     store = Store()
     counter = 0
     for seq, entry in enumerate(items):
-        set_seq(entry, seq)
+        _set_position(entry, seq)
         store.add(entry)
         k = counter_of(entry.id)
         if k > counter:
@@ -118,4 +118,4 @@ def _link(
             base += 1
             depth[w.id] = base
     for e in items:
-        link_parent(e, None if e.parent_id is None else by_id[e.parent_id], depth[e.id])
+        _link_parent(e, None if e.parent_id is None else by_id[e.parent_id], depth[e.id])

@@ -51,7 +51,7 @@ EMPTY: FrozenDict = FrozenDict()
 
 
 class _Links:
-    """Where an entry sits in the tree that holds it: set once, by :func:`link`, when a
+    """Where an entry sits in the tree that holds it: set once, by :func:`_link`, when a
     tree takes the entry in, and never part of its value (equality, hashing, pickling).
 
     ``parent_entry`` is the parent entry object (so walking a path needs no lookups),
@@ -72,8 +72,8 @@ _set_depth = _Links.__dict__["depth"].__set__
 _set_seq = _Links.__dict__["seq"].__set__
 
 
-def link(entry: Entry, parent: Entry | None, seq: int) -> None:
-    """Internal API for the code that builds trees (:mod:`ptree.tree`, the Pi reader).
+def _link(entry: Entry, parent: Entry | None, seq: int) -> None:
+    """For the core's tree builders (:mod:`ptree.tree`, :mod:`ptree.building`) only.
 
     Sets ``entry``'s links once: its parent object (already linked), its depth, and its
     position ``seq`` in insertion order.  Only for an entry no one else holds yet (a
@@ -82,7 +82,7 @@ def link(entry: Entry, parent: Entry | None, seq: int) -> None:
 
     >>> a = MessageEntry(id="a", parent_id=None, timestamp="t", message={"role": "user"})
     >>> b = MessageEntry(id="b", parent_id="a", timestamp="t", message={"role": "user"})
-    >>> link(a, None, 0); link(b, a, 1)
+    >>> _link(a, None, 0); _link(b, a, 1)
     >>> b.parent_entry is a, b.depth, b.seq
     (True, 1, 1)
     """
@@ -91,15 +91,15 @@ def link(entry: Entry, parent: Entry | None, seq: int) -> None:
     _set_seq(entry, seq)
 
 
-def set_seq(entry: Entry, seq: int) -> None:
-    """Internal API: set only ``entry``'s position (its parent and depth were set by
-    :func:`link_parents`).  For builders that link parents before they number entries.
+def _set_position(entry: Entry, seq: int) -> None:
+    """For the core's builders: set only ``entry``'s position (its parent and depth were set by
+    :func:`_link_parent`).  For builders that link parents before they number entries.
     """
     _set_seq(entry, seq)
 
 
-def link_parent(entry: Entry, parent: Entry | None, depth: int) -> None:
-    """Internal API: set ``entry``'s parent object and depth, not yet its position."""
+def _link_parent(entry: Entry, parent: Entry | None, depth: int) -> None:
+    """For the core's builders: set ``entry``'s parent object and depth, not yet its position."""
     _set_parent(entry, parent)
     _set_depth(entry, depth)
 

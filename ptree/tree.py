@@ -24,7 +24,7 @@ from .entries import (
     SessionInfo,
     ThinkingLevelChange,
     Usage,
-    link,
+    _link,
 )
 from .errors import DuplicateEntryError, EntryKindError, InvalidMessageError, UnknownEntryError
 from .frozen import FrozenDict, JSONValue, Message, freeze
@@ -32,7 +32,7 @@ from .header import SessionHeader
 from .ids import Clock, IdFactory, counter_ids, counter_of, utc_now
 from .names import sanitize_session_name
 
-__all__ = ["SessionTree"]
+__all__ = ["SessionTree", "TreeBuilder"]
 
 _E = TypeVar("_E", bound=Entry)
 
@@ -71,12 +71,9 @@ class _Queries:
     _hash: int
 
     @property
-    def storage(self) -> tuple[Store, int]:
-        """Internal API: the store this value reads and how many of its entries it sees.
-
-        For tests and tools that inspect how versions share storage
-        (:mod:`ptree.arrays`); nothing here may be changed.  O(1).
-        """
+    def _storage(self) -> tuple[Store, int]:
+        """The store this value reads and how many of its entries it sees: for the
+        tests that inspect how versions share storage (:mod:`ptree.arrays`).  O(1)."""
         return self._store, self._size
 
     @property
@@ -458,26 +455,6 @@ class SessionTree(_Queries):
         tree._config = config
         return tree
 
-    @classmethod
-    def from_arrays(
-        cls,
-        store: Store,
-        size: int,
-        leaf: Entry | None,
-        *,
-        counter: int,
-        header: SessionHeader | None,
-    ) -> SessionTree:
-        """Internal API for readers that build the arrays themselves (the Pi reader).
-
-        ``store`` holds ``size`` entries, each already linked (:func:`ptree.entries.link`)
-        in insertion order; ``leaf`` is one of them or ``None``; ``counter`` is the
-        largest ``k`` among ids ``e<k>`` (:func:`ptree.ids.counter_of`).  Nothing is
-        checked: :meth:`_check` is how tests verify such a tree.  The tree makes ids and
-        timestamps the default way.  Cost: O(1).
-        """
-        return cls._new(store, size, leaf, counter, header, _DEFAULT_CONFIG)
-
     # ------------------------------------------------------------------ new values
 
     def move_to(self, entry_id: str | None) -> SessionTree:
@@ -557,7 +534,7 @@ class SessionTree(_Queries):
         )
         # What _insert does, inlined: this is the path of nearly every append.
         size = self._size
-        link(entry, leaf, size)
+        _link(entry, leaf, size)
         store = self._store
         if not store.claim(size, entry):
             store = self._branch_store(entry)
@@ -586,7 +563,7 @@ class SessionTree(_Queries):
     def _insert(self, entry: Entry, parent: Entry | None, max_seq: int) -> SessionTree:
         """Link ``entry`` (not yet seen by anyone) under ``parent`` and make the new value."""
         size = self._size
-        link(entry, parent, size)
+        _link(entry, parent, size)
         store = self._store
         if not store.claim(size, entry):
             store = self._branch_store(entry)
@@ -946,6 +923,7 @@ class SessionTree(_Queries):
         id_factory: IdFactory = counter_ids,
         clock: Clock = utc_now,
         on_repair: Callable[[Entry, str], None] | None = None,
+        counter: int = 0,
     ) -> SessionTree:
         """Build a tree from entries in insertion order, in one step (no value per entry).
 
@@ -961,6 +939,9 @@ class SessionTree(_Queries):
             on_repair: if given, an entry whose parent is missing or that is on a
                 cycle becomes a root instead of an error, and ``on_repair(entry,
                 reason)`` is called for it (lenient loading warns there).
+            counter: the tree's :attr:`counter` is at least this (a reader that
+                skipped lines with ids ``e<k>`` gives the largest ``k``, so that new
+                ids never repeat one of them).
 
         Raises:
             DuplicateEntryError: two entries share an id.
@@ -977,7 +958,7 @@ class SessionTree(_Queries):
             if id_factory is counter_ids and clock is utc_now
             else _Config(id_factory, clock)
         )
-        store, items, by_id, counter = link_entries(entries, on_repair)
+        store, items, by_id, seen = link_entries(entries, on_repair)
         if leaf_id is ...:
             leaf = items[-1] if items else None
         elif leaf_id is None:
@@ -986,7 +967,7 @@ class SessionTree(_Queries):
             leaf = by_id.get(leaf_id)
             if leaf is None:
                 raise UnknownEntryError(leaf_id, f"the leaf {leaf_id!r} names no entry")
-        return cls._new(store, len(items), leaf, counter, header, config)
+        return cls._new(store, len(items), leaf, max(seen, counter), header, config)
 
     # ------------------------------------------------------------------ value manners
 
@@ -1080,3 +1061,64 @@ def _restore(
     return SessionTree.from_entries(
         entries, leaf_id=leaf_id, header=header, id_factory=id_factory, clock=clock
     )
+
+
+class TreeBuilder:
+    """Entries added parents first, each in O(1), and one tree value at the end.
+
+    How a reader that meets entries in file order (the Pi reader) builds a tree of
+    10^6 entries without making a value per entry, as pyrsistent's evolver or
+    immutables' ``mutate()`` do.  The caller promises what :meth:`add` does not check:
+    each entry is new (no tree holds it), its id is not taken, and its parent was added
+    before it (or it is a root).  Anything else goes through
+    :meth:`SessionTree.from_entries`, which checks.  After :meth:`finish` the builder
+    is spent.
+
+    >>> from ptree.entries import MessageEntry
+    >>> a = MessageEntry(id="e1", parent_id=None, timestamp="t", message={"role": "user"})
+    >>> b = MessageEntry(id="e2", parent_id="e1", timestamp="t", message={"role": "user"})
+    >>> builder = TreeBuilder()
+    >>> builder.add(a, None); builder.add(b, builder.index["e1"])
+    >>> t = builder.finish(b, header=None)
+    >>> [e.id for e in t.path()], t.counter
+    (['e1', 'e2'], 2)
+    """
+
+    __slots__ = ("_max_seq", "_size", "_store", "index")
+
+    def __init__(self) -> None:
+        self._store = Store()
+        self._size = 0
+        self._max_seq = 0
+        self.index: dict[str, Entry] = self._store.by_id
+        """The entries added so far, by id (the tree's own index: read it, never write
+        it while the builder is in use)."""
+
+    def add(self, entry: Entry, parent: Entry | None) -> None:
+        """Add ``entry`` under ``parent`` (an entry added before, or ``None``).  O(1)."""
+        _link(entry, parent, self._size)
+        self._store.add(entry)
+        self._size += 1
+        eid = entry.id
+        if eid[0] == "e":
+            k = counter_of(eid)
+            if k > self._max_seq:
+                self._max_seq = k
+
+    def finish(
+        self, leaf: Entry | None, *, header: SessionHeader | None, counter: int = 0
+    ) -> SessionTree:
+        """The tree of every entry added, its leaf ``leaf`` (one of them, or ``None``).
+
+        ``counter`` raises the tree's :attr:`~SessionTree.counter` to at least that (a
+        reader that skipped lines with ids ``e<k>`` gives the largest ``k``).  The tree
+        makes ids and timestamps the default way.  O(1).
+        """
+        return SessionTree._new(
+            self._store,
+            self._size,
+            leaf,
+            max(self._max_seq, counter),
+            header,
+            _DEFAULT_CONFIG,
+        )

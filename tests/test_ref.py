@@ -488,7 +488,7 @@ class TestReadersDuringWrites:
 
         t = SessionTree().append(user("root")).append(user("a"))
         t = t.move_to("e1").append(user("b"))  # e1 now has a list of two children
-        seen = _store.visible(t.storage[0].children["e1"], len(t))  # a reader, mid-call
+        seen = _store.visible(t._storage[0].children["e1"], len(t))  # a reader, mid-call
         t.move_to("e1").append(user("c"))  # a writer extends the same store
         assert [e.id for e in seen] == ["e2", "e3"]
 

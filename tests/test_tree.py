@@ -677,8 +677,8 @@ class TestStorageBranching:
             old.append(user(f"extend {i}"))  # someone extends the store past `old`
             t = old.append(bot(f"fork {i}"))  # so this append must branch it
             versions.append(t)
-        assert t.storage[0].chain <= 16
-        assert max(v.storage[0].chain for v in versions) <= 16
+        assert t._storage[0].chain <= 16
+        assert max(v._storage[0].chain for v in versions) <= 16
         for v in versions:
             v._check()
         assert len(versions[-1]) == 3 + 100
@@ -686,13 +686,13 @@ class TestStorageBranching:
     def test_collapsing_a_chain_keeps_the_big_store_shared(self) -> None:
         """Editing after undo again and again copies the small branches, never the session."""
         base = chain(1000)
-        root_store = base.storage[0]
+        root_store = base._storage[0]
         t = base
         for i in range(100):
             t.append(user(f"newer {i}"))  # the store grows past t: t is an old version now
             t = t.append(bot(f"edit {i}"))  # so this append branches the storage
-            assert t.storage[0].chain <= 16
-        links = list(store_mod.chain(t.storage[0], len(t)))
+            assert t._storage[0].chain <= 16
+        links = list(store_mod.chain(t._storage[0], len(t)))
         assert links[-1][0] is root_store  # the 1,000 entries were never copied
         assert len(t) == 1000 + 100
         t._check()

@@ -115,7 +115,7 @@ class Version:
     checked: tuple[int, ...] = ()
 
     def check(self) -> None:
-        ends = tuple(s.end for s, _limit in _store.chain(self.tree.storage[0], len(self.tree)))
+        ends = tuple(s.end for s, _limit in _store.chain(self.tree._storage[0], len(self.tree)))
         if ends != self.checked:
             self.tree._check()
             self.checked = ends
