@@ -10,6 +10,7 @@ written by hand.
 from __future__ import annotations
 
 import asyncio
+import doctest
 import io
 import json
 import multiprocessing
@@ -733,3 +734,20 @@ class TestTreeView:
         assert [e.data for e in raw.entries() if isinstance(e, Custom)] == SUB_RECORDS
         assert {e.custom_type for e in raw.entries() if isinstance(e, Custom)} == {ENTRY_TYPE}
         assert len(raw) == len(SUB_RECORDS)
+
+
+class TestDocumentation:
+    def test_the_pages_examples_run(self) -> None:
+        """docs/frameworks/claude-agent-sdk.md: every example gives what it shows."""
+        page = (
+            Path(__file__).resolve().parent.parent / "docs" / "frameworks" / "claude-agent-sdk.md"
+        )
+        result = doctest.testfile(
+            str(page),
+            module_relative=False,
+            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+            raise_on_error=False,
+            verbose=False,
+        )
+        assert result.attempted > 10
+        assert result.failed == 0
