@@ -9,10 +9,10 @@
   :class:`~ptree.integrations.claude_agent.TreeSessionStore`, the Claude Agent SDK's
   session store on any ptree store URL (``pip install 'ptree[claude-agent]'``).
 
-Each module imports its framework, so this package imports neither: import the module
-you need.  Nothing else in ptree imports this package, so the core never needs a
-framework installed (the CLI imports ``claude_agent``, which needs its SDK only to
-append).  Imports: anything but :mod:`ptree.cli`.
+Each module imports its framework, so this package imports none: import the module
+you need.  Only the CLI imports from here (``claude_agent``, to read stored transcripts,
+which needs no SDK), so the core never needs a framework installed.  Imports: anything
+but :mod:`ptree.cli`.
 """
 
 __all__: list[str] = []

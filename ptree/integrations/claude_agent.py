@@ -19,8 +19,9 @@ is already stored with the same content is a retried batch and is not stored twi
 (the SDK's idempotency key); one with the same ``uuid`` and other content is kept.
 
 A main transcript also keeps the SDK's session summary
-(``claude_agent_sdk.fold_session_summary``), folded in the same save as the entries,
-so listing a project's summaries reads no transcript.
+(``claude_agent_sdk.fold_session_summary``), folded in the same save as the entries, as
+a root ``custom`` entry (:data:`SUMMARY_TYPE`) that is the session's leaf, so listing a
+project's summaries reads one entry per session and no transcript.
 
 Reading.  :meth:`TreeSessionStore.tree` (and :func:`transcript_tree`, which ``ptree
 show``, ``ptree export`` and ``ptree path`` use for a ``URL#claude/...`` session) gives
@@ -435,8 +436,12 @@ def _grow(
     key: dict[str, str],
     fold: Callable[..., Any] | None,
 ) -> SessionTree:
-    """``tree`` with the batch's new records (each a root, in order) and, for a main
-    transcript, the summary folded over them; the leaf is the latest summary.
+    """``tree`` with the batch's new records and, for a main transcript, the summary
+    folded over them, written only when it changed.
+
+    Every entry is a root: the transcript's order is the order its entries were added,
+    and the leaf, kept on the latest summary, is then a path of one entry, which
+    :meth:`~ptree.stores.Store.load_path` reads without the transcript.  O(batch).
 
     Pure: :meth:`~ptree.stores.Store.update` may call it again on a newer tree.
     """
