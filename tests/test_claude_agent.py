@@ -751,3 +751,62 @@ class TestDocumentation:
         )
         assert result.attempted > 10
         assert result.failed == 0
+
+
+SID = "8d1c3f0e-1b7a-4c53-9a57-6f1e7c8b2d40"
+
+
+async def sdk_scenario(store: Any, directory: str) -> Any:
+    """The SDK's own store-backed helpers, one after another, on ``store``; what each
+    gives, with the fork's random ids left out."""
+    import claude_agent_sdk as sdk
+
+    key: Any = {"project_key": sdk.project_key_for_directory(directory), "session_id": SID}
+    main_records = [{**r, "sessionId": SID} for r in MAIN_RECORDS]
+    await store.append(key, main_records[:2])
+    await store.append({**key, "subpath": "subagents/agent-x1"}, SUB_RECORDS)
+    await store.append(key, main_records[2:])
+    out: list[Any] = []
+    messages = await sdk.get_session_messages_from_store(store, SID, directory)
+    out.append([(m.type, m.uuid) for m in messages])
+    out.append(await sdk.list_subagents_from_store(store, SID, directory))
+    sub = await sdk.get_subagent_messages_from_store(store, SID, "x1", directory)
+    out.append([(m.type, m.uuid, m.parent_tool_use_id) for m in sub])
+    await sdk.rename_session_via_store(store, SID, "Parser bug", directory)
+    await sdk.tag_session_via_store(store, SID, "urgent", directory)
+    infos = await sdk.list_sessions_from_store(store, directory)
+    out.append([(i.session_id, i.summary, i.custom_title, i.tag, i.first_prompt) for i in infos])
+    info = await sdk.get_session_info_from_store(store, SID, directory)
+    out.append(info and (info.summary, info.tag, info.cwd))
+    fork = await sdk.fork_session_via_store(store, SID, directory, title="Forked")
+    forked = await sdk.get_session_messages_from_store(store, fork.session_id, directory)
+    out.append([m.type for m in forked])
+    await sdk.delete_session_via_store(store, SID, directory)
+    infos = await sdk.list_sessions_from_store(store, directory)
+    out.append([(i.session_id == fork.session_id, i.summary) for i in infos])
+    out.append(await store.load(key))
+    out.append(await store.load({**key, "subpath": "subagents/agent-x1"}))
+    return out
+
+
+class TestTheSdksHelpers:
+    def test_same_answers_as_the_reference_store(self, tmp_path: Path) -> None:
+        """Listing, reading, subagents, rename, tag, fork and delete through the SDK's
+        store-backed functions give what they give on InMemorySessionStore."""
+
+        async def both() -> tuple[Any, Any]:
+            expected = await sdk_scenario(InMemorySessionStore(), str(tmp_path))
+            async with TreeSessionStore(f"sqlite://{tmp_path}/s.db") as store:
+                return await sdk_scenario(store, str(tmp_path)), expected
+
+        actual, expected = run(both())
+        assert actual == expected
+        assert expected[0] == [
+            ("user", "u1"),
+            ("assistant", "a1"),
+            ("user", "r1"),
+            ("assistant", "a2"),
+        ]
+        assert expected[1] == ["x1"]
+        assert expected[3] == [(SID, "Parser bug", "Parser bug", "urgent", "Find the bug")]
+        assert expected[6:] == [[(True, "Forked")], None, None]  # deleted with its subagent
