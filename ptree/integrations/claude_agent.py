@@ -598,7 +598,11 @@ def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
 
 async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
     """Run a blocking call in a worker thread: the one seam between the async protocol
-    and the blocking stores (an async store would replace only this)."""
+    and the blocking stores (an async store would replace only this).
+
+    anyio's, not ``asyncio.to_thread``: the SDK runs on anyio, under asyncio or trio, and
+    ``asyncio.to_thread`` fails under trio.  anyio comes with the SDK.
+    """
     import anyio.to_thread
 
     return await anyio.to_thread.run_sync(fn, *args)
