@@ -14,6 +14,7 @@ import doctest
 import io
 import json
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,8 @@ OPTIONAL = ["list_sessions", "list_session_summaries", "delete", "list_subkeys"]
 KEY: Any = {"project_key": "proj", "session_id": "s1"}
 SUB: Any = {**KEY, "subpath": "subagents/agent-x1"}
 FORK = multiprocessing.get_context("fork")
+# Each example opens a store and runs its calls in threads: sized for CI, more on demand.
+EXAMPLES = int(os.environ.get("PTREE_CLAUDE_AGENT_EXAMPLES", "40"))
 
 
 def fresh_urls(kind: str, tmp_path: Path) -> Callable[[], str]:
@@ -136,7 +139,7 @@ operations = st.lists(
 
 
 class TestAgainstTheSdksReference:
-    @settings(max_examples=40, deadline=None)
+    @settings(max_examples=EXAMPLES, deadline=None)
     @given(ops=operations, data=st.data())
     def test_same_contents_as_in_memory_store(self, ops: list[Any], data: st.DataObject) -> None:
         """Any appends and deletes: every key loads, lists and summarises as in the SDK's
@@ -184,7 +187,7 @@ class TestAgainstTheSdksReference:
 
 
 class TestRoundTrip:
-    @settings(max_examples=30, deadline=None)
+    @settings(max_examples=EXAMPLES, deadline=None)
     @given(batches=st.lists(st.lists(st.dictionaries(keys, json_values(12)), max_size=4)))
     def test_opaque_entries_come_back_equal(self, batches: list[list[dict[str, Any]]]) -> None:
         """Entries of any JSON fields load deep-equal, in append order, and equal to
