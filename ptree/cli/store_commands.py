@@ -38,6 +38,9 @@ def store_ref(text: str) -> tuple[str, str | None] | None:
 def load_ref(text: str) -> SessionTree | None:
     """The session ``URL#SESSION_ID`` names, or ``None`` if ``text`` is no store URL.
 
+    A Claude Agent SDK transcript (:mod:`ptree.integrations.claude_agent`) is given as
+    the Claude Code mapping makes it, with its subagents' transcripts.
+
     Raises:
         UsageError: a store URL without ``#SESSION_ID``.
         SessionNotFoundError: no such session.
@@ -51,7 +54,14 @@ def load_ref(text: str) -> SessionTree | None:
     if sid is None:
         raise UsageError(f"{text}: name the session: {url}#SESSION_ID (ptree sessions {url})")
     with stores.open(url) as store:
-        return store.load(sid)
+        tree = store.load(sid)
+        from ..integrations import claude_agent  # imports the importers: only when used
+
+        if tree.header is not None and claude_agent.HEADER_FIELD in tree.header.extra:
+            # A Claude Agent SDK transcript: its entries are the SDK's records, read
+            # (with its subagents') through the Claude Code mapping.
+            return claude_agent.transcript_tree(store, sid)
+        return tree
 
 
 # ------------------------------------------------------------------ sessions

@@ -1,0 +1,715 @@
+"""The Claude Agent SDK's session store on any ptree store: :class:`TreeSessionStore`.
+
+The SDK mirrors every transcript the Claude Code process writes (a main transcript and
+one per subagent) to a ``SessionStore`` and resumes sessions from it.
+``TreeSessionStore(url)`` implements that protocol — ``append``, ``load`` and every
+optional method: ``list_sessions``, ``list_session_summaries``, ``delete``,
+``list_subkeys`` — over the store a URL opens (:func:`ptree.stores.open`: SQLite,
+PostgreSQL, a directory of Pi files), so an agent server keeps its transcripts in the
+database it already has, shared by all its processes.
+
+Storage.  Each transcript (a :data:`SessionKey`: project, session, and for a subagent
+its ``subpath``) is one stored session, id ``claude/<project>/<session>[/<subpath>]``
+(:func:`stored_id`; the parts percent-encoded).  Each SDK entry is one ``custom``
+entry (``customType`` :data:`ENTRY_TYPE`) whose ``data`` is the entry as given, so
+``load`` gives back equal entries, unknown fields included.  A batch is one atomic
+save, checked against concurrent writers (:meth:`ptree.stores.Store.update`): appends
+from many processes all land, each batch whole and in order.  An entry whose ``uuid``
+is already stored with the same content is a retried batch and is not stored twice
+(the SDK's idempotency key); one with the same ``uuid`` and other content is kept.
+
+A main transcript also keeps the SDK's session summary
+(``claude_agent_sdk.fold_session_summary``), folded in the same save as the entries, as
+a root ``custom`` entry (:data:`SUMMARY_TYPE`) that is the session's leaf, so listing a
+project's summaries reads one entry per session and no transcript.
+
+Reading.  :meth:`TreeSessionStore.tree` (and :func:`transcript_tree`, which ``ptree
+show``, ``ptree export`` and ``ptree path`` use for a ``URL#claude/...`` session) gives
+a main transcript with its subagent transcripts as one Pi tree, through the Claude Code
+mapping of :mod:`ptree.formats.claude_code`: :func:`ptree.build_context` on it is what
+the model saw.
+
+Every method is a coroutine that runs the blocking store in a worker thread (one seam,
+:func:`_in_thread`), so the event loop never waits on the database.
+
+Imports: the core, :mod:`ptree.formats`, :mod:`ptree.stores`; ``claude_agent_sdk``
+(the extra ``ptree[claude-agent]``) only when a batch is appended to a main transcript,
+so reading stored transcripts (the CLI does) needs no SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from urllib.parse import quote, unquote, urlsplit
+
+from ..entries import Custom
+from ..errors import InvalidMessageError, SessionError
+from ..formats import ImportFormatError, claude_code
+from ..frozen import FrozenDict, freeze, thaw
+from ..header import SessionHeader
+from ..ids import utc_now
+from ..stores import SCHEMES, ConflictError, SessionNotFoundError, Store, StoreError
+from ..stores import open as open_store
+from ..tree import SessionTree
+
+if TYPE_CHECKING:
+    from claude_agent_sdk import (
+        SessionKey,
+        SessionListSubkeysKey,
+        SessionStoreEntry,
+        SessionStoreListEntry,
+        SessionSummaryEntry,
+    )
+
+__all__ = [
+    "ENTRY_TYPE",
+    "HEADER_FIELD",
+    "PREFIX",
+    "SUMMARY_TYPE",
+    "SessionKeyError",
+    "TranscriptEntryError",
+    "TreeSessionStore",
+    "stored_id",
+    "transcript_tree",
+]
+
+PREFIX = "claude/"
+"""The start of every stored session id this module writes."""
+
+ENTRY_TYPE = "claude-agent-sdk.entry"
+"""The ``customType`` of the entries holding the SDK's transcript entries."""
+
+SUMMARY_TYPE = "claude-agent-sdk.summary"
+"""The ``customType`` of the entries holding a main transcript's summary (the SDK's
+``SessionSummaryEntry.data``)."""
+
+HEADER_FIELD = "claudeAgentSdk"
+"""The header field naming the transcript: ``{"projectKey", "sessionId", "subpath"}``."""
+
+_ATTEMPTS = 1000  # compare-and-swap attempts of one append before it gives up
+_T = TypeVar("_T")
+
+
+class SessionKeyError(SessionError, ValueError, TypeError):
+    """A session key the SDK's protocol does not allow: not a mapping, a part that is not
+    a string, or an empty ``subpath``.  Nothing is stored.
+
+    A ``ValueError`` (a bad value) and a ``TypeError`` (usually a part of the wrong type).
+
+    Attributes:
+        key: the key as given.
+        field: the offending part (``"project_key"``, ``"session_id"``, ``"subpath"``),
+            or ``None`` for the key itself.
+        reason: what is wrong.
+
+    >>> str(SessionKeyError({"session_id": 7}, "session_id", "must be a string, not int"))
+    "session key {'session_id': 7}: session_id must be a string, not int"
+    """
+
+    def __init__(self, key: object, field: str | None, reason: str) -> None:
+        self.key = key
+        self.field = field
+        self.reason = reason
+        part = "" if field is None else f"{field} "
+        super().__init__(f"session key {key!r}: {part}{reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.key, self.field, self.reason))
+
+
+class TranscriptEntryError(SessionError, ValueError, TypeError):
+    """A transcript entry that cannot be stored as JSON (not an object; a set, bytes,
+    ``NaN`` or a non-string key inside; nested too deeply).  Nothing of its batch is
+    stored.
+
+    Attributes:
+        stored_id: the transcript's stored session id (:func:`stored_id`).
+        index: the entry's position in the batch.
+        where: the path to the culprit, such as ``entries[2]['message']``.
+        reason: what is wrong there.
+
+    >>> str(TranscriptEntryError("claude/p/s", 2, "entries[2]['x']", "set is not a JSON value"))
+    "claude/p/s: entries[2]['x']: set is not a JSON value"
+    """
+
+    def __init__(self, stored_id: str, index: int, where: str, reason: str) -> None:
+        self.stored_id = stored_id
+        self.index = index
+        self.where = where
+        self.reason = reason
+        super().__init__(f"{stored_id}: {where}: {reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.stored_id, self.index, self.where, self.reason))
+
+
+# ---------------------------------------------------------------------------- keys
+
+
+def _key_parts(key: object, *, subpath_allowed: bool = True) -> tuple[str, str, str | None]:
+    """``(project_key, session_id, subpath or None)`` of a key, checked."""
+    if not isinstance(key, Mapping):
+        raise SessionKeyError(key, None, f"must be a mapping, not {type(key).__name__}")
+    parts: list[str] = []
+    for field in ("project_key", "session_id"):
+        if field not in key:
+            raise SessionKeyError(key, field, "is missing")
+        value = key[field]
+        if type(value) is not str:
+            raise SessionKeyError(key, field, f"must be a string, not {type(value).__name__}")
+        parts.append(value)
+    subpath = key.get("subpath")
+    if subpath is not None:
+        if not subpath_allowed:
+            raise SessionKeyError(key, "subpath", "is not taken here")
+        if type(subpath) is not str:
+            raise SessionKeyError(key, "subpath", f"must be a string, not {type(subpath).__name__}")
+        if not subpath:
+            raise SessionKeyError(key, "subpath", "must not be empty (leave it out instead)")
+    return parts[0], parts[1], subpath
+
+
+def _part(text: str) -> str:
+    return quote(text, safe="", errors="surrogatepass")
+
+
+def stored_id(key: SessionKey | Mapping[str, Any]) -> str:
+    """The id of the stored session holding a transcript: what ``ptree show
+    URL#ID`` takes.
+
+    ``claude/<project_key>/<session_id>`` for a main transcript, with ``/<subpath>``
+    for a subagent's; each part percent-encoded (``/`` too, except inside the
+    subpath), so different keys never share an id.  O(length of the key).
+
+    Raises:
+        SessionKeyError: not a valid session key.
+
+    >>> stored_id({"project_key": "-srv-app", "session_id": "s1"})
+    'claude/-srv-app/s1'
+    >>> stored_id({"project_key": "a/b", "session_id": "s1", "subpath": "subagents/agent-x"})
+    'claude/a%2Fb/s1/subagents/agent-x'
+    """
+    project, session, subpath = _key_parts(key)
+    out = f"{PREFIX}{_part(project)}/{_part(session)}"
+    if subpath is not None:
+        out += "/" + quote(subpath, safe="/", errors="surrogatepass")
+    return out
+
+
+def _parse_id(text: str) -> tuple[str, str, str | None] | None:
+    """The key parts of a stored id, or ``None`` if it is not one (the inverse of
+    :func:`stored_id`)."""
+    if not text.startswith(PREFIX):
+        return None
+    parts = text[len(PREFIX) :].split("/", 2)
+    if len(parts) < 2:
+        return None
+    project, session = (unquote(p, errors="surrogatepass") for p in parts[:2])
+    subpath = unquote(parts[2], errors="surrogatepass") if len(parts) == 3 else None
+    return project, session, subpath
+
+
+def _key_of(project: str, session: str, subpath: str | None) -> dict[str, str]:
+    key = {"project_key": project, "session_id": session}
+    if subpath is not None:
+        key["subpath"] = subpath
+    return key
+
+
+# ---------------------------------------------------------------------------- the blocking half
+
+
+class _Records:
+    """One batch, checked and frozen before anything is stored."""
+
+    __slots__ = ("entries", "uuids")
+
+    def __init__(self, sid: str, entries: object) -> None:
+        if not isinstance(entries, Sequence) or isinstance(entries, (str, bytes)):
+            raise TranscriptEntryError(
+                sid, -1, "entries", f"must be a list of entries, not {type(entries).__name__}"
+            )
+        self.entries: list[FrozenDict] = []
+        self.uuids: list[str | None] = []
+        for i, entry in enumerate(entries):
+            where = f"entries[{i}]"
+            if not isinstance(entry, Mapping):
+                raise TranscriptEntryError(
+                    sid, i, where, f"an entry is a JSON object, not {type(entry).__name__}"
+                )
+            try:
+                frozen = freeze(entry, where=where)
+            except InvalidMessageError as exc:
+                raise TranscriptEntryError(sid, i, exc.where, exc.reason) from None
+            self.entries.append(frozen)
+            uuid = frozen.get("uuid")
+            self.uuids.append(uuid if type(uuid) is str and uuid else None)
+
+
+def _entry_id(tree: SessionTree, uuid: str | None, data: FrozenDict) -> str | None:
+    """The id a record gets in ``tree``, or ``None`` if ``tree`` has it already.
+
+    ``u:<uuid>`` for a record with a ``uuid``; ``d<n>:<uuid>`` for the n-th record with
+    that ``uuid`` and other content; ``n:<position>`` for a record without one.  The
+    kinds never share an id, so a record can never be taken for another.
+    """
+    if uuid is None:
+        return f"n:{len(tree)}"
+    candidate = f"u:{uuid}"
+    n = 0
+    while True:
+        found = tree.get(candidate)
+        if found is None:
+            return candidate
+        if isinstance(found, Custom) and found.data == data:
+            return None  # a retried batch: stored already
+        n += 1
+        candidate = f"d{n}:{uuid}"
+
+
+class _Blocking:
+    """The protocol over a blocking :class:`~ptree.stores.Store`, opened on first use.
+
+    Thread-safe: the store serialises its calls, and appends are compare-and-swap
+    updates, so any number of threads (and processes) may append at once.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._store: Store | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def store(self) -> Store:
+        with self._lock:
+            if self._store is None:
+                if self._closed:
+                    raise StoreError(self.url, "the store is closed")
+                self._store = open_store(self.url)
+            return self._store
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._store is not None:
+                self._store.close()
+
+    # ------------------------------------------------------------------ writing
+
+    def append(self, key: object, entries: object) -> None:
+        project, session, subpath = _key_parts(key)
+        sid = stored_id(_key_of(project, session, subpath))
+        batch = _Records(sid, entries)
+        # An empty batch still creates a transcript never written (empty, as the SDK's
+        # InMemorySessionStore does); on an existing one it changes nothing.
+        fold = _summary_fold() if subpath is None else None
+        key_dict = _key_of(project, session, subpath)
+
+        def grow(tree: SessionTree) -> SessionTree:
+            return _grow(tree, batch, key_dict, fold)
+
+        store = self.store
+        while True:
+            try:
+                store.update(sid, grow, attempts=_ATTEMPTS)
+                return
+            except SessionNotFoundError:
+                pass
+            try:
+                store.save(grow(SessionTree(header=_header(sid, key_dict, batch))))
+                return
+            except ConflictError:
+                continue  # another writer created it meanwhile: update it instead
+
+    # ------------------------------------------------------------------ reading
+
+    def load(self, key: object) -> list[dict[str, Any]] | None:
+        sid = stored_id(key)  # type: ignore[arg-type]  # checked there
+        try:
+            tree = self.store.load(sid)
+        except SessionNotFoundError:
+            return None
+        return _records(tree)
+
+    def list_sessions(self, project_key: object) -> list[dict[str, Any]]:
+        return [
+            {"session_id": session, "mtime": mtime}
+            for session, _sid, mtime in self._mains(project_key)
+        ]
+
+    def list_session_summaries(self, project_key: object) -> list[dict[str, Any]]:
+        store = self.store
+        out: list[dict[str, Any]] = []
+        for session, sid, mtime in self._mains(project_key):
+            try:
+                leaf = store.load_path(sid).leaf
+            except SessionNotFoundError:
+                continue  # deleted since the listing
+            if isinstance(leaf, Custom) and leaf.custom_type == SUMMARY_TYPE:
+                out.append({"session_id": session, "mtime": mtime, "data": thaw(leaf.data)})
+        return out
+
+    def _mains(self, project_key: object) -> list[tuple[str, str, int]]:
+        """``(session_id, stored id, mtime in ms)`` of a project's main transcripts."""
+        if type(project_key) is not str:
+            raise SessionKeyError(
+                project_key, "project_key", f"must be a string, not {type(project_key).__name__}"
+            )
+        out = []
+        for summary in self.store.sessions():
+            parsed = _parse_id(summary.id)
+            if parsed is not None and parsed[0] == project_key and parsed[2] is None:
+                out.append((parsed[1], summary.id, _ms(summary.updated.timestamp())))
+        return out
+
+    def list_subkeys(self, key: object) -> list[str]:
+        project, session, _ = _key_parts(key, subpath_allowed=False)
+        return sorted(sub for sub, _sid in self._subkeys(project, session))
+
+    def _subkeys(self, project: str, session: str) -> list[tuple[str, str]]:
+        """``(subpath, stored id)`` of a session's subagent transcripts.  O(sessions)."""
+        out = []
+        for summary in self.store.sessions():
+            parsed = _parse_id(summary.id)
+            if parsed is not None and parsed[:2] == (project, session) and parsed[2] is not None:
+                out.append((parsed[2], summary.id))
+        return out
+
+    def delete(self, key: object) -> None:
+        project, session, subpath = _key_parts(key)
+        store = self.store
+        doomed = [stored_id(_key_of(project, session, subpath))]
+        if subpath is None:
+            doomed.extend(sid for _sub, sid in self._subkeys(project, session))
+        for sid in doomed:
+            with contextlib.suppress(SessionNotFoundError):
+                store.delete(sid)
+
+    def tree(self, key: object) -> SessionTree | None:
+        try:
+            return transcript_tree(self.store, stored_id(key))  # type: ignore[arg-type]
+        except SessionNotFoundError:
+            return None
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def _summary_fold() -> Callable[..., Any]:
+    from claude_agent_sdk import fold_session_summary
+
+    return fold_session_summary
+
+
+def _header(sid: str, key: dict[str, str], batch: _Records) -> SessionHeader:
+    first = batch.entries[0] if batch.entries else FrozenDict()
+    stamp = first.get("timestamp")
+    cwd = first.get("cwd")
+    return SessionHeader(
+        id=sid,
+        timestamp=stamp if type(stamp) is str and stamp else utc_now(),
+        cwd=cwd if type(cwd) is str else "",
+        extra={
+            HEADER_FIELD: {
+                "projectKey": key["project_key"],
+                "sessionId": key["session_id"],
+                "subpath": key.get("subpath"),
+            }
+        },
+    )
+
+
+def _grow(
+    tree: SessionTree,
+    batch: _Records,
+    key: dict[str, str],
+    fold: Callable[..., Any] | None,
+) -> SessionTree:
+    """``tree`` with the batch's new records and, for a main transcript, the summary
+    folded over them, written only when it changed.
+
+    Every entry is a root: the transcript's order is the order its entries were added,
+    and the leaf, kept on the latest summary, is then a path of one entry, which
+    :meth:`~ptree.stores.Store.load_path` reads without the transcript.  O(batch).
+
+    Pure: :meth:`~ptree.stores.Store.update` may call it again on a newer tree.
+    """
+    previous = tree.leaf
+    added: list[FrozenDict] = []
+    for uuid, data in zip(batch.uuids, batch.entries, strict=True):
+        entry_id = _entry_id(tree, uuid, data)
+        if entry_id is None:
+            continue
+        stamp = data.get("timestamp")
+        tree = tree.insert(
+            Custom(
+                id=entry_id,
+                parent_id=None,
+                timestamp=stamp if type(stamp) is str and stamp else utc_now(),
+                custom_type=ENTRY_TYPE,
+                data=data,
+            )
+        )
+        added.append(data)
+    if fold is None:
+        return tree
+    prev = None
+    if isinstance(previous, Custom) and previous.custom_type == SUMMARY_TYPE:
+        if not added:
+            return tree
+        prev = {"session_id": key["session_id"], "mtime": 0, "data": thaw(previous.data)}
+    summary = fold(prev, key, added)
+    if prev is not None and summary["data"] == prev["data"]:
+        return tree.move_to(previous.id)  # type: ignore[union-attr]  # prev: previous is one
+    return tree.insert(
+        Custom(
+            id=f"s:{len(tree)}",
+            parent_id=None,
+            timestamp=utc_now(),
+            custom_type=SUMMARY_TYPE,
+            data=summary["data"],
+        )
+    )
+
+
+def _records(tree: SessionTree) -> list[dict[str, Any]]:
+    """The SDK entries of a stored transcript, in the order they were appended.  O(n)."""
+    return [
+        thaw(e.data)
+        for e in tree.entries()
+        if isinstance(e, Custom) and e.custom_type == ENTRY_TYPE
+    ]
+
+
+# ---------------------------------------------------------------------------- the Claude Code view
+
+
+def transcript_tree(store: Store, session_id: str) -> SessionTree:
+    """A stored transcript as one Pi tree, through the Claude Code mapping.
+
+    For a main transcript, its subagent transcripts are read with it, as Claude Code's
+    subagent files are (:mod:`ptree.formats.claude_code`): one tree whose leaf is the
+    end of the main conversation, each subagent on a branch of its own.  For a
+    subagent's transcript, that transcript alone.  Cost: O(size of the transcripts),
+    plus a listing of the store's sessions for a main transcript.
+
+    Args:
+        store: an open store.
+        session_id: the stored id (:func:`stored_id`, or as ``ptree sessions`` lists it).
+
+    Raises:
+        SessionNotFoundError: (a ``KeyError``) no such session.
+        ValueError: the session is not a transcript this module stored.
+        ImportFormatError: a record that is not Claude Code's (the path names the
+            store and the session, the line the record's 1-based position).
+    """
+    parsed = _parse_id(session_id)
+    if parsed is None:
+        raise ValueError(f"{store.url}#{session_id}: not a Claude Agent SDK transcript")
+    project, session, subpath = parsed
+    main = _records(store.load(session_id))
+    subagents: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+    if subpath is None:
+        subpaths = []
+        for summary in store.sessions():
+            sub = _parse_id(summary.id)
+            if sub is not None and sub[:2] == (project, session) and sub[2] is not None:
+                subpaths.append((sub[2], summary.id))
+        for sub_path, sub_id in sorted(subpaths):
+            try:
+                records = _records(store.load(sub_id))
+            except SessionNotFoundError:
+                continue  # deleted since the listing
+            subagents[_file_name(sub_path, subagents)] = (sub_id, records)
+        name = f"{session}.jsonl" if _SAFE.fullmatch(session) else "session.jsonl"
+    else:
+        name = _file_name(subpath, {})
+    return _convert(store.url, session_id, name, main, subagents)
+
+
+_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _file_name(subpath: str, taken: Mapping[str, object]) -> str:
+    """The file name a subagent's transcript gets in Claude Code's layout:
+    ``agent-<id>.jsonl`` for ``subagents/agent-<id>`` (the name the importer reads the
+    agent's id from); for other subpaths, or a name taken, ``agent-`` and a hash."""
+    last = subpath.rsplit("/", 1)[-1]
+    name = f"{last}.jsonl"
+    if _SAFE.fullmatch(last) and last.startswith("agent-") and name not in taken:
+        return name
+    digest = hashlib.sha256(subpath.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"agent-{digest}.jsonl"
+
+
+def _convert(
+    url: str,
+    session_id: str,
+    name: str,
+    main: list[dict[str, Any]],
+    subagents: Mapping[str, tuple[str, list[dict[str, Any]]]],
+) -> SessionTree:
+    """The Claude Code mapping of a main transcript's records and its subagents'.
+
+    The records are written in Claude Code's layout in a temporary folder and read by
+    :func:`ptree.formats.claude_code.read`: the importer's one conversion, through its
+    public entry point.
+    """
+    with tempfile.TemporaryDirectory(prefix="ptree-claude-") as tmp:
+        root = Path(tmp)
+        main_path = root / name
+        where = {main_path: f"{url}#{session_id}"}
+        _write_lines(main_path, main)
+        sub_dir = root / Path(name).stem / "subagents"
+        for file_name, (sub_id, records) in subagents.items():
+            where[sub_dir / file_name] = f"{url}#{sub_id}"
+            _write_lines(sub_dir / file_name, records)
+        try:
+            result: Any = claude_code.read(main_path)
+        except ImportFormatError as exc:
+            path = where.get(Path(str(exc.path)), exc.path)
+            raise ImportFormatError(path, exc.line, exc.reason, record_id=exc.record_id) from None
+    tree = getattr(result, "tree", result)
+    assert isinstance(tree, SessionTree)
+    return tree
+
+
+def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, separators=(",", ":")))
+            f.write("\n")
+
+
+# ---------------------------------------------------------------------------- the async front
+
+
+async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
+    """Run a blocking call in a worker thread: the one seam between the async protocol
+    and the blocking stores (an async store would replace only this).
+
+    anyio's, not ``asyncio.to_thread``: the SDK runs on anyio, under asyncio or trio, and
+    ``asyncio.to_thread`` fails under trio.  anyio comes with the SDK.
+    """
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+class TreeSessionStore:
+    """The Claude Agent SDK's ``SessionStore`` on the ptree store ``url`` names.
+
+    Pass it as ``ClaudeAgentOptions(session_store=TreeSessionStore(url))``.  The store
+    is opened on first use (in a worker thread); an unknown URL scheme is refused here.
+    Each method is a coroutine that never blocks the event loop.  Use one object per
+    process (it may be shared by all its tasks and threads); close it with
+    :meth:`close` or ``async with``.
+
+    Args:
+        url: a store URL, as :func:`ptree.stores.open` takes it.
+
+    Raises:
+        StoreError: (a ``ValueError``) a URL of an unknown scheme.
+        TypeError: ``url`` is not a string.
+
+    >>> import asyncio
+    >>> async def demo():
+    ...     async with TreeSessionStore("sqlite:///:memory:") as store:
+    ...         key = {"project_key": "p", "session_id": "s"}
+    ...         await store.append(key, [{"type": "user", "uuid": "u1", "n": 1}])
+    ...         return await store.load(key)
+    >>> asyncio.run(demo())
+    [{'type': 'user', 'uuid': 'u1', 'n': 1}]
+    """
+
+    def __init__(self, url: str) -> None:
+        if not isinstance(url, str):
+            raise TypeError(f"a store URL is a str, not {type(url).__name__}")
+        scheme = urlsplit(url).scheme.lower() if "://" in url else ""
+        if scheme not in SCHEMES:
+            open_store(url).close()  # raises the store's own error, before any I/O
+        self._sync = _Blocking(url)
+
+    @property
+    def url(self) -> str:
+        """The store's URL."""
+        return self._sync.url
+
+    async def append(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
+        """Append a batch of transcript entries, atomically: all or nothing.
+
+        Entries already stored (same ``uuid``, same content: a retried batch) are
+        skipped.  Cost: O(size of the batch) when this object wrote the transcript
+        last; otherwise the entries added since are read first.
+
+        Raises:
+            SessionKeyError: not a valid key.
+            TranscriptEntryError: an entry that is not a JSON object; nothing stored.
+            ConflictError: other writers kept winning for 1,000 attempts.
+        """
+        await _in_thread(self._sync.append, key, entries)
+
+    async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
+        """The transcript's entries in append order, equal to those appended;
+        ``None`` for a key never written (or deleted).  Cost: O(size of the transcript).
+        """
+        loaded = await _in_thread(self._sync.load, key)
+        return cast("list[SessionStoreEntry] | None", loaded)
+
+    async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
+        """The project's main transcripts: ``session_id`` and ``mtime`` (the last
+        append, Unix milliseconds).  Cost: O(sessions in the store)."""
+        listed = await _in_thread(self._sync.list_sessions, project_key)
+        return cast("list[SessionStoreListEntry]", listed)
+
+    async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
+        """The SDK's summary of each of the project's main transcripts, as folded when
+        it was appended (``mtime`` as :meth:`list_sessions` gives it).  Cost:
+        O(sessions in the store), plus one short read per session of the project."""
+        listed = await _in_thread(self._sync.list_session_summaries, project_key)
+        return cast("list[SessionSummaryEntry]", listed)
+
+    async def delete(self, key: SessionKey) -> None:
+        """Delete a transcript; a main transcript's subagent transcripts with it.
+        A key never written is fine.  Cost: O(sessions in the store) to find them."""
+        await _in_thread(self._sync.delete, key)
+
+    async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
+        """The subpaths of the session's subagent transcripts, sorted.  Cost:
+        O(sessions in the store)."""
+        return await _in_thread(self._sync.list_subkeys, key)
+
+    async def tree(self, key: SessionKey) -> SessionTree | None:
+        """The transcript as one Pi tree (see :func:`transcript_tree`), or ``None``
+        for a key never written.  Cost: O(size of the transcripts)."""
+        return await _in_thread(self._sync.tree, key)
+
+    async def close(self) -> None:
+        """Close the store (if it was opened).  Closing twice is fine."""
+        await _in_thread(self._sync.close)
+
+    async def __aenter__(self) -> TreeSessionStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"TreeSessionStore({self.url!r})"
