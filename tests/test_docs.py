@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,29 @@ def test_continue_session(fixture: str, entries: int, kinds: set[str], tmp_path:
     assert last["content"][0]["text"] == "Here are the tests."
     with pytest.raises(FileExistsError):  # the program never replaces a file
         continue_session.main(source, "Again.", out, client)
+
+
+class TestReadme:
+    """The README is the front page: short, and its quick start is what CI runs."""
+
+    def test_at_most_250_lines(self) -> None:
+        lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+        assert len(lines) <= 250
+
+    def test_the_quick_start_commands(self) -> None:
+        """The demo command, and the test command exactly as .ci/run runs it."""
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        demo = "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/ptree demo"
+        tests = (
+            "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' "
+            "&& .venv/bin/python -m pytest"
+        )
+        assert f"```sh\n{demo}\n```" in readme
+        assert f"```sh\n{tests}\n```" in readme
+        assert f"\n{tests}\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+    def test_links_into_the_site_exist(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        links = re.findall(r"\]\((docs/[^)#]+)", readme)
+        assert len(links) > 15
+        assert [link for link in links if not (ROOT / link).is_file()] == []
