@@ -46,6 +46,8 @@ def public_callables() -> Iterator[tuple[str, Callable[..., Any], type | None]]:
                         continue
                     if isinstance(member, (staticmethod, classmethod)):
                         member = member.__func__
+                    if not getattr(member, "__module__", "").startswith("ptree"):
+                        continue  # typing's Protocol.__init__, and the like
                     if inspect.isfunction(member) and id(member) not in seen:
                         seen.add(id(member))
                         yield f"{where}.{attr}", member, obj

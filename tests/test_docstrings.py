@@ -11,11 +11,6 @@ from __future__ import annotations
 from tests.docstring_rules import all_gaps, public_callables
 
 KNOWN_GAPS: dict[str, list[str]] = {
-    "ptree.DuplicateEntryError.__init__": ["parameter message"],
-    "ptree.UnknownEntryError.__init__": ["parameter message"],
-    "ptree.arrays.Store.__init__": ["parameter parent"],
-    "ptree.arrays.Store.add": ["cost"],
-    "ptree.arrays.Store.claim": ["cost"],
     "ptree.building.check_kind": ["parameter where", "cost"],
     "ptree.cli.demo.run_demo": ["parameter out", "cost"],
     "ptree.cli.main.main": ["parameter argv", "parameter out", "parameter err", "cost"],
@@ -37,9 +32,6 @@ KNOWN_GAPS: dict[str, list[str]] = {
     "ptree.formats.chatgpt.import_chatgpt": ["parameter include_hidden", "parameter cwd"],
     "ptree.formats.openwebui.import_openwebui": ["parameter cwd", "parameter on_progress"],
     "ptree.formats.openwebui.openwebui_sessions": ["parameter on_progress"],
-    "ptree.frozen.FrozenDict.clear": ["summary"],
-    "ptree.frozen.FrozenDict.fromkeys": ["summary"],
-    "ptree.ids.Clock.__init__": ["summary"],
     "ptree.integrations.openai_agents.TreeSession.close": ["cost"],
     "ptree.integrations.openai_agents.pi_call_id": ["cost"],
     "ptree.integrations.pydantic_ai.to_messages": ["parameter source"],
@@ -62,7 +54,6 @@ KNOWN_GAPS: dict[str, list[str]] = {
     "ptree.pi.writer.SessionWriter.close": ["cost"],
     "ptree.pi.writer.SessionWriter.create": ["parameter fsync"],
     "ptree.pi.writer.SessionWriter.sync": ["cost"],
-    "ptree.ref.SessionRef.add_watch": ["raises"],
     "ptree.stores.jsonl.file_name": ["parameter session_id", "cost"],
 }
 
