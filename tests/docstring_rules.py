@@ -16,6 +16,7 @@ import ptree
 
 
 def public_modules() -> list[str]:
+    """ptree and every module or package under it with no private part in its name."""
     names = ["ptree"]
     for info in pkgutil.walk_packages(ptree.__path__, "ptree."):
         if not any(part.startswith("_") for part in info.name.split(".")):

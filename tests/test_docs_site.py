@@ -20,7 +20,6 @@ import functools
 import http.server
 import importlib
 import os
-import pkgutil
 import re
 import shutil
 import subprocess
@@ -33,20 +32,11 @@ from typing import Any
 
 import pytest
 
-import ptree
+from tests.docstring_rules import public_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("PTREE_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-def public_modules() -> list[str]:
-    """ptree and every module or package under it with no private part in its name."""
-    names = ["ptree"]
-    for info in pkgutil.walk_packages(ptree.__path__, "ptree."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
-            names.append(info.name)
-    return names
 
 
 @pytest.fixture(scope="module")
