@@ -21,7 +21,7 @@ __all__ = ["load_ref", "store_ref"]
 
 def store_ref(text: str) -> tuple[str, str | None] | None:
     """``(url, session id or None)`` if ``text`` is a store URL (``URL`` or
-    ``URL#SESSION_ID``, the id percent-decoded), else ``None`` (a file path).
+    ``URL#SESSION_ID``, the id percent-decoded), else ``None`` (a file path).  O(len(text)).
 
     >>> store_ref("sqlite:///srv/s.db#chat%201"), store_ref("notes.jsonl")
     (('sqlite:///srv/s.db', 'chat 1'), None)
@@ -35,6 +35,8 @@ def store_ref(text: str) -> tuple[str, str | None] | None:
 
 def load_ref(text: str) -> SessionTree | None:
     """The session ``URL#SESSION_ID`` names, or ``None`` if ``text`` is no store URL.
+
+    Cost: opening the store and one :meth:`~ptree.stores.Store.load`.
 
     Raises:
         UsageError: a store URL without ``#SESSION_ID``.
