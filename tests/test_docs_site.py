@@ -19,6 +19,7 @@ import argparse
 import functools
 import http.server
 import importlib
+import importlib.util
 import os
 import re
 import shutil
@@ -69,24 +70,33 @@ def inventory(site: Path) -> set[str]:
     return {line.split(" ", 1)[0] for line in body.splitlines()}
 
 
+def _submodules_hook() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "submodules_hook", ROOT / "docs" / "hooks" / "submodules.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
+
+
 def documented_modules() -> set[str]:
-    """The modules named in a ``::: module`` line of a reference page."""
+    """The modules named in a ``::: module`` line of a reference page, as the site's
+    hook (docs/hooks/submodules.py) expands its markers."""
+    expand = _submodules_hook().expand
     found = set()
     for page in (ROOT / "docs" / "reference").glob("*.md"):
-        found |= set(re.findall(r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.M))
+        text = expand(page.read_text(encoding="utf-8"))
+        found |= set(re.findall(r"^::: ([\w.]+)$", text, re.M))
     return found
 
 
 class TestReference:
-    def test_every_package_and_core_module_has_a_page(self) -> None:
-        """ptree, each subpackage, each core module, and the modules of formats and
-        integrations (which users import: ``ptree.formats.claude_code.read``)."""
-        wanted = {
-            m
-            for m in public_modules()
-            if m.count(".") <= 1 or m.startswith(("ptree.formats.", "ptree.integrations."))
-        }
-        assert wanted - documented_modules() == set()
+    def test_every_public_module_has_a_page(self) -> None:
+        """ptree, each subpackage and every public module in it (a subpackage's page
+        lists its modules by itself; a new core module needs a line on a page)."""
+        assert set(public_modules()) - documented_modules() == set()
 
     def test_every_name_in_every_all_has_an_entry(self, site: Path) -> None:
         names = inventory(site)
