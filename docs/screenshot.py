@@ -1,4 +1,5 @@
-"""Make the README's screenshot of the HTML viewer (docs/viewer.png).
+"""Make the screenshot of the HTML viewer (docs/viewer.png) that the command-line guide
+(docs/how-to/command-line.md) shows.
 
     python docs/screenshot.py
 

@@ -414,6 +414,10 @@ def labelled(tree: SessionTree, label: str) -> tuple[str, ...]:
 
     Cost: O(number of label entries).
 
+    Args:
+        tree: the tree whose labels are searched.
+        label: the label text to find.
+
     >>> t = SessionTree().append({"role": "user", "content": "q"})
     >>> labelled(set_label(t, "e1", "good"), "good")
     ('e1',)

@@ -278,7 +278,8 @@ class Entry(_Links):
     def evolve(self: _E, **changes: Any) -> _E:
         """A copy of this entry with some fields changed (``attrs.evolve``).
 
-        The copy belongs to no tree until one takes it in.
+        The copy belongs to no tree until one takes it in.  Cost: O(number of fields),
+        plus checking the changed ones.
         """
         if "extra" in changes or not self.extra:
             return attrs.evolve(self, **changes)
@@ -503,7 +504,11 @@ class LazyMessageEntry(MessageEntry):
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class ThinkingLevelChange(Entry):
-    """The thinking level changed (``off``, ``minimal``, ``low``, ``medium``, ``high``, …)."""
+    """The thinking level changed (``off``, ``minimal``, ``low``, ``medium``, ``high``, …).
+
+    Attributes:
+        thinking_level: the new level, as Pi names it.
+    """
 
     TYPE: ClassVar[str] = "thinking_level_change"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
@@ -536,7 +541,11 @@ def _tool_names(value: Any) -> FrozenList:
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class ActiveToolsChange(Entry):
-    """The set of tools the model may call changed (Pi's harness)."""
+    """The set of tools the model may call changed (Pi's harness).
+
+    Attributes:
+        active_tool_names: the names of the tools active from this entry on.
+    """
 
     TYPE: ClassVar[str] = "active_tools_change"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
@@ -574,6 +583,15 @@ class Compaction(Entry):
     summary cost; ``system_message`` (Pi 1.6) is the checkpoint of the system prompt
     and tools at the compaction, a ``role: "system"`` message that stands for the
     system messages the compaction summarised.
+
+    Attributes:
+        summary: the text the model is given in place of what was summarised.
+        first_kept_entry_id: the first entry kept after the summary (see above).
+        tokens_before: the size of the context the compaction replaced.
+        details: any JSON value, for the extension that wrote it.
+        usage: what making the summary cost (Pi 1.6).
+        from_hook: whether an extension's hook made it (Pi's ``fromHook``).
+        system_message: the system-prompt checkpoint (Pi 1.6), or ``None``.
     """
 
     TYPE: ClassVar[str] = "compaction"
@@ -613,6 +631,13 @@ class BranchSummary(Entry):
     abandoned branch), ``"root"`` when there was none; Pi 0.73.1 wrote the entry
     moved to instead (see :func:`ptree.branching.branch_origin`).  ``usage`` (Pi 1.6) is what
     making the summary cost.
+
+    Attributes:
+        from_id: the abandoned leaf, or the entry moved to (see above).
+        summary: what the branch did, as the model is given it.
+        details: any JSON value, for the extension that wrote it.
+        usage: what making the summary cost (Pi 1.6).
+        from_hook: whether an extension's hook made it (Pi's ``fromHook``).
     """
 
     TYPE: ClassVar[str] = "branch_summary"
@@ -633,7 +658,12 @@ class BranchSummary(Entry):
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class Custom(Entry):
-    """State an extension keeps in the session; never reaches the model."""
+    """State an extension keeps in the session; never reaches the model.
+
+    Attributes:
+        custom_type: the extension's name for the kind of state.
+        data: any JSON value.
+    """
 
     TYPE: ClassVar[str] = "custom"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
@@ -662,6 +692,12 @@ class CustomMessage(Entry):
     back): the context then gives ``[]``, as Pi does.  ``display`` is ``None`` when
     the file has none; a ``null`` one is kept (in ``extra``) and reaches the context
     message as ``null``.
+
+    Attributes:
+        custom_type: the extension's name for the kind of message.
+        content: what the model is given (text or content blocks), or ``None``.
+        display: whether Pi's interface shows it.
+        details: any JSON value, for the extension; never sent to the model.
     """
 
     TYPE: ClassVar[str] = "custom_message"
@@ -800,6 +836,9 @@ class UnknownEntry(Entry):
     parent) and never reaches the model.  Its type cannot be one ptree knows (a kind
     of :data:`ENTRY_TYPES`, ``session``, ``leaf``): written back, such a line would
     read as something else.
+
+    Attributes:
+        entry_type: the line's ``type``.
     """
 
     entry_type: str = attrs.field(validator=_str("type"))
@@ -888,6 +927,10 @@ def entry_from_json(obj: Mapping[str, Any], *, keep_invalid: bool = False) -> An
     set aside into ``extra`` instead of refusing the entry, as Pi keeps such entries
     (the lenient loader uses it; required fields must still be right).
     Cost: O(size of the entry).
+
+    Args:
+        obj: the parsed line.
+        keep_invalid: set aside invalid optional fields instead of refusing them.
 
     Raises:
         InvalidEntryError: no ``type``, no usable ``id``, or a known field missing or

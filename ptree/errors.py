@@ -31,6 +31,7 @@ class UnknownEntryError(SessionError, KeyError):
 
     Attributes:
         entry_id: the id that was asked for.
+        message: the error's text (default: it names the id).
     """
 
     def __init__(self, entry_id: object, message: str | None = None) -> None:
@@ -77,6 +78,7 @@ class DuplicateEntryError(SessionError, ValueError):
 
     Attributes:
         entry_id: the id that is taken.
+        message: the error's text (default: it names the id).
     """
 
     def __init__(self, entry_id: str, message: str | None = None) -> None:

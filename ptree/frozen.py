@@ -46,6 +46,11 @@ Message: TypeAlias = Mapping[str, JSONValue]
 
 
 def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
+    """Refused: a frozen value never changes.  O(1).
+
+    Raises:
+        TypeError: always.
+    """
     raise TypeError(f"{type(self).__name__} is immutable: build a new value instead")
 
 
@@ -113,6 +118,13 @@ class FrozenDict(dict[str, Any]):
 
     @classmethod
     def fromkeys(cls, iterable: Iterable[str], value: Any = None) -> FrozenDict:  # type: ignore[override]
+        """A frozen dict mapping each key of ``iterable`` to ``value`` (frozen).
+
+        Cost: O(number of keys + size of value).
+
+        Raises:
+            InvalidMessageError: ``value`` is not JSON, or a key is not a string.
+        """
         return freeze(dict.fromkeys(iterable, value))  # type: ignore[no-any-return]
 
 

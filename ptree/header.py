@@ -50,7 +50,12 @@ class SessionHeader:
 
     @classmethod
     def new(cls, *, cwd: str | None = None, parent_session: str | None = None) -> SessionHeader:
-        """A header for a new session: a fresh UUID, the time now, this directory."""
+        """A header for a new session: a fresh UUID, the time now, this directory.  O(1).
+
+        Args:
+            cwd: the session's working directory (default: the process's).
+            parent_session: the session this one was forked from, if any.
+        """
         return cls(
             id=str(uuid.uuid4()),
             timestamp=utc_now(),
@@ -59,7 +64,10 @@ class SessionHeader:
         )
 
     def to_json(self, *, version: int | None = None) -> dict[str, Any]:
-        """The header as a plain dict in Pi's format (``version`` overrides the stored one)."""
+        """The header as a plain dict in Pi's format (``version`` overrides the stored one).
+
+        Cost: O(size of the header's extra fields).
+        """
         out: dict[str, Any] = {
             "type": "session",
             "version": self.version if version is None else version,
@@ -77,6 +85,11 @@ class SessionHeader:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> SessionHeader:
         """Read a parsed header line; a missing ``version`` means version 1.
+
+        Cost: O(size of the line).
+
+        Args:
+            obj: the line, parsed from JSON.
 
         Raises:
             InvalidEntryError: not a ``session`` line, or a field of the wrong kind.

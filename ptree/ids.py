@@ -22,6 +22,9 @@ _COUNTER_DIGITS = 30
 def counter_of(entry_id: str) -> int:
     """``k`` for an id ``"e<k>"`` (the default ids, up to 30 digits), else 0.  O(1).
 
+    Args:
+        entry_id: any entry id.
+
     >>> counter_of("e12"), counter_of("e012"), counter_of("a1b2c3d4")
     (12, 0, 0)
     """

@@ -235,6 +235,13 @@ class SessionRef(Generic[T]):
         A watch added under a key already used replaces that one, keeping its place
         in the calling order.  O(number of watchers).
 
+        Args:
+            key: any hashable name for the watcher.
+            watcher: called as ``watcher(old, new)``.
+
+        Raises:
+            TypeError: ``watcher`` is not callable.
+
         >>> ref = SessionRef(0)
         >>> ref.add_watch("log", lambda old, new: print(old, "->", new))
         >>> ref.reset(5)

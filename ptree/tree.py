@@ -601,7 +601,16 @@ class SessionTree(_Queries):
         id: str | None = None,  # noqa: A002 - the entry field is called id
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.ThinkingLevelChange` under the leaf.  O(1)."""
+        """Append a :class:`~ptree.ThinkingLevelChange` under the leaf.  O(1).
+
+        Args:
+            thinking_level: Pi's level name (``"off"``, ``"low"``, ``"high"``, ...).
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
+        """
         return self._append_kind(ThinkingLevelChange, id, timestamp, thinking_level=thinking_level)
 
     def append_model_change(
@@ -613,6 +622,15 @@ class SessionTree(_Queries):
         timestamp: str | None = None,
     ) -> SessionTree:
         """Append a :class:`~ptree.ModelChange` under the leaf.  O(1).
+
+        Args:
+            provider: the provider's name (``"anthropic"``).
+            model_id: the model's id at that provider.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
 
         >>> SessionTree().append_model_change("anthropic", "claude-opus-4-5").leaf.model_id
         'claude-opus-4-5'
@@ -626,7 +644,16 @@ class SessionTree(_Queries):
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append an :class:`~ptree.ActiveToolsChange` under the leaf.  O(len(names))."""
+        """Append an :class:`~ptree.ActiveToolsChange` under the leaf.  O(len(names)).
+
+        Args:
+            active_tool_names: the names of the tools active from now on.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
+        """
         return self._append_kind(
             ActiveToolsChange, id, timestamp, active_tool_names=active_tool_names
         )
@@ -655,8 +682,20 @@ class SessionTree(_Queries):
 
         Cost: O(size of details), plus O(path length) to compute the checkpoint.
 
+        Args:
+            summary: the summary the model is given in place of what it replaces.
+            first_kept_entry_id: the first entry kept after the summary.
+            tokens_before: the size of the context the compaction replaces.
+            details: any JSON value, for the extension that wrote it.
+            from_hook: whether an extension's hook made it (Pi's ``fromHook``).
+            usage: the token usage of making the summary.
+            system_message: the system-prompt checkpoint (see above).
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
         Raises:
             UnknownEntryError: ``first_kept_entry_id`` names no entry.
+            DuplicateEntryError: ``id`` is already used in this tree.
 
         >>> t = SessionTree().append({"role": "system", "content": "Be brief.", "timestamp": 0})
         >>> t = t.append({"role": "user", "content": "hi"}, id="u1")
@@ -704,6 +743,18 @@ class SessionTree(_Queries):
 
         Pi 1.6 writes the leaf before the move as ``from_id`` (``"root"`` when there
         was none); :func:`ptree.branching.move_with_summary` does that for you.
+
+        Args:
+            from_id: the abandoned leaf (Pi 1.6) or the entry moved to (Pi 0.73.1).
+            summary: what the abandoned branch did, as the model is given it.
+            details: any JSON value, for the extension that wrote it.
+            from_hook: whether an extension's hook made it (Pi's ``fromHook``).
+            usage: the token usage of making the summary.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
         """
         return self._append_kind(
             BranchSummary,
@@ -731,6 +782,18 @@ class SessionTree(_Queries):
 
         As Pi's ``appendUsage``: an empty ``note`` is left out.  The entry never
         reaches the model.
+
+        Args:
+            kind: what the usage paid for (``"cache_warm"``, say).
+            provider: the provider that was paid.
+            model: the model that was used.
+            usage: Pi's usage record (tokens, cost).
+            note: a free-text note.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
 
         >>> t = SessionTree().append_usage("cache_warm", "anthropic", "claude-sonnet-4-5",
         ...                                {"input": 0, "cacheRead": 500}, note="")
@@ -765,8 +828,15 @@ class SessionTree(_Queries):
         message, and a string for an assistant or tool-result message is stored as
         one text block.  Cost: O(path length) to check the target.
 
+        Args:
+            target_id: the message whose content changes.
+            replacement: the new content (see above).
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
         Raises:
             UnknownEntryError: ``target_id`` names no entry.
+            DuplicateEntryError: ``id`` is already used in this tree.
             ValueError: the target is not on the current branch, or gives the model
                 no content it could edit, or ``replacement`` is no content.
 
@@ -802,7 +872,17 @@ class SessionTree(_Queries):
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.Custom` (extension state) under the leaf.  O(size of data)."""
+        """Append a :class:`~ptree.Custom` (extension state) under the leaf.  O(size of data).
+
+        Args:
+            custom_type: the extension's name for the kind of state.
+            data: any JSON value; it never reaches the model.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
+        """
         return self._append_kind(Custom, id, timestamp, custom_type=custom_type, data=data)
 
     def append_custom_message(
@@ -815,7 +895,19 @@ class SessionTree(_Queries):
         id: str | None = None,  # noqa: A002
         timestamp: str | None = None,
     ) -> SessionTree:
-        """Append a :class:`~ptree.CustomMessage` under the leaf.  O(size of content)."""
+        """Append a :class:`~ptree.CustomMessage` under the leaf.  O(size of content).
+
+        Args:
+            custom_type: the extension's name for the kind of message.
+            content: what the model is given, as a user message (text or blocks).
+            display: whether Pi's interface shows it.
+            details: any JSON value, for the extension; never sent to the model.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
+        """
         return self._append_kind(
             CustomMessage,
             id,
@@ -837,8 +929,15 @@ class SessionTree(_Queries):
         """Append a :class:`~ptree.Label` setting (or, with ``None``/``""``, clearing)
         the label of ``target_id``.  Like any entry, it becomes the leaf.  O(1).
 
+        Args:
+            target_id: the entry labelled.
+            label: the label, or ``None`` or ``""`` to clear it.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
         Raises:
             UnknownEntryError: ``target_id`` names no entry.
+            DuplicateEntryError: ``id`` is already used in this tree.
         """
         self._entry(target_id)
         return self._append_kind(Label, id, timestamp, target_id=target_id, label=label)
@@ -855,6 +954,14 @@ class SessionTree(_Queries):
         The name is stored as Pi 1.6 stores it: each run of ``\\r``/``\\n`` becomes one
         space, then it is trimmed (:func:`ptree.names.sanitize_session_name`).
 
+        Args:
+            name: the session's name, or ``None`` to clear it.
+            id: the new entry's id (default: the tree's id factory makes one).
+            timestamp: the new entry's time, ISO-8601 (default: the tree's clock).
+
+        Raises:
+            DuplicateEntryError: ``id`` is already used in this tree.
+
         >>> SessionTree().append_session_info("  Fix\\nthe bug ").session_name
         'Fix the bug'
         """
@@ -866,8 +973,10 @@ class SessionTree(_Queries):
         """Append a copy of ``entry`` (any kind, even unknown ones) under the leaf.
 
         The copy keeps ``entry``'s id and timestamp and takes the leaf as its parent.
+        Cost: O(1) beyond the copy of the entry.
 
         Raises:
+            TypeError: ``entry`` is not an :class:`~ptree.Entry`.
             DuplicateEntryError: its id is already used.
         """
         check_kind(entry, "append_entry")
@@ -894,7 +1003,14 @@ class SessionTree(_Queries):
         return self._insert(entry, parent, max_seq)
 
     def with_header(self, header: SessionHeader | None) -> SessionTree:
-        """The same tree with another session header.  O(1)."""
+        """The same tree with another session header.  O(1).
+
+        Args:
+            header: the new header, or ``None`` for none.
+
+        Raises:
+            TypeError: ``header`` is not a :class:`~ptree.SessionHeader`.
+        """
         if header is not None and not isinstance(header, SessionHeader):
             raise TypeError(f"header must be a SessionHeader, not {type(header).__name__}")
         return SessionTree._new(
@@ -904,7 +1020,12 @@ class SessionTree(_Queries):
     def with_config(
         self, *, id_factory: IdFactory | None = None, clock: Clock | None = None
     ) -> SessionTree:
-        """The same tree making new ids or timestamps another way.  O(1)."""
+        """The same tree making new ids or timestamps another way.  O(1).
+
+        Args:
+            id_factory: makes the id of each new entry (default: keep the tree's).
+            clock: gives the time of each new entry (default: keep the tree's).
+        """
         config = _Config(
             self._config.id_factory if id_factory is None else id_factory,
             self._config.clock if clock is None else clock,
@@ -936,6 +1057,8 @@ class SessionTree(_Queries):
             entries: the entries, with ids and parent ids already set.
             leaf_id: the leaf (default: the last entry; ``None``: no leaf).
             header: the session header to keep with the tree.
+            id_factory: makes the ids of entries appended later (default ``e1``, ...).
+            clock: gives the times of entries appended later (default: UTC now).
             on_repair: if given, an entry whose parent is missing or that is on a
                 cycle becomes a root instead of an error, and ``on_repair(entry,
                 reason)`` is called for it (lenient loading warns there).

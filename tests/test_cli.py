@@ -644,12 +644,12 @@ def matches(shown: str, actual: str) -> bool:
 
 class TestReadme:
     def test_examples_are_real_output(self, tmp_path: Path) -> None:
-        """Every `$ ptree ...` example of the README's command section, run in order in
-        a folder holding the files it names, prints what the README shows (stdout,
-        then stderr; a line `  ...` elides lines)."""
-        readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-        section = readme[readme.index("## The ptree command") :]
-        section = section[: section.index("\n## ", 1)]
+        """Every `$ ptree ...` example of the command-line guide
+        (docs/how-to/command-line.md), run in order in a folder holding the files it
+        names, prints what the page shows (stdout, then stderr; a line `  ...` elides
+        lines)."""
+        guide = Path(__file__).parent.parent / "docs" / "how-to" / "command-line.md"
+        section = guide.read_text(encoding="utf-8")
         (tmp_path / "tests" / "golden").mkdir(parents=True)
         shutil.copy(PLANS, tmp_path / "tests" / "golden" / "plans.jsonl")
         shutil.copy(GOLDEN / "many.jsonl", tmp_path / "many.jsonl")

@@ -1,5 +1,6 @@
-"""The README's server example: it is this file's sibling verbatim (so mypy --strict
-checks it), and it runs against SQLite and PostgreSQL with no update lost."""
+"""The agent-server tutorial's program (docs/tutorials/agent-server.md): the page shows
+this file's sibling verbatim (so mypy --strict checks it), and it runs against SQLite
+and PostgreSQL with no update lost."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from tests.conftest import postgres_url
 HERE = Path(__file__).resolve().parent
 
 
-def test_the_readme_shows_the_example_verbatim() -> None:
+def test_the_tutorial_shows_the_example_verbatim() -> None:
     source = (HERE / "example_server.py").read_text()
-    readme = (HERE.parent / "README.md").read_text()
-    assert f"```python\n{source}```\n" in readme
+    page = (HERE.parent / "docs" / "tutorials" / "agent-server.md").read_text()
+    assert f"```python\n{source}```\n" in page
 
 
 def run(url: str) -> str:

@@ -1,4 +1,5 @@
-"""The README's Python import example is ``tests/readme_imports.py`` (mypy --strict checks
+"""The command-line guide's Python import example (docs/how-to/command-line.md) is
+``tests/readme_imports.py`` (mypy --strict checks
 it with the tests) and does what it says on the real fixtures."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ FIXTURES = ROOT.parent / "shared" / "fixtures"
 
 
 def test_readme_shows_this_file() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "how-to" / "command-line.md").read_text(encoding="utf-8")
     code = (ROOT / "tests" / "readme_imports.py").read_text(encoding="utf-8")
     assert f"```python\n{code}```" in readme
 

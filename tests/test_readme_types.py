@@ -1,4 +1,5 @@
-"""The README's examples type-check: taken in order as one module, ``mypy
+"""The examples of the README and of every page of the documentation site (``docs/``)
+type-check: each page's examples, taken in order as one module, ``mypy
 --check-untyped-defs`` finds no error in them.
 
 The examples are what a user copies first, so they must be correct for a type checker
@@ -15,10 +16,13 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from mypy import api as mypy_api
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+# The README and every page of the site: pytest runs the examples of each as doctests.
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 _FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```", re.DOTALL | re.MULTILINE)
 _PYTHON = {"python", "py", "python3", "pycon"}
@@ -49,16 +53,20 @@ def readme_module(text: str) -> tuple[str, list[int]]:
     return "\n".join(lines) + "\n", origin
 
 
-def test_every_doctest_example_is_taken() -> None:
-    """Each example pytest runs from the README is in the module mypy checks.
+def page_name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_name)
+def test_every_doctest_example_is_taken(page: Path) -> None:
+    """Each example pytest runs from a page is in the module mypy checks.
 
     An example outside a fenced block would run under doctest but escape the type
     check; this fails instead.
     """
-    text = README.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     module_lines = readme_module(text)[0].splitlines()
     run = doctest.DocTestParser().get_examples(text)
-    assert len(run) > 50  # the README has its examples, and the parser found them
     # Each example's lines appear in the module, in the README's order (python blocks
     # without examples may come between them).
     at = 0
@@ -66,14 +74,34 @@ def test_every_doctest_example_is_taken() -> None:
         lines = ex.source.splitlines()
         while at < len(module_lines) and module_lines[at : at + len(lines)] != lines:
             at += 1
-        assert at < len(module_lines), f"README.md:{ex.lineno + 1}: not type-checked: {lines[0]}"
+        where = f"{page_name(page)}:{ex.lineno + 1}"
+        assert at < len(module_lines), f"{where}: not type-checked: {lines[0]}"
         at += len(lines)
+
+
+def test_the_pages_have_examples() -> None:
+    """The parser finds the README's examples and the site's (no page silently lost)."""
+    counts = {
+        page_name(p): len(doctest.DocTestParser().get_examples(p.read_text(encoding="utf-8")))
+        for p in PAGES
+    }
+    assert counts["README.md"] >= 10
+    assert sum(counts.values()) > 150
 
 
 def run_mypy(module: str, tmp_path: Path) -> list[tuple[int, str]]:
     """mypy --check-untyped-defs over ``module``: (line, message) of each error."""
-    source = tmp_path / "checked.py"
-    source.write_text(module, encoding="utf-8")
+    return run_mypy_many({"checked": module}, tmp_path)["checked"]
+
+
+def run_mypy_many(modules: dict[str, str], tmp_path: Path) -> dict[str, list[tuple[int, str]]]:
+    """One mypy --check-untyped-defs run over several modules (name: source): the
+    (line, message) of each error, per module."""
+    sources = []
+    for name, module in modules.items():
+        source = tmp_path / f"{name}.py"
+        source.write_text(module, encoding="utf-8")
+        sources.append(str(source))
     # A config of its own: not the project's strict one (users' code is not strict),
     # ptree found in this checkout, errors reported only in the module.
     config = tmp_path / "mypy.ini"
@@ -99,28 +127,37 @@ def run_mypy(module: str, tmp_path: Path) -> list[tuple[int, str]]:
                 str(tmp_path / "cache"),
                 "--no-error-summary",
                 "--show-error-codes",
-                str(source),
+                *sources,
             ]
         )
     finally:
         sys.setrecursionlimit(limit)
     assert err == ""
-    errors: list[tuple[int, str]] = []
+    errors: dict[str, list[tuple[int, str]]] = {name: [] for name in modules}
     for line in out.splitlines():
-        where = re.match(r".*checked\.py:(\d+): error: (.*)", line)
+        where = re.match(r".*?(\w+)\.py:(\d+): error: (.*)", line)
         if where:
-            errors.append((int(where.group(1)), where.group(2)))
+            errors[where.group(1)].append((int(where.group(2)), where.group(3)))
         else:
             assert ": note: " in line, line  # anything else is mypy failing to run
-    assert (status == 0) == (errors == [])
+    assert (status == 0) == all(e == [] for e in errors.values())
     return errors
 
 
-def test_readme_examples_type_check(tmp_path: Path) -> None:
-    """mypy --check-untyped-defs over the README's examples reports no error."""
-    module, origin = readme_module(README.read_text(encoding="utf-8"))
-    errors = [f"README.md:{origin[n - 1]}: {msg}" for n, msg in run_mypy(module, tmp_path)]
-    assert errors == [], "mypy on the README's examples:\n" + "\n".join(errors)
+def test_examples_type_check(tmp_path: Path) -> None:
+    """mypy --check-untyped-defs over each page's examples (the README's and every
+    page of the site, one module per page, in one run) reports no error."""
+    modules = {}
+    origins = {}
+    for k, page in enumerate(PAGES):
+        modules[f"page{k}"], origins[f"page{k}"] = readme_module(page.read_text(encoding="utf-8"))
+    found = run_mypy_many(modules, tmp_path)
+    errors = [
+        f"{page_name(PAGES[int(name[4:])])}:{origins[name][n - 1]}: {msg}"
+        for name, page_errors in found.items()
+        for n, msg in page_errors
+    ]
+    assert errors == [], "mypy on the pages' examples:\n" + "\n".join(errors)
 
 
 ANY_ENTRY = """\

@@ -809,7 +809,16 @@ def _one_line(exc: BaseException) -> str:
 def main(
     argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    """Run the ``ptree`` command line; return its exit status."""
+    """Run the ``ptree`` command line; return its exit status.
+
+    A user's mistake (a missing or bad file, an unknown id) is one line on ``err``
+    and status 1, never a traceback.  Cost: that of the command run.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+        out: where the output goes (default: stdout).
+        err: where errors, warnings and progress go (default: stderr).
+    """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     args = build_parser().parse_args(argv)

@@ -127,6 +127,9 @@ def message_json(item: Mapping[str, Any] | MessageEntry) -> str:
     :attr:`ptree.context.ContextSources.sources`: a message, or an entry standing for
     its own message (written from its bytes while it is undecoded).
     O(size of the message).
+
+    Args:
+        item: the message, or the entry holding it.
     """
     if isinstance(item, MessageEntry):
         if type(item) is LoadedMessage:

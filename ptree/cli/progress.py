@@ -25,6 +25,13 @@ class Progress:
 
     Cost: O(1) per update.
 
+    Args:
+        label: the text before the bar.
+        total: the amount of work, or ``None`` when unknown (a count is shown).
+        stream: where to draw (default: stderr).
+        enabled: force drawing on or off (default: only on a terminal).
+        unit: the name of the counted things, shown after the count.
+
     >>> import io
     >>> with Progress("loading", 10, stream=io.StringIO()) as bar:
     ...     bar.update(5)
@@ -68,7 +75,10 @@ class Progress:
         self.close()
 
     def update(self, done: int, *, force: bool = False) -> None:
-        """Record that ``done`` units are finished; redraw if it is time."""
+        """Record that ``done`` units are finished; redraw if it is time (or ``force``).
+
+        Cost: O(1).
+        """
         self.done = done
         if not self.enabled:
             return
@@ -81,7 +91,7 @@ class Progress:
         self._drawn = True
 
     def text(self) -> str:
-        """The bar as it would be drawn now (no control characters)."""
+        """The bar as it would be drawn now (no control characters).  O(width)."""
         unit = f" {self.unit}" if self.unit else ""
         if not self.total:
             if self.done:
@@ -97,11 +107,12 @@ class Progress:
 
         For a long step that reports nothing on its way (reading one big file): a
         daemon thread redraws five times a second.  Does nothing when disabled.
+        Cost: one thread for the context's duration.
         """
         return _Ticker(self)
 
     def close(self) -> None:
-        """Erase the bar, leaving the terminal line clean."""
+        """Erase the bar, leaving the terminal line clean.  O(1)."""
         if self.enabled and self._drawn:
             self.stream.write("\r\x1b[K")
             self.stream.flush()

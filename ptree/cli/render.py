@@ -325,6 +325,10 @@ def render_dot(tree: SessionTree, *, preview_width: int = 48) -> Iterator[str]:
 
     Cost: O(n).
 
+    Args:
+        tree: the tree drawn.
+        preview_width: the most characters of each entry's preview.
+
     >>> t = SessionTree().append({"role": "user", "content": 'say "hi"'})
     >>> print("\\n".join(render_dot(t)))  # doctest: +ELLIPSIS
     digraph ptree {
@@ -372,6 +376,10 @@ def render_mermaid(tree: SessionTree, *, preview_width: int = 48) -> Iterator[st
     The current path is in the class ``current`` (blue, thick), the leaf in ``leaf``.
 
     Cost: O(n).
+
+    Args:
+        tree: the tree drawn.
+        preview_width: the most characters of each entry's preview.
 
     >>> t = SessionTree().append({"role": "user", "content": "hi"})
     >>> print("\\n".join(render_mermaid(t)))

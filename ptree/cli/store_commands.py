@@ -21,7 +21,7 @@ __all__ = ["load_ref", "store_ref"]
 
 def store_ref(text: str) -> tuple[str, str | None] | None:
     """``(url, session id or None)`` if ``text`` is a store URL (``URL`` or
-    ``URL#SESSION_ID``, the id percent-decoded), else ``None`` (a file path).
+    ``URL#SESSION_ID``, the id percent-decoded), else ``None`` (a file path).  O(len(text)).
 
     >>> store_ref("sqlite:///srv/s.db#chat%201"), store_ref("notes.jsonl")
     (('sqlite:///srv/s.db', 'chat 1'), None)
@@ -40,6 +40,8 @@ def load_ref(text: str) -> SessionTree | None:
 
     A Claude Agent SDK transcript (:mod:`ptree.integrations.claude_agent`) is given as
     the Claude Code mapping makes it, with its subagents' transcripts.
+
+    Cost: opening the store and one :meth:`~ptree.stores.Store.load`.
 
     Raises:
         UsageError: a store URL without ``#SESSION_ID``.

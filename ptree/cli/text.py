@@ -36,7 +36,7 @@ def content_text(content: Any) -> str:
     """The text of a message ``content``: a string, or the text of its blocks.
 
     Text blocks give their text, thinking blocks their thinking, tool calls
-    ``name(...)``, images ``[image]``.
+    ``name(...)``, images ``[image]``.  O(size of the content).
 
     >>> content_text([{"type": "text", "text": "a"}, {"type": "toolCall", "name": "read"}])
     'a read(...)'
@@ -62,7 +62,10 @@ def content_text(content: Any) -> str:
 
 
 def message_text(message: Mapping[str, Any]) -> str:
-    """The readable text of a message (its content, or a bash command and output)."""
+    """The readable text of a message (its content, or a bash command and output).
+
+    Cost: O(size of the message).
+    """
     if message.get("role") == "bashExecution":
         return f"$ {message.get('command', '')}"
     return content_text(message.get("content"))
@@ -137,6 +140,12 @@ def _shortened(start: str, width: int) -> str | None:
 
 def entry_preview(entry: Entry, width: int = 80) -> str:
     """One line saying what an entry is: ``user: hello``, ``model: anthropic/…``.
+
+    Cost: O(size of the entry's text), O(width) for a message still undecoded.
+
+    Args:
+        entry: any entry.
+        width: the most characters of the preview.
 
     >>> from ptree import SessionTree
     >>> t = SessionTree().append({"role": "user", "content": "hello\\nthere"})

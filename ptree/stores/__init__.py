@@ -57,7 +57,11 @@ def open(url: str) -> Store:  # noqa: A001 - stores.open, as the module's one en
       without waiting for the disk: it survives the process being killed, not a
       power cut, and is several times faster.
 
-    The tables (or the directory) are created on first use.
+    The tables (or the directory) are created on first use.  Cost: one connection
+    (or directory scan, for ``jsonl:``), and creating the tables the first time.
+
+    Args:
+        url: the store's URL, as above.
 
     Raises:
         StoreError: (a ``ValueError``) an unknown scheme (the message names the

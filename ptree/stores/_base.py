@@ -84,6 +84,9 @@ class Store(ABC):
     are serialised); each process opens its own (do not carry one across ``fork``).
     Any number of processes may use one database or directory at once: every save is
     atomic and checked against what is stored (see :meth:`save`).
+
+    Args:
+        url: the URL the store was opened with (:attr:`url`).
     """
 
     #: How many sessions keep their recent versions in memory (for O(added) saves).
@@ -157,6 +160,9 @@ class Store(ABC):
 
         Cost: O(size of the session), one read.
 
+        Args:
+            session_id: the session's id (its header's ``id``).
+
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
         """
@@ -175,6 +181,9 @@ class Store(ABC):
         other branches are not read.  SQL stores follow the parent links in the
         database: cost O(depth of the leaf), whatever the size of the session; the
         ``jsonl:`` store reads the file.
+
+        Args:
+            session_id: the session's id (its header's ``id``).
 
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
@@ -244,6 +253,11 @@ class Store(ABC):
     def delete(self, session_id: str) -> None:
         """Remove the session and all its entries, atomically.  Its id may be saved again.
 
+        Cost: O(entries of the session) in a database; one file removed for ``jsonl:``.
+
+        Args:
+            session_id: the session's id (its header's ``id``).
+
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
         """
@@ -261,7 +275,10 @@ class Store(ABC):
             return self._exists(session_id)
 
     def close(self) -> None:
-        """Release the connection (or nothing, for directories).  Closing twice is fine."""
+        """Release the connection (or nothing, for directories).  Closing twice is fine.
+
+        Cost: O(1).
+        """
         with self._lock:
             if not self._closed:
                 self._closed = True

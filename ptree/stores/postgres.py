@@ -60,6 +60,10 @@ class PostgresStore(SqlStore):
 
     Args:
         url: the connection URL, as psycopg takes it.
+
+    Raises:
+        StoreError: psycopg is not installed, or the database's schema is newer than
+            this ptree.
     """
 
     FOR_UPDATE = " FOR UPDATE"
