@@ -12,6 +12,7 @@ The layers, innermost first (each imports only the ones before it):
   :mod:`~ptree.context` (what a model sees), :mod:`~ptree.branching`,
   :mod:`~ptree.history` (undo/redo), :mod:`~ptree.ref` (a value shared by threads),
   :mod:`~ptree.ids`, :mod:`~ptree.header`, :mod:`~ptree.names` (session names),
+  :mod:`~ptree.js` (the JavaScript rules Pi relies on, for every layer),
   :mod:`~ptree.errors`;
 - :mod:`ptree.pi`: Pi's session files;
 - :mod:`ptree.providers`: LLM request bodies (core only);
@@ -100,7 +101,7 @@ from .frozen import MAX_DEPTH, FrozenDict, FrozenList, JSONValue, Message, freez
 from .header import CURRENT_VERSION, SessionHeader
 from .history import History, NothingToRedo, NothingToUndo
 from .ids import Clock, IdFactory, counter_ids, random_ids, utc_now
-from .names import js_trim, sanitize_session_name
+from .names import sanitize_session_name
 from .pi import (
     CommitError,
     SessionChangedError,
@@ -219,7 +220,6 @@ __all__ = [
     "import_chatgpt",
     "import_openwebui",
     "iso_to_ms",
-    "js_trim",
     "labelled",
     "load",
     "move_with_summary",

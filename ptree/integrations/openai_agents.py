@@ -64,6 +64,7 @@ from ..frozen import FrozenDict, freeze, thaw
 from ..header import SessionHeader
 from ..history import History
 from ..ids import utc_now
+from ..js import stringify
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
 from ..tree import SessionTree
@@ -144,11 +145,6 @@ def _assistant(
     return message
 
 
-def _json(value: object) -> str:
-    # As JavaScript's JSON.stringify writes it, which is how Pi writes signatures.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def pi_call_id(item: Mapping[str, Any]) -> str | None:
     """The Pi tool call id of a ``function_call`` item: ``call_id|id``, as Pi writes it.
 
@@ -195,7 +191,7 @@ def _assistant_blocks(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             signature: dict[str, Any] = {"v": 1, "id": item_id}
             if isinstance(item.get("phase"), str):
                 signature["phase"] = item["phase"]
-            block["textSignature"] = _json(signature)
+            block["textSignature"] = stringify(signature)
         return [block]
     if kind == "function_call":
         name, arguments, pi_id = item.get("name"), item.get("arguments"), pi_call_id(item)
@@ -219,9 +215,8 @@ def _assistant_blocks(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
                 return None
             texts.append(value)
         # The signature is the item itself: Pi sends it back to the Responses API.
-        return [
-            {"type": "thinking", "thinking": "\n\n".join(texts), "thinkingSignature": _json(item)}
-        ]
+        thinking = "\n\n".join(texts)
+        return [{"type": "thinking", "thinking": thinking, "thinkingSignature": stringify(item)}]
     return None
 
 
@@ -399,7 +394,7 @@ def _from_pi_assistant(message: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "type": "function_call",
                 "call_id": call_id,
                 "name": str(block.get("name", "")),
-                "arguments": _json(thaw(block.get("arguments", {}))),
+                "arguments": stringify(thaw(block.get("arguments", {}))),
             }
             if item_id:
                 call["id"] = item_id

@@ -6,16 +6,8 @@ import json
 import re
 from typing import Any
 
-from ._js import (
-    MISSING,
-    is_blank,
-    js_json,
-    sanitize_surrogates,
-    short_hash,
-    template,
-    utf16_len,
-    word_chars,
-)
+from ..js import stringify, template, utf16_len
+from ._js import MISSING, is_blank, sanitize_surrogates, short_hash, word_chars
 from ._model import Target, transform_messages
 from ._reply import new_message, num, parse_arguments, priced
 
@@ -197,7 +189,7 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
                 call["id"] = item_part
             call["call_id"] = parts[0]
             call["name"] = block.get("name", MISSING)
-            call["arguments"] = js_json(block["arguments"]) if "arguments" in block else MISSING
+            call["arguments"] = stringify(block["arguments"]) if "arguments" in block else MISSING
             if same_model and "namespace" in block:
                 call["namespace"] = block["namespace"]
             output.append(call)
@@ -210,7 +202,7 @@ def _text_signature_v1(item_id: Any, phase: Any) -> str:
         data["id"] = item_id
     if phase:
         data["phase"] = phase
-    return js_json(data)
+    return stringify(data)
 
 
 def _joined(parts: Any, key: str, sep: str) -> str:
@@ -221,7 +213,7 @@ def _joined(parts: Any, key: str, sep: str) -> str:
 
 def _js_str(value: Any) -> str:
     # Array.prototype.join writes null and undefined as ""
-    return "" if value is None else value if isinstance(value, str) else js_json(value)
+    return "" if value is None else value if isinstance(value, str) else stringify(value)
 
 
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
@@ -241,7 +233,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
                 {
                     "type": "thinking",
                     "thinking": summary or text or "",
-                    "thinkingSignature": js_json(item),
+                    "thinkingSignature": stringify(item),
                 }
             )
         elif kind == "message":
