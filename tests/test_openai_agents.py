@@ -544,8 +544,9 @@ class TestRunner:
                 }
             )
             w.commit(t.append_label(t.leaf_id or "", "from Pi"))
+        # pi-ai's items (its user text is a list of parts, as pi-ai sends it)
         from_pi: list[Any] = [
-            {"role": "user", "content": "And Rome?"},
+            {"role": "user", "content": [{"type": "input_text", "text": "And Rome?"}]},
             answer("Checking.", "m9")
             | {"content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
             {

@@ -34,12 +34,15 @@ entry of type ``openai-agents-item`` holding the item as its ``data``: kept, but
 shown to a model that Pi drives.
 
 A session continued in Pi comes back: messages on the branch that no SDK item stands
-behind (Pi wrote them) are read as the items Pi would send to the OpenAI Responses
-API (user messages, assistant text, kept reasoning items, function calls and their
-outputs).  Other entries (labels, model changes) hold no item.
+behind (Pi wrote them) are read as the input items Pi's OpenAI Responses provider
+sends for them, through the providers' one conversion
+(:func:`ptree.providers.responses_items`, pi-ai 1.6.0's rules: user messages,
+assistant text with its signature's id and phase, kept reasoning items, function calls
+with pi-ai's ids and ``JSON.stringify`` arguments, and their outputs).  Other entries
+(labels, model changes) hold no item.
 
-Imports: the core and :mod:`ptree.pi`, and the ``agents`` package (the extra
-``ptree[openai-agents]``).
+Imports: the core, :mod:`ptree.pi`, :mod:`ptree.providers`, and the ``agents`` package
+(the extra ``ptree[openai-agents]``).
 """
 
 from __future__ import annotations
@@ -64,9 +67,10 @@ from ..frozen import FrozenDict, freeze, thaw
 from ..header import SessionHeader
 from ..history import History
 from ..ids import utc_now
-from ..js import stringify
+from ..js import stringify, template
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
+from ..providers import responses_items
 from ..tree import SessionTree
 
 if TYPE_CHECKING:
@@ -301,9 +305,11 @@ def _note_call(item: Mapping[str, Any], calls: dict[str, tuple[str, str]]) -> No
             calls[call_id] = (name, pi_id)
 
 
-def _calls(tree: SessionTree) -> dict[str, tuple[str, str]]:
+def _calls(
+    tree: SessionTree, provider: str | None, model: str | None
+) -> dict[str, tuple[str, str]]:
     """The name and Pi id of each function call on the current branch (the latest wins)."""
-    found: list[FrozenDict] = [item for _, item in _items_back(tree, tree.leaf_id)]
+    found = [item for _, item in _items_back(tree, tree.leaf_id, provider, model)]
     calls: dict[str, tuple[str, str]] = {}
     for item in reversed(found):
         _note_call(item, calls)
@@ -332,116 +338,58 @@ def _entry(
     )
 
 
-def _from_pi_content(content: object) -> str | list[dict[str, Any]] | None:
-    """A user message's content as input parts: text and images; ``None`` if empty."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, Sequence):
-        return None
-    parts: list[dict[str, Any]] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append({"type": "input_text", "text": block["text"]})
-        elif block.get("type") == "image" and isinstance(block.get("data"), str):
-            url = f"data:{block.get('mimeType')};base64,{block['data']}"
-            parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
-    return parts or None
+def _pi_written(entry: Entry) -> bool:
+    """Whether ``entry`` is a Pi message that no SDK item stands behind (Pi wrote it)."""
+    return isinstance(entry, MessageEntry) and ITEM_FIELD not in entry.extra
 
 
-def _from_pi_assistant(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    for block in blocks if isinstance(blocks, Sequence) else ():
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            item_id = None
-            signature = block.get("textSignature")
-            if isinstance(signature, str) and signature.startswith("{"):
-                try:
-                    item_id = json.loads(signature).get("id")
-                except (ValueError, AttributeError):
-                    item_id = None
-            if isinstance(item_id, str):
-                items.append(
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "id": item_id,
-                        "status": "completed",
-                        "content": [
-                            {"type": "output_text", "text": block["text"], "annotations": []}
-                        ],
-                    }
-                )
-            else:
-                items.append({"role": "assistant", "content": block["text"]})
-        elif kind == "thinking" and isinstance(block.get("thinkingSignature"), str):
-            # Only a reasoning item Pi kept whole can go back to the model.
-            try:
-                reasoning = json.loads(block["thinkingSignature"])
-            except ValueError:
-                continue
-            if isinstance(reasoning, dict) and reasoning.get("type") == "reasoning":
-                items.append(reasoning)
-        elif kind == "toolCall" and isinstance(block.get("id"), str):
-            call_id, _, item_id = block["id"].partition("|")
-            call: dict[str, Any] = {
-                "type": "function_call",
-                "call_id": call_id,
-                "name": str(block.get("name", "")),
-                "arguments": stringify(thaw(block.get("arguments", {}))),
-            }
-            if item_id:
-                call["id"] = item_id
-            items.append(call)
-    return items
+def _pi_items(
+    path: Sequence[Entry], provider: str | None, model: str | None
+) -> dict[str, tuple[FrozenDict, ...]]:
+    """The SDK items of each message on ``path`` that Pi wrote, by entry id.
 
+    The input items Pi's OpenAI Responses provider sends for them, in pi-ai's one
+    conversion of the whole branch (:func:`ptree.providers.responses_items`): every
+    message on the path takes part (tool-call ids, failed turns, results pi-ai makes up
+    for calls left without one, the fallback ids of texts without a signature), and
+    each Pi message gets the items it gives.  The target is ``provider``'s ``model``;
+    without one, the model of the branch's latest assistant message (Pi's own choice),
+    so that its reasoning and ids go back as they were stored.
+    O(size of the path's messages); nothing when Pi wrote none of them.
 
-def _from_pi(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The SDK items of a Pi message that no SDK item stands behind (Pi wrote it).
-
-    The inverse of the mapping in the module doc: ``user`` → a user message,
-    ``assistant`` → its text as assistant messages, its kept reasoning items and its
-    tool calls as ``function_call`` items, ``toolResult`` → ``function_call_output``;
-    other roles (``custom``, ``bashExecution``) as the user text Pi gives a model.
+    Raises:
+        ProviderError: pi-ai would refuse a message (e.g. a same-model thinking
+            signature that is not JSON).
     """
-    items: list[dict[str, Any]] = []
-    for m in to_provider_messages([message]):
-        role = m.get("role")
-        if role == "user":
-            content = _from_pi_content(m.get("content"))
-            if content is not None:
-                items.append({"role": "user", "content": content})
-        elif role == "assistant":
-            items += _from_pi_assistant(m)
-        elif role == "toolResult" and isinstance(m.get("toolCallId"), str):
-            content = m.get("content")
-            texts = [
-                b["text"]
-                for b in (content if isinstance(content, Sequence) else ())
-                if isinstance(b, Mapping) and isinstance(b.get("text"), str)
-            ]
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": m["toolCallId"].partition("|")[0],
-                    "output": "\n".join(texts),
-                }
-            )
-    return items
+    if not any(_pi_written(e) for e in path):
+        return {}
+    owners: list[Entry] = []
+    messages: list[Mapping[str, Any]] = []
+    for entry in path:
+        if isinstance(entry, MessageEntry):
+            for m in to_provider_messages([entry.message]):
+                owners.append(entry)
+                messages.append(m)
+    if model is None:
+        speakers = [m for m in messages if m.get("role") == "assistant"]
+        latest: Mapping[str, Any] = speakers[-1] if speakers else {}
+        provider, model = template(latest.get("provider", "")), template(latest.get("model", ""))
+    per_message = responses_items(messages, provider=provider or "", model=model)
+    found: dict[str, list[dict[str, Any]]] = {e.id: [] for e in path if _pi_written(e)}
+    for entry, items in zip(owners, per_message, strict=True):
+        if entry.id in found:
+            found[entry.id] += items
+    return {k: tuple(freeze(i) for i in v) for k, v in found.items()}
 
 
-def _items_of(entry: Entry) -> tuple[FrozenDict, ...]:
+def _items_of(
+    entry: Entry, pi_items: Mapping[str, tuple[FrozenDict, ...]]
+) -> tuple[FrozenDict, ...]:
     """The SDK items an entry holds, oldest first: none, one, or (a Pi message) several."""
     if isinstance(entry, MessageEntry):
         item = entry.extra.get(ITEM_FIELD)
         if item is None:
-            return tuple(freeze(i) for i in _from_pi(entry.message))
+            return pi_items.get(entry.id, ())
     elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
         item = entry.data
     else:
@@ -449,37 +397,53 @@ def _items_of(entry: Entry) -> tuple[FrozenDict, ...]:
     return (item,) if type(item) is FrozenDict else ()
 
 
-def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, FrozenDict]]:
+def _items_back(
+    tree: SessionTree, leaf: str | None, provider: str | None = None, model: str | None = None
+) -> Iterator[tuple[Entry, FrozenDict]]:
     """The items from ``leaf`` back to the root with their entries, newest first.
 
     O(path length) to start (the tree's own path walk, much cheaper per step than
-    looking each parent up), then O(1) a step.
+    looking each parent up; with messages Pi wrote, O(size of the path's messages) to
+    convert them), then O(1) a step.
     """
     if leaf is None:
         return
-    for entry in reversed(tree.path(leaf)):
-        for item in reversed(_items_of(entry)):
+    path = tree.path(leaf)
+    pi_items = _pi_items(path, provider, model)
+    for entry in reversed(path):
+        for item in reversed(_items_of(entry, pi_items)):
             yield entry, item
 
 
-def branch_items(tree: SessionTree, leaf: str | None = None) -> list[TResponseInputItem]:
+def branch_items(
+    tree: SessionTree,
+    leaf: str | None = None,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+) -> list[TResponseInputItem]:
     """The SDK items on the path from the root to ``leaf`` (default: the tree's leaf).
 
     What :meth:`TreeSession.get_items` returns for a session whose value is ``tree``:
     fresh plain dicts and lists, oldest first.  Messages that no SDK item stands
-    behind (written by Pi) are read as the items Pi would send; entries that hold no
-    item (labels, model changes) are passed over.  Works on any value a session ever
-    had (:attr:`TreeSession.history`).
+    behind (written by Pi) are read as the input items Pi's OpenAI Responses provider
+    sends for them to ``provider``'s ``model`` (pi-ai's conversion, as
+    :func:`ptree.providers.payload` makes it; without a model, each turn as if sent
+    back to the model that wrote it); entries that hold no item (labels, model
+    changes) are passed over.  Works on any value a session ever had
+    (:attr:`TreeSession.history`).
     Cost: O(path length + size of the items).
 
     Raises:
         UnknownEntryError: ``leaf`` names no entry.
+        ProviderError: pi-ai would refuse a message that Pi wrote.
 
     >>> t = SessionTree().append({"role": "user", "content": "typed in Pi"})
     >>> branch_items(t.append_label("e1", "start"))
-    [{'role': 'user', 'content': 'typed in Pi'}]
+    [{'role': 'user', 'content': [{'type': 'input_text', 'text': 'typed in Pi'}]}]
     """
-    found = [item for _, item in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+    leaf = tree.leaf_id if leaf is None else leaf
+    found = [item for _, item in _items_back(tree, leaf, provider, model)]
     found.reverse()
     return cast("list[TResponseInputItem]", thaw(found))
 
@@ -610,7 +574,8 @@ class TreeSession:
             UnknownEntryError: ``leaf`` names no entry.
         """
         tree = self._tree
-        ids = [e.id for e, _ in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+        leaf = tree.leaf_id if leaf is None else leaf
+        ids = [e.id for e, _ in _items_back(tree, leaf, self.provider, self.model)]
         ids.reverse()
         return ids
 
@@ -625,7 +590,7 @@ class TreeSession:
         """
         if leaf is None:
             return []
-        return branch_items(self._tree, leaf)
+        return branch_items(self._tree, leaf, provider=self.provider, model=self.model)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items of the current branch, oldest first, exactly as they were added.
@@ -652,12 +617,18 @@ class TreeSession:
             if wanted is not None and wanted > 0:
                 # The latest few: walk back from the leaf only as far as needed.
                 entry = tree.leaf
+                pi_items: Mapping[str, tuple[FrozenDict, ...]] = {}
                 while entry is not None and len(found) < wanted:
-                    found += reversed(_items_of(entry))
+                    if _pi_written(entry) and not pi_items:
+                        # Pi's messages convert as a whole branch (see _pi_items)
+                        path = tree.path(tree.leaf_id)
+                        pi_items = _pi_items(path, self.provider, self.model)
+                    found += reversed(_items_of(entry, pi_items))
                     entry = tree.parent(entry.id)
                 del found[wanted:]
             else:
-                found = [item for _, item in _items_back(tree, tree.leaf_id)]
+                back = _items_back(tree, tree.leaf_id, self.provider, self.model)
+                found = [item for _, item in back]
             found.reverse()
             return cast("list[TResponseInputItem]", thaw(found))
 
@@ -691,7 +662,7 @@ class TreeSession:
             if cached is not None and cached[0] == tree.leaf_id:
                 calls = dict(cached[1])
             else:
-                calls = _calls(tree)
+                calls = _calls(tree, self.provider, self.model)
             # Consecutive model output items (a turn's reasoning, text and parallel tool
             # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
             # tool call with its result only within one message.  The message goes on
@@ -732,7 +703,7 @@ class TreeSession:
         with self._lock:
             self._check_open()
             tree = self._tree
-            for entry, item in _items_back(tree, tree.leaf_id):
+            for entry, item in _items_back(tree, tree.leaf_id, self.provider, self.model):
                 self._step(tree.move_to(entry.parent_id))
                 return cast("TResponseInputItem", thaw(item))
             return None

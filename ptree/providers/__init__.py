@@ -19,7 +19,7 @@ OAuth identities, grammar tools, session ids (prompt-cache keys) and request opt
 
 from __future__ import annotations
 
-from ._api import APIS, assistant_message, payload
+from ._api import APIS, assistant_message, payload, responses_items
 from .errors import ProviderError
 
-__all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
+__all__ = ["APIS", "ProviderError", "assistant_message", "payload", "responses_items"]
