@@ -188,8 +188,8 @@ class TestProtocol:
             s.undo()
 
     def test_path_and_tree_exclusive(self) -> None:
-        """A session lives either in a file or in memory."""
-        with pytest.raises(ValueError, match="not both"):
+        """A session lives in a file, in memory or in a store: one of them."""
+        with pytest.raises(ValueError, match="give one of"):
             TreeSession("s", "x.jsonl", tree=SessionTree())
 
 

@@ -47,10 +47,11 @@ Imports: the core, :mod:`ptree.pi`, :mod:`ptree.providers`, and the ``agents`` p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -71,6 +72,8 @@ from ..js import stringify, template
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
 from ..providers import responses_items
+from ..stores import ConflictError, SessionNotFoundError, Store
+from ..stores import open as open_store
 from ..tree import SessionTree
 
 if TYPE_CHECKING:
@@ -476,10 +479,23 @@ class TreeSession:
     starts a new one.  Without ``path`` the tree lives in memory only (``tree=`` can
     give its first value).
 
-    The methods are quick (O(size of the items) plus the path walk described on
-    each), so the async ones do their work inline, without a thread; with
-    ``fsync=True`` a change waits for the disk.  A lock makes each call atomic
-    between threads.
+    With ``store``, a URL that :func:`ptree.stores.open` takes (``sqlite:``,
+    ``postgresql:``, ``jsonl:``) or an open :class:`~ptree.stores.Store`, the
+    session is the store's session ``session_id``: loaded when it exists, saved on
+    the first change.  Every change is one ``Store.update`` (load what is stored,
+    apply the change, save; again on a :class:`~ptree.stores.ConflictError`), so
+    any number of session objects, tasks and processes may add to one session and
+    none of their items is lost; :meth:`get_items` reads what is stored.  The
+    store's calls block, so the async methods run them in a worker thread
+    (``asyncio.to_thread``) and the event loop goes on; :meth:`abranch`,
+    :meth:`aundo` and :meth:`aredo` do the same for :meth:`branch`, :meth:`undo`
+    and :meth:`redo`.  A URL opens a store of the session's own, closed with it; a
+    store object is shared and left open.  :meth:`connect` builds one off the loop.
+
+    Without a store, the methods are quick (O(size of the items) plus the path
+    walk described on each), so the async ones do their work inline, without a
+    thread; with ``fsync=True`` a change waits for the disk.  A lock makes each
+    call atomic between threads.
 
     Args:
         session_id: the SDK's session id; a new file's header takes it as its id.
@@ -492,11 +508,17 @@ class TreeSession:
         tree: the first value of a session in memory (only without ``path``).
         fsync: flush each change to the disk (see :class:`~ptree.SessionWriter`).
         history_limit: how many undo steps to keep (``None``: all).
+        store: a store URL or an open store keeping the session (not with ``path``
+            or ``tree``).  Opening it connects (PostgreSQL) and loads the session:
+            blocking work, which :meth:`connect` does off the event loop.
 
     Raises:
+        TypeError: ``session_id`` is not a str (nothing is opened or stored).
+        StoreError: (a ``ValueError``) the store URL has an unknown scheme (the
+            message names it) or the store cannot be opened.
         SessionLockedError: another writer holds the file.
         SessionFileError: the file exists but cannot be loaded.
-        ValueError: both ``path`` and ``tree`` were given.
+        ValueError: more than one of ``path``, ``tree`` and ``store`` was given.
     """
 
     session_settings: SessionSettings | None
@@ -512,9 +534,14 @@ class TreeSession:
         tree: SessionTree | None = None,
         fsync: bool = True,
         history_limit: int | None = None,
+        store: str | Store | None = None,
     ) -> None:
-        if path is not None and tree is not None:
-            raise ValueError("give either path (a Pi file) or tree (in memory), not both")
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
+        if sum(x is not None for x in (path, tree, store)) > 1:
+            raise ValueError(
+                "give one of path (a Pi file), tree (in memory) and store (a store URL)"
+            )
         self.session_id = session_id
         self.session_settings = (
             SessionSettings()
@@ -530,9 +557,18 @@ class TreeSession:
         self._lock = threading.RLock()
         self._closed = False
         self._writer: SessionWriter | None = None
-        if path is not None:
-            header = SessionHeader(id=session_id, timestamp=utc_now(), cwd=os.getcwd())
-            self._writer = SessionWriter(path, fsync=fsync, header=header)
+        self._store: Store | None = None
+        self._own_store = False
+        if store is not None:
+            self._store = open_store(store) if isinstance(store, str) else store
+            self._own_store = isinstance(store, str)
+            try:
+                self._tree = self._stored() or SessionTree(header=self._new_header())
+            except BaseException:
+                self.close()
+                raise
+        elif path is not None:
+            self._writer = SessionWriter(path, fsync=fsync, header=self._new_header())
             self._tree = self._writer.value
         else:
             self._tree = SessionTree() if tree is None else tree
@@ -607,8 +643,15 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            return await asyncio.to_thread(self._get_items, limit)
+        return self._get_items(limit)
+
+    def _get_items(self, limit: int | None) -> list[TResponseInputItem]:
         with self._lock:
             self._check_open()
+            if self._store is not None:
+                self._tree = self._stored() or self._tree
             wanted = resolve_session_limit(limit, self.session_settings)
             if wanted == 0:
                 return []
@@ -646,6 +689,12 @@ class TreeSession:
                 nothing is added then.
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            await asyncio.to_thread(self._add_items, items)
+        else:
+            self._add_items(items)
+
+    def _add_items(self, items: list[TResponseInputItem]) -> None:
         with self._lock:
             self._check_open()
             if not items:
@@ -657,36 +706,39 @@ class TreeSession:
                         f"items[{i}]", f"an item must be a mapping, not {type(given).__name__}"
                     )
                 frozen.append(freeze(given, where=f"items[{i}]"))
-            tree = self._tree
-            cached = self._calls
-            if cached is not None and cached[0] == tree.leaf_id:
-                calls = dict(cached[1])
-            else:
-                calls = _calls(tree, self.provider, self.model)
-            # Consecutive model output items (a turn's reasoning, text and parallel tool
-            # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
-            # tool call with its result only within one message.  The message goes on
-            # the run's last entry; the entries before it hold their items only.
-            run: list[dict[str, Any]] = []
-            for i, item in enumerate(frozen):
-                timestamp = tree.clock()
-                blocks = _assistant_blocks(item)
-                message: dict[str, Any] | None
-                if blocks is not None:
-                    _note_call(item, calls)
-                    run += blocks
-                    following = frozen[i + 1] if i + 1 < len(frozen) else None
-                    if following is not None and _assistant_blocks(following) is not None:
-                        message = None
-                    else:
-                        ms = iso_to_ms(timestamp) or 0
-                        message = _assistant(run, ms, self.provider, self.model)
-                        run = []
+            self._apply(lambda tree: self._added(tree, frozen))
+
+    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> SessionTree:
+        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again)."""
+        cached = self._calls
+        if cached is not None and cached[0] == tree.leaf_id:
+            calls = dict(cached[1])
+        else:
+            calls = _calls(tree, self.provider, self.model)
+        # Consecutive model output items (a turn's reasoning, text and parallel tool
+        # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
+        # tool call with its result only within one message.  The message goes on
+        # the run's last entry; the entries before it hold their items only.
+        run: list[dict[str, Any]] = []
+        for i, item in enumerate(frozen):
+            timestamp = tree.clock()
+            blocks = _assistant_blocks(item)
+            message: dict[str, Any] | None
+            if blocks is not None:
+                _note_call(item, calls)
+                run += blocks
+                following = frozen[i + 1] if i + 1 < len(frozen) else None
+                if following is not None and _assistant_blocks(following) is not None:
+                    message = None
                 else:
-                    message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
-                tree = tree.append_entry(_entry(tree, timestamp, item, message))
-            self._calls = (tree.leaf_id, calls)
-            self._step(tree)
+                    ms = iso_to_ms(timestamp) or 0
+                    message = _assistant(run, ms, self.provider, self.model)
+                    run = []
+            else:
+                message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
+            tree = tree.append_entry(_entry(tree, timestamp, item, message))
+        self._calls = (tree.leaf_id, calls)
+        return tree
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Take the latest item off the current branch and return it; ``None`` if none.
@@ -700,13 +752,24 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            return await asyncio.to_thread(self._pop_item)
+        return self._pop_item()
+
+    def _pop_item(self) -> TResponseInputItem | None:
+        popped: list[FrozenDict] = []
+
+        def pop(tree: SessionTree) -> SessionTree:
+            popped.clear()
+            for entry, item in _items_back(tree, tree.leaf_id, self.provider, self.model):
+                popped.append(item)
+                return tree.move_to(entry.parent_id)
+            return tree
+
         with self._lock:
             self._check_open()
-            tree = self._tree
-            for entry, item in _items_back(tree, tree.leaf_id, self.provider, self.model):
-                self._step(tree.move_to(entry.parent_id))
-                return cast("TResponseInputItem", thaw(item))
-            return None
+            self._apply(pop)
+            return cast("TResponseInputItem", thaw(popped[0])) if popped else None
 
     async def clear_session(self) -> None:
         """Empty the current branch: the leaf moves above the roots.  One undo step.
@@ -717,9 +780,15 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            await asyncio.to_thread(self._clear)
+        else:
+            self._clear()
+
+    def _clear(self) -> None:
         with self._lock:
             self._check_open()
-            self._step(self._tree.move_to(None))
+            self._apply(lambda tree: tree.move_to(None))
 
     def branch(self, at: int | str) -> None:
         """Go back to an earlier point: the next items grow a new branch from there.
@@ -737,24 +806,29 @@ class TreeSession:
             ValueError: the session is closed, or item ``at`` is not the last of a
                 message that Pi wrote with several items (see :meth:`pop_item`).
         """
+        if isinstance(at, bool) or not isinstance(at, int | str):
+            raise TypeError(f"at must be an item index or an entry id, not {at!r}")
         with self._lock:
             self._check_open()
-            tree = self._tree
-            if isinstance(at, bool) or not isinstance(at, int | str):
-                raise TypeError(f"at must be an item index or an entry id, not {at!r}")
-            if isinstance(at, int):
-                ids = self.item_entry_ids()
-                if not -len(ids) <= at < len(ids):
-                    raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
-                target = ids[at]
-                if at % len(ids) + 1 < len(ids) and ids[at % len(ids) + 1] == target:
-                    raise ValueError(
-                        f"item {at} is not the last of the items of entry {target!r} "
-                        "(a message written by Pi): branch at its last item, or at an entry id"
-                    )
-            else:
-                target = tree[at].id
-            self._step(tree.move_to(target))
+            self._apply(lambda tree: self._branched(tree, at))
+
+    def _branched(self, tree: SessionTree, at: int | str) -> SessionTree:
+        if isinstance(at, int):
+            leaf = tree.leaf_id
+            back = _items_back(tree, leaf, self.provider, self.model)
+            ids = [e.id for e, _ in back]
+            ids.reverse()
+            if not -len(ids) <= at < len(ids):
+                raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
+            target = ids[at]
+            if at % len(ids) + 1 < len(ids) and ids[at % len(ids) + 1] == target:
+                raise ValueError(
+                    f"item {at} is not the last of the items of entry {target!r} "
+                    "(a message written by Pi): branch at its last item, or at an entry id"
+                )
+        else:
+            target = tree[at].id
+        return tree.move_to(target)
 
     def undo(self) -> None:
         """Go back one step: the leaf returns to where it was before the last change.
@@ -789,6 +863,36 @@ class TreeSession:
             self._closed = True
             if self._writer is not None:
                 self._writer.close()
+            if self._store is not None and self._own_store:
+                self._store.close()
+
+    async def abranch(self, at: int | str) -> None:
+        """:meth:`branch`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.branch, at)
+
+    async def aundo(self) -> None:
+        """:meth:`undo`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.undo)
+
+    async def aredo(self) -> None:
+        """:meth:`redo`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.redo)
+
+    async def aclose(self) -> None:
+        """:meth:`close`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.close)
+
+    @classmethod
+    async def connect(cls, session_id: str, store: str | Store, **kwargs: Any) -> TreeSession:
+        """A store session built in a worker thread: opening the store and loading the
+        session do not block the event loop.  Arguments as for :class:`TreeSession`.
+
+        Raises:
+            as :class:`TreeSession`.
+        """
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
+        return await asyncio.to_thread(lambda: cls(session_id, store=store, **kwargs))
 
     async def __aenter__(self) -> TreeSession:
         return self
@@ -799,7 +903,7 @@ class TreeSession:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        await self.aclose()
 
     def __enter__(self) -> TreeSession:
         return self
@@ -823,9 +927,59 @@ class TreeSession:
         if self._closed:
             raise ValueError(f"TreeSession {self.session_id!r} is closed")
 
+    async def _off_loop(self, call: Callable[..., None], *args: Any) -> None:
+        if self._store is not None:
+            await asyncio.to_thread(call, *args)
+        else:
+            call(*args)
+
+    def _new_header(self) -> SessionHeader:
+        return SessionHeader(id=self.session_id, timestamp=utc_now(), cwd=os.getcwd())
+
+    def _stored(self) -> SessionTree | None:
+        """The session as stored (incremental after the first read), or ``None``."""
+        assert self._store is not None
+        try:
+            return self._store.update(self.session_id, lambda tree: tree)
+        except SessionNotFoundError:
+            return None
+
+    def _saved(self, change: Callable[[SessionTree], SessionTree]) -> SessionTree:
+        """``change`` applied to the stored session and saved, again on a conflict."""
+        assert self._store is not None
+        while True:
+            try:
+                return self._store.update(self.session_id, change)
+            except SessionNotFoundError:
+                pass
+            try:  # the first change makes the session
+                return self._store.save(change(self._tree))
+            except ConflictError:
+                continue  # another writer made it first: change theirs
+
+    def _apply(self, change: Callable[[SessionTree], SessionTree]) -> None:
+        """One step: ``change`` (pure) applied to the session, written, and recorded."""
+        if self._store is None:
+            self._step(change(self._tree))
+            return
+        changed: list[bool] = []
+
+        def tracked(tree: SessionTree) -> SessionTree:
+            new = change(tree)
+            changed[:] = [new is not tree]
+            return new
+
+        tree = self._saved(tracked)
+        self._tree = tree
+        if changed == [True]:
+            self._history = self._history.commit(tree)
+
     def _commit(self, tree: SessionTree) -> SessionTree:
         if self._writer is not None:
             tree = self._writer.commit(tree)
+        elif self._store is not None:
+            leaf = tree.leaf_id
+            tree = self._saved(lambda stored: stored.move_to(leaf))
         self._tree = tree
         return tree
 
