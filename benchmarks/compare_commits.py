@@ -1,6 +1,7 @@
 """Two commits of ptree side by side: append, load and build_context, in one run.
 
     python benchmarks/compare_commits.py BASE [NEW]      # NEW: the work tree (default)
+    python benchmarks/compare_commits.py BASE NEW --cases provider_messages,payload
 
 Each commit is checked out into a temporary git worktree (NEW may be ``.``, the work
 tree as it is); every measurement runs in a fresh interpreter that imports ptree from
@@ -42,7 +43,7 @@ if case == "append":
         t = t.append(m)
     took = time.process_time() - start
     per = took / n
-elif case in ("load", "build_context"):
+elif case in ("load", "build_context", "provider_messages", "payload"):
     t = ptree.SessionTree()
     for i, m in enumerate(pool):
         if i % 40 == 39 and t.leaf_id is not None:
@@ -58,12 +59,30 @@ elif case in ("load", "build_context"):
         start = time.process_time()
         ptree.load(path)
         per = time.process_time() - start
-    else:
+    elif case == "build_context":
         tree = ptree.load(path)
         start = time.process_time()
         for _ in range(20):
             ptree.build_context(tree)
         per = (time.process_time() - start) / 20
+    elif case == "provider_messages":
+        from ptree.context import to_provider_messages
+        messages = ptree.build_context(ptree.load(path)).messages
+        start = time.process_time()
+        for _ in range(20):
+            to_provider_messages(messages)
+        per = (time.process_time() - start) / 20
+    else:  # one body for each API pi-ai knows, from the same context
+        from ptree.providers import payload
+        context = ptree.build_context(ptree.load(path))
+        apis = [("openai-completions", "openai", "gpt-5"),
+                ("openai-responses", "openai", "gpt-5"),
+                ("anthropic-messages", "anthropic", "claude-sonnet-4-5"),
+                ("google-generative-ai", "google", "gemini-2.5-pro")]
+        start = time.process_time()
+        for api, provider, model in apis:
+            payload(context, api=api, provider=provider, model=model)
+        per = (time.process_time() - start) / len(apis)
 print(json.dumps(per))
 """
 
@@ -99,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("new", nargs="?", default=".", help="the other commit ('.': work tree)")
     ap.add_argument("--runs", type=int, default=7, help="fresh processes per case and commit")
     ap.add_argument("-n", type=int, default=20_000, help="messages per tree")
+    ap.add_argument(
+        "--cases",
+        default="append,load,build_context",
+        help="comma-separated, of: append, load, build_context, provider_messages, payload",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -108,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"n = {args.n:,} real messages, {args.runs} fresh processes per cell")
             print(f"| case | {args.base[:10]} | {args.new[:10]} | ratio new/base |")
             print("| --- | ---: | ---: | ---: |")
-            for case in ("append", "load", "build_context"):
+            for case in args.cases.split(","):
                 times: dict[str, list[float]] = {"base": [], "new": []}
                 for _ in range(args.runs):
                     times["base"].append(_run(base, case, args.n, tmp))

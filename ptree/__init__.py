@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # loaded on first use (__getattr__ below); named here for typ
     from . import history as history
     from . import ids as ids
     from . import integrations as integrations
+    from . import js as js
     from . import names as names
     from . import pi as pi
     from . import providers as providers

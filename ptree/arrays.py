@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, cast
 
 from .entries import Entry, Label, SessionInfo
-from .names import js_trim
+from .js import trim
 
 if TYPE_CHECKING:
     ChildSlot = Entry | list[Entry]
@@ -306,7 +306,7 @@ def session_name(store: Store, size: int) -> str | None:
         latest = last_visible(s.names, limit) if s.names else None
         if latest is not None:
             name = cast(SessionInfo, latest).name
-            return js_trim(name or "") or None
+            return trim(name or "") or None
     return None
 
 
@@ -356,7 +356,7 @@ def check(store: Store, size: int) -> None:
             else:
                 expected.pop(e.target_id, None)
         elif isinstance(e, SessionInfo):
-            name = js_trim(e.name or "") or None
+            name = trim(e.name or "") or None
     assert labels(store, size) == expected, "labels disagree with the entries"
     for e in entries:
         assert label_of(store, size, e.id) == expected.get(e.id), f"label_of({e.id}) is wrong"

@@ -13,7 +13,6 @@ says so.
 
 from __future__ import annotations
 
-import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +32,8 @@ from .entries import (
     ThinkingLevelChange,
 )
 from .frozen import FrozenDict, FrozenList, Message, freeze, frozen_dict_unchecked
+from .js import UNDEFINED as _UNDEFINED
+from .js import template, truthy
 from .tree import SessionTree
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "context_sources",
     "current_system_message",
     "iso_to_ms",
-    "js_number",
     "to_provider_messages",
 ]
 
@@ -827,7 +827,7 @@ def _content_text(content: Any) -> str:
     if not isinstance(content, (list, tuple)):
         return ""
     return "\n".join(
-        "" if b.get("text") is None else _js_text(b["text"])
+        "" if b.get("text") is None else template(b["text"])
         for b in content
         if isinstance(b, Mapping) and b.get("type") == "text"
     )
@@ -842,76 +842,6 @@ def _tools(value: Any) -> list[Mapping[str, Any]]:
 # --------------------------------------------------------------------- provider messages
 
 
-def _js_truthy(value: Any) -> bool:
-    """JavaScript's truthiness of a JSON value (``[]`` and ``{}`` are true there)."""
-    if value is None or value is False:
-        return False
-    if type(value) is str:
-        return value != ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    return True
-
-
-_UNDEFINED: Any = object()
-
-
-def js_number(value: float) -> str:
-    """JavaScript's ``Number.prototype.toString`` of a finite number (ECMA-262).
-
-    What Pi's text shows for a number (``${n}``), and what ``JSON.stringify`` writes
-    for one: the shortest digits that read back as the same double, laid out as
-    JavaScript does.  O(digits).
-
-    >>> js_number(1e21), js_number(123456789012345680000.0), js_number(1e-7), js_number(-0.5)
-    ('1e+21', '123456789012345680000', '1e-7', '-0.5')
-    """
-    if value == 0:
-        return "0"
-    # repr gives the shortest digits that read back as the same double, as JavaScript
-    # does; only where the decimal point or the exponent goes differs.
-    mantissa, _, exp = repr(abs(value)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    point = len(whole) + int(exp or 0) - (len(whole + frac) - len((whole + frac).lstrip("0")))
-    digits = digits.rstrip("0") or "0"
-    k = len(digits)
-    if k <= point <= 21:
-        text = digits + "0" * (point - k)
-    elif 0 < point <= 21:
-        text = digits[:point] + "." + digits[point:]
-    elif -6 < point <= 0:
-        text = "0." + "0" * -point + digits
-    else:
-        e = point - 1
-        text = digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e > 0 else "e-")
-        text += str(abs(e))
-    return "-" + text if value < 0 else text
-
-
-def _js_text(value: Any) -> str:
-    """How a JavaScript template literal shows a JSON value (a missing one: undefined)."""
-    if type(value) is str:
-        return value
-    if value is _UNDEFINED:
-        return "undefined"
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        # JavaScript holds every number as a double.
-        return str(value) if abs(value) <= 2**53 else js_number(float(value))
-    if isinstance(value, float):
-        return js_number(value)
-    if isinstance(value, Mapping):
-        return "[object Object]"
-    # An array: its items joined by commas, null and undefined shown as nothing.
-    return ",".join("" if item is None else _js_text(item) for item in value)
-
-
 def bash_execution_text(message: Message) -> str:
     """The user text Pi gives the model for a ``bashExecution`` message.  O(size).
 
@@ -923,21 +853,21 @@ def bash_execution_text(message: Message) -> str:
     <BLANKLINE>
     Command exited with code 2
     """
-    text = f"Ran `{_js_text(message.get('command', _UNDEFINED))}`\n"
+    text = f"Ran `{template(message.get('command', _UNDEFINED))}`\n"
     output = message.get("output")
-    if _js_truthy(output):
-        text += f"```\n{_js_text(output)}\n```"
+    if truthy(output):
+        text += f"```\n{template(output)}\n```"
     else:
         text += "(no output)"
     exit_code = message.get("exitCode")
-    if _js_truthy(message.get("cancelled")):
+    if truthy(message.get("cancelled")):
         text += "\n\n(command cancelled)"
     elif exit_code is not None and (type(exit_code) is bool or exit_code != 0):
         # `!== 0` in Pi: false is not 0 there.
-        text += f"\n\nCommand exited with code {_js_text(exit_code)}"
+        text += f"\n\nCommand exited with code {template(exit_code)}"
     full = message.get("fullOutputPath")
-    if _js_truthy(message.get("truncated")) and _js_truthy(full):
-        text += f"\n\n[Output truncated. Full output: {_js_text(full)}]"
+    if truthy(message.get("truncated")) and truthy(full):
+        text += f"\n\n[Output truncated. Full output: {template(full)}]"
     return text
 
 
@@ -1007,18 +937,18 @@ def to_provider_messages(
         if role in passed:
             out.append(m)  # type: ignore[arg-type]
         elif role == "compactionSummary":
-            summary = _js_text(m.get("summary", _UNDEFINED))
+            summary = template(m.get("summary", _UNDEFINED))
             text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
             out.append(_user(_text_block(text), m))
         elif role == "branchSummary":
-            summary = _js_text(m.get("summary", _UNDEFINED))
+            summary = template(m.get("summary", _UNDEFINED))
             text = BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX
             out.append(_user(_text_block(text), m))
         elif role == "custom":
             content = m.get("content", _UNDEFINED)
             out.append(_user(_text_block(content) if type(content) is str else content, m))
         elif role == "bashExecution":
-            if not _js_truthy(m.get("excludeFromContext")):
+            if not truthy(m.get("excludeFromContext")):
                 out.append(_user(_text_block(bash_execution_text(m)), m))
         elif unknown == "keep":
             out.append(m)  # type: ignore[arg-type]

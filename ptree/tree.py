@@ -386,7 +386,7 @@ class _Queries:
         """The session's name: the latest ``session_info`` entry's, trimmed; ``None`` if unset.
 
         The latest in the whole tree (any branch), as in Pi; trimmed with JavaScript's
-        ``trim`` (:func:`ptree.names.js_trim`), as Pi trims it.  Cost: O(log names).
+        ``trim`` (:func:`ptree.js.trim`), as Pi trims it.  Cost: O(log names).
         """
         return arrays.session_name(self._store, self._size)
 

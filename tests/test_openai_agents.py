@@ -188,8 +188,8 @@ class TestProtocol:
             s.undo()
 
     def test_path_and_tree_exclusive(self) -> None:
-        """A session lives either in a file or in memory."""
-        with pytest.raises(ValueError, match="not both"):
+        """A session lives in a file, in memory or in a store: one of them."""
+        with pytest.raises(ValueError, match="give one of"):
             TreeSession("s", "x.jsonl", tree=SessionTree())
 
 
@@ -544,8 +544,9 @@ class TestRunner:
                 }
             )
             w.commit(t.append_label(t.leaf_id or "", "from Pi"))
+        # pi-ai's items (its user text is a list of parts, as pi-ai sends it)
         from_pi: list[Any] = [
-            {"role": "user", "content": "And Rome?"},
+            {"role": "user", "content": [{"type": "input_text", "text": "And Rome?"}]},
             answer("Checking.", "m9")
             | {"content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
             {

@@ -125,6 +125,7 @@ def every_part() -> list[ModelMessage]:
             run_id="run-1",
         ),
         ModelRequest(parts=[SystemPromptPart("Only a system prompt.", timestamp=T1)]),
+        ModelRequest(parts=[], instructions="Only instructions.", timestamp=T1),
         ModelResponse(parts=[TextPart("Sunny.")], model_name="gpt-test", timestamp=T1),
     ]
 
@@ -174,26 +175,31 @@ class TestRoundTrip:
         assert isinstance(parts[2], RetryFeedbackPart)
 
     def test_entries(self) -> None:
-        """One entry per Pi message; the first keeps the message, the rest name it."""
+        """One entry per Pi message; the first carries the message, the rest say they are
+        part of it."""
         tree = append_messages(SessionTree(), every_part())
         kinds = [
             e.message["role"] if isinstance(e, MessageEntry) else e.type for e in tree.entries()
         ]
         assert kinds == [
+            "system",  # request 1: the system prompt (a Pi 1.6 system message)
             "user",
-            "user",  # request 1: two user prompts (the system prompt has no Pi message)
+            "user",  # and two user prompts
             "assistant",  # the response
             "toolResult",
             "toolResult",  # request 3: two returns
             "user",  # request 4: retry feedback
-            "custom",  # request 5: nothing maps
+            "system",  # request 5: a system prompt alone
+            "custom",  # request 6: nothing maps (instructions have no Pi message)
             "assistant",
         ]
         e = tree.entries()
-        assert RECORD_FIELD in e[0].extra
-        assert e[1].extra == {PART_FIELD: "e1"}
-        assert isinstance(e[6], Custom)
-        assert e[6].custom_type == CUSTOM_TYPE
+        m = [x.message if isinstance(x, MessageEntry) else {} for x in e]
+        assert m[0][RECORD_FIELD]["parts"][0]["content"] == "Be brief."
+        assert [m[1][PART_FIELD], m[2][PART_FIELD]] == [True, True]
+        assert all(RECORD_FIELD not in x for x in m[1:3])
+        assert isinstance(e[8], Custom)
+        assert e[8].custom_type == CUSTOM_TYPE
 
 
 class TestPiMessages:
@@ -202,6 +208,7 @@ class TestPiMessages:
     def test_request(self) -> None:
         request = every_part()[0]
         assert pi_messages(request) == [
+            {"role": "system", "content": "Be brief.", "timestamp": T0_MS},
             {"role": "user", "content": "Weather?", "timestamp": T0_MS},
             {
                 "role": "user",
@@ -558,3 +565,81 @@ def test_round_trip_and_branches(
     assert to_messages(branched) == first[:cut] + second
     assert to_messages(tree) == first  # the value branched from is unchanged
     assert to_messages(branched.move_to(tree.leaf_id)) == first
+
+
+class TestThroughContext:
+    """Issue 27: ``to_messages(build_context(tree))`` is as exact as ``to_messages(tree)``."""
+
+    @staticmethod
+    def three_runs(model: Any) -> tuple[SessionTree, list[ModelMessage]]:
+        """Three runs of an agent with a system prompt and a tool, each given the history
+        back from the tree through a context, the new messages appended after each."""
+        agent: Agent[None, str] = Agent(model, system_prompt="Be brief.")
+
+        @agent.tool_plain
+        def forecast(city: str) -> str:
+            return f"rain in {city}"
+
+        tree = SessionTree()
+        appended: list[ModelMessage] = []
+        for prompt in ("Forecast?", "And tomorrow?", "Thanks."):
+            history = to_messages(build_context(tree)) if appended else None
+            result = run(agent, prompt, message_history=history)
+            tree = append_messages(tree, result.new_messages())
+            appended += result.new_messages()
+        return tree, appended
+
+    def test_test_model(self) -> None:
+        """With pydantic-ai's TestModel: both routes give back == messages, the system
+        prompt, run and conversation ids, full timestamps and finish reasons among them."""
+        tree, appended = self.three_runs(TestModel())
+        first = appended[0]
+        assert isinstance(first, ModelRequest)
+        assert isinstance(first.parts[0], SystemPromptPart)
+        assert first.run_id is not None
+        assert first.conversation_id is not None
+        assert to_messages(build_context(tree)) == appended
+        assert to_messages(tree) == appended
+
+    def test_function_model(self) -> None:
+        """With a FunctionModel calling the tool on every run: the same."""
+
+        def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            last = messages[-1]
+            if isinstance(last, ModelRequest) and isinstance(last.parts[-1], UserPromptPart):
+                return ModelResponse(parts=[ToolCallPart("forecast", {"city": "Paris"})])
+            return ModelResponse(parts=[TextPart("Rain.")], finish_reason="stop")
+
+        tree, appended = self.three_runs(FunctionModel(answer))
+        assert len(appended) == 12
+        assert to_messages(build_context(tree)) == appended
+        assert to_messages(tree) == appended
+
+    def test_pi_sees_the_system_prompt(self) -> None:
+        """The system prompt is a Pi 1.6 system message in the context, so Pi 1.6's
+        model gets it too (hand-written)."""
+        tree, _ = self.three_runs(TestModel())
+        systems = [m for m in build_context(tree).messages if m["role"] == "system"]
+        assert [m["content"] for m in systems] == ["Be brief."]
+
+    def test_files_of_the_earlier_layout(self) -> None:
+        """Entries written when the record sat beside the message (in the entry's own
+        fields) still give back == messages from the tree."""
+        messages = every_part()[:3]
+        new = append_messages(SessionTree(), messages)
+        old = SessionTree()
+        for entry in new.entries():
+            assert isinstance(entry, MessageEntry)
+            message = dict(entry.message)
+            extra: dict[str, Any] = {}
+            if RECORD_FIELD in message:
+                extra[RECORD_FIELD] = message.pop(RECORD_FIELD)
+            elif message.pop(PART_FIELD, None):
+                extra[PART_FIELD] = "e1"
+            old = old.append_entry(
+                MessageEntry(
+                    id=entry.id, parent_id=old.leaf_id, timestamp=entry.timestamp,
+                    message=message, extra=extra,
+                )
+            )  # fmt: skip
+        assert to_messages(old) == messages

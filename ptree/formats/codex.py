@@ -40,6 +40,7 @@ import os
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..js import stringify
 from ..tree import SessionTree
 from ._common import (
     EPOCH,
@@ -356,7 +357,8 @@ class _Reader:
                 {
                     "type": "thinking",
                     "thinking": "\n".join(texts),
-                    "thinkingSignature": json.dumps(item, ensure_ascii=False),
+                    # Pi's Responses provider writes it with JSON.stringify
+                    "thinkingSignature": stringify(item),
                 }
             )
             return

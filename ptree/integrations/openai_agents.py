@@ -34,20 +34,24 @@ entry of type ``openai-agents-item`` holding the item as its ``data``: kept, but
 shown to a model that Pi drives.
 
 A session continued in Pi comes back: messages on the branch that no SDK item stands
-behind (Pi wrote them) are read as the items Pi would send to the OpenAI Responses
-API (user messages, assistant text, kept reasoning items, function calls and their
-outputs).  Other entries (labels, model changes) hold no item.
+behind (Pi wrote them) are read as the input items Pi's OpenAI Responses provider
+sends for them, through the providers' one conversion
+(:func:`ptree.providers.responses_items`, pi-ai 1.6.0's rules: user messages,
+assistant text with its signature's id and phase, kept reasoning items, function calls
+with pi-ai's ids and ``JSON.stringify`` arguments, and their outputs).  Other entries
+(labels, model changes) hold no item.
 
-Imports: the core and :mod:`ptree.pi`, and the ``agents`` package (the extra
-``ptree[openai-agents]``).
+Imports: the core, :mod:`ptree.pi`, :mod:`ptree.providers`, and the ``agents`` package
+(the extra ``ptree[openai-agents]``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -64,8 +68,12 @@ from ..frozen import FrozenDict, freeze, thaw
 from ..header import SessionHeader
 from ..history import History
 from ..ids import utc_now
+from ..js import stringify, template
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
+from ..providers import responses_items
+from ..stores import ConflictError, SessionNotFoundError, Store
+from ..stores import open as open_store
 from ..tree import SessionTree
 
 if TYPE_CHECKING:
@@ -144,11 +152,6 @@ def _assistant(
     return message
 
 
-def _json(value: object) -> str:
-    # As JavaScript's JSON.stringify writes it, which is how Pi writes signatures.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def pi_call_id(item: Mapping[str, Any]) -> str | None:
     """The Pi tool call id of a ``function_call`` item: ``call_id|id``, as Pi writes it.
 
@@ -195,7 +198,7 @@ def _assistant_blocks(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             signature: dict[str, Any] = {"v": 1, "id": item_id}
             if isinstance(item.get("phase"), str):
                 signature["phase"] = item["phase"]
-            block["textSignature"] = _json(signature)
+            block["textSignature"] = stringify(signature)
         return [block]
     if kind == "function_call":
         name, arguments, pi_id = item.get("name"), item.get("arguments"), pi_call_id(item)
@@ -219,9 +222,8 @@ def _assistant_blocks(item: Mapping[str, Any]) -> list[dict[str, Any]] | None:
                 return None
             texts.append(value)
         # The signature is the item itself: Pi sends it back to the Responses API.
-        return [
-            {"type": "thinking", "thinking": "\n\n".join(texts), "thinkingSignature": _json(item)}
-        ]
+        thinking = "\n\n".join(texts)
+        return [{"type": "thinking", "thinking": thinking, "thinkingSignature": stringify(item)}]
     return None
 
 
@@ -306,9 +308,11 @@ def _note_call(item: Mapping[str, Any], calls: dict[str, tuple[str, str]]) -> No
             calls[call_id] = (name, pi_id)
 
 
-def _calls(tree: SessionTree) -> dict[str, tuple[str, str]]:
+def _calls(
+    tree: SessionTree, provider: str | None, model: str | None
+) -> dict[str, tuple[str, str]]:
     """The name and Pi id of each function call on the current branch (the latest wins)."""
-    found: list[FrozenDict] = [item for _, item in _items_back(tree, tree.leaf_id)]
+    found = [item for _, item in _items_back(tree, tree.leaf_id, provider, model)]
     calls: dict[str, tuple[str, str]] = {}
     for item in reversed(found):
         _note_call(item, calls)
@@ -337,116 +341,58 @@ def _entry(
     )
 
 
-def _from_pi_content(content: object) -> str | list[dict[str, Any]] | None:
-    """A user message's content as input parts: text and images; ``None`` if empty."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, Sequence):
-        return None
-    parts: list[dict[str, Any]] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append({"type": "input_text", "text": block["text"]})
-        elif block.get("type") == "image" and isinstance(block.get("data"), str):
-            url = f"data:{block.get('mimeType')};base64,{block['data']}"
-            parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
-    return parts or None
+def _pi_written(entry: Entry) -> bool:
+    """Whether ``entry`` is a Pi message that no SDK item stands behind (Pi wrote it)."""
+    return isinstance(entry, MessageEntry) and ITEM_FIELD not in entry.extra
 
 
-def _from_pi_assistant(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    for block in blocks if isinstance(blocks, Sequence) else ():
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            item_id = None
-            signature = block.get("textSignature")
-            if isinstance(signature, str) and signature.startswith("{"):
-                try:
-                    item_id = json.loads(signature).get("id")
-                except (ValueError, AttributeError):
-                    item_id = None
-            if isinstance(item_id, str):
-                items.append(
-                    {
-                        "type": "message",
-                        "role": "assistant",
-                        "id": item_id,
-                        "status": "completed",
-                        "content": [
-                            {"type": "output_text", "text": block["text"], "annotations": []}
-                        ],
-                    }
-                )
-            else:
-                items.append({"role": "assistant", "content": block["text"]})
-        elif kind == "thinking" and isinstance(block.get("thinkingSignature"), str):
-            # Only a reasoning item Pi kept whole can go back to the model.
-            try:
-                reasoning = json.loads(block["thinkingSignature"])
-            except ValueError:
-                continue
-            if isinstance(reasoning, dict) and reasoning.get("type") == "reasoning":
-                items.append(reasoning)
-        elif kind == "toolCall" and isinstance(block.get("id"), str):
-            call_id, _, item_id = block["id"].partition("|")
-            call: dict[str, Any] = {
-                "type": "function_call",
-                "call_id": call_id,
-                "name": str(block.get("name", "")),
-                "arguments": _json(thaw(block.get("arguments", {}))),
-            }
-            if item_id:
-                call["id"] = item_id
-            items.append(call)
-    return items
+def _pi_items(
+    path: Sequence[Entry], provider: str | None, model: str | None
+) -> dict[str, tuple[FrozenDict, ...]]:
+    """The SDK items of each message on ``path`` that Pi wrote, by entry id.
 
+    The input items Pi's OpenAI Responses provider sends for them, in pi-ai's one
+    conversion of the whole branch (:func:`ptree.providers.responses_items`): every
+    message on the path takes part (tool-call ids, failed turns, results pi-ai makes up
+    for calls left without one, the fallback ids of texts without a signature), and
+    each Pi message gets the items it gives.  The target is ``provider``'s ``model``;
+    without one, the model of the branch's latest assistant message (Pi's own choice),
+    so that its reasoning and ids go back as they were stored.
+    O(size of the path's messages); nothing when Pi wrote none of them.
 
-def _from_pi(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The SDK items of a Pi message that no SDK item stands behind (Pi wrote it).
-
-    The inverse of the mapping in the module doc: ``user`` → a user message,
-    ``assistant`` → its text as assistant messages, its kept reasoning items and its
-    tool calls as ``function_call`` items, ``toolResult`` → ``function_call_output``;
-    other roles (``custom``, ``bashExecution``) as the user text Pi gives a model.
+    Raises:
+        ProviderError: pi-ai would refuse a message (e.g. a same-model thinking
+            signature that is not JSON).
     """
-    items: list[dict[str, Any]] = []
-    for m in to_provider_messages([message]):
-        role = m.get("role")
-        if role == "user":
-            content = _from_pi_content(m.get("content"))
-            if content is not None:
-                items.append({"role": "user", "content": content})
-        elif role == "assistant":
-            items += _from_pi_assistant(m)
-        elif role == "toolResult" and isinstance(m.get("toolCallId"), str):
-            content = m.get("content")
-            texts = [
-                b["text"]
-                for b in (content if isinstance(content, Sequence) else ())
-                if isinstance(b, Mapping) and isinstance(b.get("text"), str)
-            ]
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": m["toolCallId"].partition("|")[0],
-                    "output": "\n".join(texts),
-                }
-            )
-    return items
+    if not any(_pi_written(e) for e in path):
+        return {}
+    owners: list[Entry] = []
+    messages: list[Mapping[str, Any]] = []
+    for entry in path:
+        if isinstance(entry, MessageEntry):
+            for m in to_provider_messages([entry.message]):
+                owners.append(entry)
+                messages.append(m)
+    if model is None:
+        speakers = [m for m in messages if m.get("role") == "assistant"]
+        latest: Mapping[str, Any] = speakers[-1] if speakers else {}
+        provider, model = template(latest.get("provider", "")), template(latest.get("model", ""))
+    per_message = responses_items(messages, provider=provider or "", model=model)
+    found: dict[str, list[dict[str, Any]]] = {e.id: [] for e in path if _pi_written(e)}
+    for entry, items in zip(owners, per_message, strict=True):
+        if entry.id in found:
+            found[entry.id] += items
+    return {k: tuple(freeze(i) for i in v) for k, v in found.items()}
 
 
-def _items_of(entry: Entry) -> tuple[FrozenDict, ...]:
+def _items_of(
+    entry: Entry, pi_items: Mapping[str, tuple[FrozenDict, ...]]
+) -> tuple[FrozenDict, ...]:
     """The SDK items an entry holds, oldest first: none, one, or (a Pi message) several."""
     if isinstance(entry, MessageEntry):
         item = entry.extra.get(ITEM_FIELD)
         if item is None:
-            return tuple(freeze(i) for i in _from_pi(entry.message))
+            return pi_items.get(entry.id, ())
     elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
         item = entry.data
     else:
@@ -454,37 +400,53 @@ def _items_of(entry: Entry) -> tuple[FrozenDict, ...]:
     return (item,) if type(item) is FrozenDict else ()
 
 
-def _items_back(tree: SessionTree, leaf: str | None) -> Iterator[tuple[Entry, FrozenDict]]:
+def _items_back(
+    tree: SessionTree, leaf: str | None, provider: str | None = None, model: str | None = None
+) -> Iterator[tuple[Entry, FrozenDict]]:
     """The items from ``leaf`` back to the root with their entries, newest first.
 
     O(path length) to start (the tree's own path walk, much cheaper per step than
-    looking each parent up), then O(1) a step.
+    looking each parent up; with messages Pi wrote, O(size of the path's messages) to
+    convert them), then O(1) a step.
     """
     if leaf is None:
         return
-    for entry in reversed(tree.path(leaf)):
-        for item in reversed(_items_of(entry)):
+    path = tree.path(leaf)
+    pi_items = _pi_items(path, provider, model)
+    for entry in reversed(path):
+        for item in reversed(_items_of(entry, pi_items)):
             yield entry, item
 
 
-def branch_items(tree: SessionTree, leaf: str | None = None) -> list[TResponseInputItem]:
+def branch_items(
+    tree: SessionTree,
+    leaf: str | None = None,
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+) -> list[TResponseInputItem]:
     """The SDK items on the path from the root to ``leaf`` (default: the tree's leaf).
 
     What :meth:`TreeSession.get_items` returns for a session whose value is ``tree``:
     fresh plain dicts and lists, oldest first.  Messages that no SDK item stands
-    behind (written by Pi) are read as the items Pi would send; entries that hold no
-    item (labels, model changes) are passed over.  Works on any value a session ever
-    had (:attr:`TreeSession.history`).
+    behind (written by Pi) are read as the input items Pi's OpenAI Responses provider
+    sends for them to ``provider``'s ``model`` (pi-ai's conversion, as
+    :func:`ptree.providers.payload` makes it; without a model, each turn as if sent
+    back to the model that wrote it); entries that hold no item (labels, model
+    changes) are passed over.  Works on any value a session ever had
+    (:attr:`TreeSession.history`).
     Cost: O(path length + size of the items).
 
     Raises:
         UnknownEntryError: ``leaf`` names no entry.
+        ProviderError: pi-ai would refuse a message that Pi wrote.
 
     >>> t = SessionTree().append({"role": "user", "content": "typed in Pi"})
     >>> branch_items(t.append_label("e1", "start"))
-    [{'role': 'user', 'content': 'typed in Pi'}]
+    [{'role': 'user', 'content': [{'type': 'input_text', 'text': 'typed in Pi'}]}]
     """
-    found = [item for _, item in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+    leaf = tree.leaf_id if leaf is None else leaf
+    found = [item for _, item in _items_back(tree, leaf, provider, model)]
     found.reverse()
     return cast("list[TResponseInputItem]", thaw(found))
 
@@ -517,10 +479,23 @@ class TreeSession:
     starts a new one.  Without ``path`` the tree lives in memory only (``tree=`` can
     give its first value).
 
-    The methods are quick (O(size of the items) plus the path walk described on
-    each), so the async ones do their work inline, without a thread; with
-    ``fsync=True`` a change waits for the disk.  A lock makes each call atomic
-    between threads.
+    With ``store``, a URL that :func:`ptree.stores.open` takes (``sqlite:``,
+    ``postgresql:``, ``jsonl:``) or an open :class:`~ptree.stores.Store`, the
+    session is the store's session ``session_id``: loaded when it exists, saved on
+    the first change.  Every change is one ``Store.update`` (load what is stored,
+    apply the change, save; again on a :class:`~ptree.stores.ConflictError`), so
+    any number of session objects, tasks and processes may add to one session and
+    none of their items is lost; :meth:`get_items` reads what is stored.  The
+    store's calls block, so the async methods run them in a worker thread
+    (``asyncio.to_thread``) and the event loop goes on; :meth:`abranch`,
+    :meth:`aundo` and :meth:`aredo` do the same for :meth:`branch`, :meth:`undo`
+    and :meth:`redo`.  A URL opens a store of the session's own, closed with it; a
+    store object is shared and left open.  :meth:`connect` builds one off the loop.
+
+    Without a store, the methods are quick (O(size of the items) plus the path
+    walk described on each), so the async ones do their work inline, without a
+    thread; with ``fsync=True`` a change waits for the disk.  A lock makes each
+    call atomic between threads.
 
     Args:
         session_id: the SDK's session id; a new file's header takes it as its id.
@@ -533,11 +508,17 @@ class TreeSession:
         tree: the first value of a session in memory (only without ``path``).
         fsync: flush each change to the disk (see :class:`~ptree.SessionWriter`).
         history_limit: how many undo steps to keep (``None``: all).
+        store: a store URL or an open store keeping the session (not with ``path``
+            or ``tree``).  Opening it connects (PostgreSQL) and loads the session:
+            blocking work, which :meth:`connect` does off the event loop.
 
     Raises:
+        TypeError: ``session_id`` is not a str (nothing is opened or stored).
+        StoreError: (a ``ValueError``) the store URL has an unknown scheme (the
+            message names it) or the store cannot be opened.
         SessionLockedError: another writer holds the file.
         SessionFileError: the file exists but cannot be loaded.
-        ValueError: both ``path`` and ``tree`` were given.
+        ValueError: more than one of ``path``, ``tree`` and ``store`` was given.
     """
 
     session_settings: SessionSettings | None
@@ -553,9 +534,14 @@ class TreeSession:
         tree: SessionTree | None = None,
         fsync: bool = True,
         history_limit: int | None = None,
+        store: str | Store | None = None,
     ) -> None:
-        if path is not None and tree is not None:
-            raise ValueError("give either path (a Pi file) or tree (in memory), not both")
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
+        if sum(x is not None for x in (path, tree, store)) > 1:
+            raise ValueError(
+                "give one of path (a Pi file), tree (in memory) and store (a store URL)"
+            )
         self.session_id = session_id
         self.session_settings = (
             SessionSettings()
@@ -571,9 +557,18 @@ class TreeSession:
         self._lock = threading.RLock()
         self._closed = False
         self._writer: SessionWriter | None = None
-        if path is not None:
-            header = SessionHeader(id=session_id, timestamp=utc_now(), cwd=os.getcwd())
-            self._writer = SessionWriter(path, fsync=fsync, header=header)
+        self._store: Store | None = None
+        self._own_store = False
+        if store is not None:
+            self._store = open_store(store) if isinstance(store, str) else store
+            self._own_store = isinstance(store, str)
+            try:
+                self._tree = self._stored() or SessionTree(header=self._new_header())
+            except BaseException:
+                self.close()
+                raise
+        elif path is not None:
+            self._writer = SessionWriter(path, fsync=fsync, header=self._new_header())
             self._tree = self._writer.value
         else:
             self._tree = SessionTree() if tree is None else tree
@@ -615,7 +610,8 @@ class TreeSession:
             UnknownEntryError: ``leaf`` names no entry.
         """
         tree = self._tree
-        ids = [e.id for e, _ in _items_back(tree, tree.leaf_id if leaf is None else leaf)]
+        leaf = tree.leaf_id if leaf is None else leaf
+        ids = [e.id for e, _ in _items_back(tree, leaf, self.provider, self.model)]
         ids.reverse()
         return ids
 
@@ -630,7 +626,7 @@ class TreeSession:
         """
         if leaf is None:
             return []
-        return branch_items(self._tree, leaf)
+        return branch_items(self._tree, leaf, provider=self.provider, model=self.model)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items of the current branch, oldest first, exactly as they were added.
@@ -647,8 +643,15 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            return await asyncio.to_thread(self._get_items, limit)
+        return self._get_items(limit)
+
+    def _get_items(self, limit: int | None) -> list[TResponseInputItem]:
         with self._lock:
             self._check_open()
+            if self._store is not None:
+                self._tree = self._stored() or self._tree
             wanted = resolve_session_limit(limit, self.session_settings)
             if wanted == 0:
                 return []
@@ -657,12 +660,18 @@ class TreeSession:
             if wanted is not None and wanted > 0:
                 # The latest few: walk back from the leaf only as far as needed.
                 entry = tree.leaf
+                pi_items: Mapping[str, tuple[FrozenDict, ...]] = {}
                 while entry is not None and len(found) < wanted:
-                    found += reversed(_items_of(entry))
+                    if _pi_written(entry) and not pi_items:
+                        # Pi's messages convert as a whole branch (see _pi_items)
+                        path = tree.path(tree.leaf_id)
+                        pi_items = _pi_items(path, self.provider, self.model)
+                    found += reversed(_items_of(entry, pi_items))
                     entry = tree.parent(entry.id)
                 del found[wanted:]
             else:
-                found = [item for _, item in _items_back(tree, tree.leaf_id)]
+                back = _items_back(tree, tree.leaf_id, self.provider, self.model)
+                found = [item for _, item in back]
             found.reverse()
             return cast("list[TResponseInputItem]", thaw(found))
 
@@ -680,6 +689,12 @@ class TreeSession:
                 nothing is added then.
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            await asyncio.to_thread(self._add_items, items)
+        else:
+            self._add_items(items)
+
+    def _add_items(self, items: list[TResponseInputItem]) -> None:
         with self._lock:
             self._check_open()
             if not items:
@@ -691,36 +706,39 @@ class TreeSession:
                         f"items[{i}]", f"an item must be a mapping, not {type(given).__name__}"
                     )
                 frozen.append(freeze(given, where=f"items[{i}]"))
-            tree = self._tree
-            cached = self._calls
-            if cached is not None and cached[0] == tree.leaf_id:
-                calls = dict(cached[1])
-            else:
-                calls = _calls(tree)
-            # Consecutive model output items (a turn's reasoning, text and parallel tool
-            # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
-            # tool call with its result only within one message.  The message goes on
-            # the run's last entry; the entries before it hold their items only.
-            run: list[dict[str, Any]] = []
-            for i, item in enumerate(frozen):
-                timestamp = tree.clock()
-                blocks = _assistant_blocks(item)
-                message: dict[str, Any] | None
-                if blocks is not None:
-                    _note_call(item, calls)
-                    run += blocks
-                    following = frozen[i + 1] if i + 1 < len(frozen) else None
-                    if following is not None and _assistant_blocks(following) is not None:
-                        message = None
-                    else:
-                        ms = iso_to_ms(timestamp) or 0
-                        message = _assistant(run, ms, self.provider, self.model)
-                        run = []
+            self._apply(lambda tree: self._added(tree, frozen))
+
+    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> SessionTree:
+        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again)."""
+        cached = self._calls
+        if cached is not None and cached[0] == tree.leaf_id:
+            calls = dict(cached[1])
+        else:
+            calls = _calls(tree, self.provider, self.model)
+        # Consecutive model output items (a turn's reasoning, text and parallel tool
+        # calls) share one Pi assistant message, as Pi stores a turn: Pi pairs each
+        # tool call with its result only within one message.  The message goes on
+        # the run's last entry; the entries before it hold their items only.
+        run: list[dict[str, Any]] = []
+        for i, item in enumerate(frozen):
+            timestamp = tree.clock()
+            blocks = _assistant_blocks(item)
+            message: dict[str, Any] | None
+            if blocks is not None:
+                _note_call(item, calls)
+                run += blocks
+                following = frozen[i + 1] if i + 1 < len(frozen) else None
+                if following is not None and _assistant_blocks(following) is not None:
+                    message = None
                 else:
-                    message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
-                tree = tree.append_entry(_entry(tree, timestamp, item, message))
-            self._calls = (tree.leaf_id, calls)
-            self._step(tree)
+                    ms = iso_to_ms(timestamp) or 0
+                    message = _assistant(run, ms, self.provider, self.model)
+                    run = []
+            else:
+                message = _input_message(item, calls, iso_to_ms(timestamp) or 0)
+            tree = tree.append_entry(_entry(tree, timestamp, item, message))
+        self._calls = (tree.leaf_id, calls)
+        return tree
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Take the latest item off the current branch and return it; ``None`` if none.
@@ -734,13 +752,24 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            return await asyncio.to_thread(self._pop_item)
+        return self._pop_item()
+
+    def _pop_item(self) -> TResponseInputItem | None:
+        popped: list[FrozenDict] = []
+
+        def pop(tree: SessionTree) -> SessionTree:
+            popped.clear()
+            for entry, item in _items_back(tree, tree.leaf_id, self.provider, self.model):
+                popped.append(item)
+                return tree.move_to(entry.parent_id)
+            return tree
+
         with self._lock:
             self._check_open()
-            tree = self._tree
-            for entry, item in _items_back(tree, tree.leaf_id):
-                self._step(tree.move_to(entry.parent_id))
-                return cast("TResponseInputItem", thaw(item))
-            return None
+            self._apply(pop)
+            return cast("TResponseInputItem", thaw(popped[0])) if popped else None
 
     async def clear_session(self) -> None:
         """Empty the current branch: the leaf moves above the roots.  One undo step.
@@ -751,9 +780,15 @@ class TreeSession:
         Raises:
             ValueError: the session is closed.
         """
+        if self._store is not None:
+            await asyncio.to_thread(self._clear)
+        else:
+            self._clear()
+
+    def _clear(self) -> None:
         with self._lock:
             self._check_open()
-            self._step(self._tree.move_to(None))
+            self._apply(lambda tree: tree.move_to(None))
 
     def branch(self, at: int | str) -> None:
         """Go back to an earlier point: the next items grow a new branch from there.
@@ -771,24 +806,29 @@ class TreeSession:
             ValueError: the session is closed, or item ``at`` is not the last of a
                 message that Pi wrote with several items (see :meth:`pop_item`).
         """
+        if isinstance(at, bool) or not isinstance(at, int | str):
+            raise TypeError(f"at must be an item index or an entry id, not {at!r}")
         with self._lock:
             self._check_open()
-            tree = self._tree
-            if isinstance(at, bool) or not isinstance(at, int | str):
-                raise TypeError(f"at must be an item index or an entry id, not {at!r}")
-            if isinstance(at, int):
-                ids = self.item_entry_ids()
-                if not -len(ids) <= at < len(ids):
-                    raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
-                target = ids[at]
-                if at % len(ids) + 1 < len(ids) and ids[at % len(ids) + 1] == target:
-                    raise ValueError(
-                        f"item {at} is not the last of the items of entry {target!r} "
-                        "(a message written by Pi): branch at its last item, or at an entry id"
-                    )
-            else:
-                target = tree[at].id
-            self._step(tree.move_to(target))
+            self._apply(lambda tree: self._branched(tree, at))
+
+    def _branched(self, tree: SessionTree, at: int | str) -> SessionTree:
+        if isinstance(at, int):
+            leaf = tree.leaf_id
+            back = _items_back(tree, leaf, self.provider, self.model)
+            ids = [e.id for e, _ in back]
+            ids.reverse()
+            if not -len(ids) <= at < len(ids):
+                raise IndexError(f"no item {at} on the current branch ({len(ids)} items)")
+            target = ids[at]
+            if at % len(ids) + 1 < len(ids) and ids[at % len(ids) + 1] == target:
+                raise ValueError(
+                    f"item {at} is not the last of the items of entry {target!r} "
+                    "(a message written by Pi): branch at its last item, or at an entry id"
+                )
+        else:
+            target = tree[at].id
+        return tree.move_to(target)
 
     def undo(self) -> None:
         """Go back one step: the leaf returns to where it was before the last change.
@@ -823,6 +863,36 @@ class TreeSession:
             self._closed = True
             if self._writer is not None:
                 self._writer.close()
+            if self._store is not None and self._own_store:
+                self._store.close()
+
+    async def abranch(self, at: int | str) -> None:
+        """:meth:`branch`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.branch, at)
+
+    async def aundo(self) -> None:
+        """:meth:`undo`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.undo)
+
+    async def aredo(self) -> None:
+        """:meth:`redo`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.redo)
+
+    async def aclose(self) -> None:
+        """:meth:`close`, off the event loop (in a worker thread) for a store session."""
+        await self._off_loop(self.close)
+
+    @classmethod
+    async def connect(cls, session_id: str, store: str | Store, **kwargs: Any) -> TreeSession:
+        """A store session built in a worker thread: opening the store and loading the
+        session do not block the event loop.  Arguments as for :class:`TreeSession`.
+
+        Raises:
+            as :class:`TreeSession`.
+        """
+        if not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
+        return await asyncio.to_thread(lambda: cls(session_id, store=store, **kwargs))
 
     async def __aenter__(self) -> TreeSession:
         return self
@@ -833,7 +903,7 @@ class TreeSession:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        await self.aclose()
 
     def __enter__(self) -> TreeSession:
         return self
@@ -857,9 +927,59 @@ class TreeSession:
         if self._closed:
             raise ValueError(f"TreeSession {self.session_id!r} is closed")
 
+    async def _off_loop(self, call: Callable[..., None], *args: Any) -> None:
+        if self._store is not None:
+            await asyncio.to_thread(call, *args)
+        else:
+            call(*args)
+
+    def _new_header(self) -> SessionHeader:
+        return SessionHeader(id=self.session_id, timestamp=utc_now(), cwd=os.getcwd())
+
+    def _stored(self) -> SessionTree | None:
+        """The session as stored (incremental after the first read), or ``None``."""
+        assert self._store is not None
+        try:
+            return self._store.update(self.session_id, lambda tree: tree)
+        except SessionNotFoundError:
+            return None
+
+    def _saved(self, change: Callable[[SessionTree], SessionTree]) -> SessionTree:
+        """``change`` applied to the stored session and saved, again on a conflict."""
+        assert self._store is not None
+        while True:
+            try:
+                return self._store.update(self.session_id, change)
+            except SessionNotFoundError:
+                pass
+            try:  # the first change makes the session
+                return self._store.save(change(self._tree))
+            except ConflictError:
+                continue  # another writer made it first: change theirs
+
+    def _apply(self, change: Callable[[SessionTree], SessionTree]) -> None:
+        """One step: ``change`` (pure) applied to the session, written, and recorded."""
+        if self._store is None:
+            self._step(change(self._tree))
+            return
+        changed: list[bool] = []
+
+        def tracked(tree: SessionTree) -> SessionTree:
+            new = change(tree)
+            changed[:] = [new is not tree]
+            return new
+
+        tree = self._saved(tracked)
+        self._tree = tree
+        if changed == [True]:
+            self._history = self._history.commit(tree)
+
     def _commit(self, tree: SessionTree) -> SessionTree:
         if self._writer is not None:
             tree = self._writer.commit(tree)
+        elif self._store is not None:
+            leaf = tree.leaf_id
+            tree = self._saved(lambda stored: stored.move_to(leaf))
         self._tree = tree
         return tree
 

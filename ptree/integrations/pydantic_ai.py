@@ -17,17 +17,20 @@ The mapping to Pi messages (so that the tree opens in ``ptree show`` and in Pi):
   ``ToolReturnPart`` a ``toolResult`` (``isError`` unless its ``outcome`` is
   ``'success'``, so a ``'retried'`` return is an error result); a ``RetryPromptPart``
   a ``toolResult`` when it names a tool, else a ``user`` message; a
-  ``RetryFeedbackPart`` a ``user`` message with the text the model is shown.  System
-  prompts and instructions have no Pi message (Pi keeps its system prompt outside
-  the session).  A request none of whose parts has one is a ``custom`` entry of type
-  ``pydantic-ai-message``.
+  ``RetryFeedbackPart`` a ``user`` message with the text the model is shown; a
+  ``SystemPromptPart`` a Pi 1.6 ``system`` message (Pi 1.6 keeps its prompt in the
+  transcript; Pi 0.73.1 passes it over).  Instructions have no Pi message (pydantic-ai
+  gives them again on every run).  A request none of whose parts has one is a
+  ``custom`` entry of type ``pydantic-ai-message``.
 
-Lossless: the first entry of each message keeps the whole message, as pydantic-ai's
-``ModelMessagesTypeAdapter`` writes it, in its ``pydanticAiMessage`` field (the other
-entries of a request name that entry in ``pydanticAiPart``), so ``to_messages(tree)``
-gives back messages ``==`` to those appended: timestamps, ``run_id``,
-``conversation_id``, usage and all.  Messages without that field (written by Pi or
-by other code) are converted from their Pi form.
+Lossless, by either route: the first Pi message of each pydantic-ai message carries
+the whole message, as pydantic-ai's ``ModelMessagesTypeAdapter`` writes it, in its
+``pydanticAiMessage`` field (a field Pi ignores; the other Pi messages of a request
+say ``"pydanticAiPart": true``).  The field travels with the message into
+:func:`~ptree.build_context`, so ``to_messages(tree)`` and
+``to_messages(build_context(tree))`` both give back messages ``==`` to those appended:
+the system prompt, timestamps, ``run_id``, ``conversation_id``, usage and all.  Messages
+without that field (written by Pi or by other code) are converted from their Pi form.
 
 Imports: the core, and ``pydantic_ai`` (the extra ``ptree[pydantic-ai]``).
 """
@@ -61,7 +64,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from ..context import Context, to_provider_messages
-from ..entries import Custom, Entry, MessageEntry
+from ..entries import Custom, MessageEntry
 from ..errors import InvalidMessageError
 from ..frozen import FrozenDict, thaw
 from ..tree import SessionTree
@@ -76,10 +79,11 @@ __all__ = [
 ]
 
 RECORD_FIELD = "pydanticAiMessage"
-"""The entry field that keeps a whole pydantic-ai message (its JSON form)."""
+"""The Pi message field that carries a whole pydantic-ai message (its JSON form)."""
 
 PART_FIELD = "pydanticAiPart"
-"""The entry field that names the entry keeping the message this Pi message is part of."""
+"""The Pi message field (``true``) of a request's further Pi messages: the request's
+first Pi message carries it whole."""
 
 CUSTOM_TYPE = "pydantic-ai-message"
 """The ``customType`` of entries keeping a request that has no Pi message."""
@@ -122,7 +126,11 @@ def _user_content(content: str | Sequence[UserContent]) -> str | list[dict[str, 
 def _request_messages(message: ModelRequest) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for part in message.parts:
-        if isinstance(part, UserPromptPart):
+        if isinstance(part, SystemPromptPart):
+            out.append(
+                {"role": "system", "content": part.content, "timestamp": _ms(part.timestamp)}
+            )
+        elif isinstance(part, UserPromptPart):
             content = _user_content(part.content)
             if content is not None:
                 out.append({"role": "user", "content": content, "timestamp": _ms(part.timestamp)})
@@ -211,9 +219,11 @@ def pi_messages(message: ModelMessage) -> list[dict[str, Any]]:
     >>> from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
     >>> from datetime import datetime, UTC
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
-    >>> pi_messages(ModelRequest(parts=[SystemPromptPart("Be brief.", timestamp=t),
-    ...                                 UserPromptPart("Hi", timestamp=t)]))
-    [{'role': 'user', 'content': 'Hi', 'timestamp': 1767225600000}]
+    >>> for m in pi_messages(ModelRequest(parts=[SystemPromptPart("Be brief.", timestamp=t),
+    ...                                          UserPromptPart("Hi", timestamp=t)])):
+    ...     print(m)
+    {'role': 'system', 'content': 'Be brief.', 'timestamp': 1767225600000}
+    {'role': 'user', 'content': 'Hi', 'timestamp': 1767225600000}
     """
     if isinstance(message, ModelResponse):
         return [_response_message(message)]
@@ -256,15 +266,9 @@ def append_messages(tree: SessionTree, messages: Iterable[ModelMessage]) -> Sess
             continue
         for i, pi in enumerate(found):
             entry_id = head_id if i == 0 else tree.id_factory(tree)
-            extra = {RECORD_FIELD: record} if i == 0 else {PART_FIELD: head_id}
+            pi = {**pi, RECORD_FIELD: record} if i == 0 else {**pi, PART_FIELD: True}
             tree = tree.append_entry(
-                MessageEntry(
-                    id=entry_id,
-                    parent_id=tree.leaf_id,
-                    timestamp=timestamp,
-                    message=pi,
-                    extra=extra,
-                )
+                MessageEntry(id=entry_id, parent_id=tree.leaf_id, timestamp=timestamp, message=pi)
             )
     return tree
 
@@ -422,14 +426,26 @@ def _from_assistant(message: Mapping[str, Any], when: datetime) -> ModelResponse
     )
 
 
-def _whole(entry: Entry) -> FrozenDict | None:
-    if isinstance(entry, MessageEntry):
-        record = entry.extra.get(RECORD_FIELD)
-    elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
-        record = entry.data
-    else:
-        return None
-    return record if type(record) is FrozenDict else None
+def _read(builder: _Builder, messages: Iterable[Mapping[str, Any]]) -> None:
+    """Add Pi messages (a path's or a context's, in order) to ``builder``.
+
+    A message carrying a whole pydantic-ai message gives it back; the further Pi
+    messages of that request are then passed over.  One marked as such whose carrier is
+    not before it (a compaction kept the request's tail only) is converted from its Pi
+    form, like every message pydantic-ai did not write.
+    """
+    carried = False
+    for message in messages:
+        record = message.get(RECORD_FIELD)
+        if type(record) is FrozenDict:
+            builder.record(record)
+            carried = True
+        elif message.get(PART_FIELD) is True and carried:
+            continue
+        else:
+            carried = False
+            for m in to_provider_messages([message]):
+                builder.pi(m)
 
 
 def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
@@ -445,10 +461,11 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
     counts); branch summaries, custom messages and other roles go through
     :func:`~ptree.context.to_provider_messages` first, so they arrive as user text.
 
-    From a :class:`~ptree.Context` (``build_context(tree, leaf)``): the messages
-    Pi's model would see, converted from their Pi form (a context holds messages, not
-    entries, so the whole-message records and the requests without a Pi message, such
-    as a pydantic-ai system prompt, are not in it; Pi 1.6's system messages are).
+    From a :class:`~ptree.Context` (``build_context(tree, leaf)``): the messages Pi's
+    model would see.  The Pi messages that :func:`append_messages` wrote carry their
+    pydantic-ai message, so these come back ``==`` too, system prompt included; a
+    request with no Pi message (a ``custom`` entry) is not in a context, and what a
+    compaction summarised arrives as its summary.
 
     Cost: O(path length + size of the messages).
 
@@ -459,20 +476,21 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
     """
     builder = _Builder()
     if isinstance(source, Context):
-        for message in to_provider_messages(source.messages):
-            builder.pi(message)
+        _read(builder, source.messages)
         return builder.result()
-    kept: set[str] = set()
+    run: list[Mapping[str, Any]] = []
     for entry in source.path():
-        record = _whole(entry)
-        if record is not None:
-            builder.record(record)
-            kept.add(entry.id)
-            continue
-        if not isinstance(entry, MessageEntry):
-            continue
-        if entry.extra.get(PART_FIELD) in kept:
-            continue
-        for message in to_provider_messages([entry.message]):
-            builder.pi(message)
+        if isinstance(entry, MessageEntry):
+            message: Mapping[str, Any] = entry.message
+            if RECORD_FIELD in entry.extra or PART_FIELD in entry.extra:
+                # written before the record moved into the message: kept beside it
+                old = entry.extra.get(RECORD_FIELD)
+                message = {**message, RECORD_FIELD: old} if old else {**message, PART_FIELD: True}
+            run.append(message)
+        elif type(entry) is Custom and entry.custom_type == CUSTOM_TYPE:
+            _read(builder, run)
+            run = []
+            if type(entry.data) is FrozenDict:
+                builder.record(entry.data)
+    _read(builder, run)
     return builder.result()

@@ -22,9 +22,9 @@ Imports: the core only.
 from __future__ import annotations
 
 from ..errors import name_public
-from ._api import APIS, assistant_message, payload
+from ._api import APIS, assistant_message, payload, responses_items
 from .errors import ProviderError
 
-__all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
+__all__ = ["APIS", "ProviderError", "assistant_message", "payload", "responses_items"]
 
 name_public(globals(), "ptree.providers")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._js import MISSING, is_blank, js_json, sanitize_surrogates, template, utf16_slice, word_chars
+from ..js import stringify, template, utf16_slice
+from ._js import MISSING, is_blank, sanitize_surrogates, word_chars
 from ._model import ERROR_IMAGE_PLACEHOLDER, Target, replace_images, transform_messages
 from ._reply import new_message, num, parse_arguments, priced, total_usage
 
@@ -268,7 +269,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             if isinstance(arguments, dict):
                 call["arguments"] = arguments
             else:
-                call.update(parse_arguments(js_json(arguments) if arguments is not None else ""))
+                call.update(parse_arguments(stringify(arguments) if arguments is not None else ""))
             content.append(call)
     reason = response.get("stop_reason")
     if reason:

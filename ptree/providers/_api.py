@@ -16,10 +16,11 @@ from ._js import drop_missing, plain
 from ._model import Target, fold_system
 from ._reply import as_json
 from ._responses import build as responses_build
+from ._responses import input_by_message
 from ._responses import parse as responses_parse
 from .errors import ProviderError
 
-__all__ = ["APIS", "ProviderError", "assistant_message", "payload"]
+__all__ = ["APIS", "ProviderError", "assistant_message", "payload", "responses_items"]
 
 
 class _Api(NamedTuple):
@@ -148,6 +149,57 @@ def payload(
     except ValueError as e:
         raise ProviderError(api, "messages", str(e)) from None
     return drop_missing(body)  # type: ignore[no-any-return]
+
+
+def responses_items(
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    provider: str,
+    model: str,
+    reasoning: bool = False,
+    images: bool = True,
+) -> list[list[dict[str, Any]]]:
+    """The OpenAI Responses input items of each Pi message, as pi-ai 1.6.0 sends them.
+
+    The same conversion as :func:`payload` with ``api="openai-responses"`` (its
+    ``input`` is these lists joined), told message by message: ``out[i]`` holds the
+    items that ``messages[i]`` gives — none for a failed turn or a ``system`` message
+    (:func:`payload` makes those the instructions).  A result pi-ai makes up for a tool
+    call left unanswered comes first among the items of the message that closes the
+    call's turn (the next user or assistant message); at the very end of the
+    conversation it is left out, as pi-ai adds it only because the request ends there.
+    For code that keeps its own items beside Pi's messages
+    (``ptree.integrations.openai_agents``).
+
+    Args:
+        messages: Pi LLM messages, oldest first (the whole conversation: ids, failed
+            turns and unanswered calls are decided across messages).
+        provider, model, reasoning, images: the target, as for :func:`payload`.
+
+    Returns:
+        One new list of plain JSON items per message.
+
+    Raises:
+        ProviderError: (a ``ValueError``) as for :func:`payload`.
+
+    Cost: O(total size of the messages); the inputs are copied, never changed.
+
+    >>> responses_items([{"role": "user", "content": "Hi"}, {"role": "system", "content": "S"}],
+    ...                 provider="openai", model="gpt-5")
+    [[{'role': 'user', 'content': [{'type': 'input_text', 'text': 'Hi'}]}], []]
+    """
+    api = "openai-responses"
+    target = Target(api, provider, model, bool(reasoning), bool(images))
+    converted = _messages(api, messages)
+    kept = [i for i, m in enumerate(converted) if m.get("role") != "system"]
+    try:
+        per_message = input_by_message([converted[i] for i in kept], target)
+    except ValueError as e:
+        raise ProviderError(api, "messages", str(e)) from None
+    out: list[list[dict[str, Any]]] = [[] for _ in converted]
+    for i, items in zip(kept, per_message, strict=True):
+        out[i] = drop_missing(items)
+    return out
 
 
 def assistant_message(response: Any, *, api: str, provider: str, model: str) -> dict[str, Any]:

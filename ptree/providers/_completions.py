@@ -5,17 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._js import (
-    MISSING,
-    is_blank,
-    js_json,
-    sanitize_surrogates,
-    short_hash,
-    template,
-    utf16_len,
-    utf16_slice,
-    word_chars,
-)
+from ..js import stringify, template, utf16_len, utf16_slice
+from ._js import MISSING, is_blank, sanitize_surrogates, short_hash, word_chars
 from ._model import Target, blocks_of, transform_messages
 from ._reply import new_message, num, parse_arguments, priced
 
@@ -136,7 +127,7 @@ def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
                 "type": "function",
                 "function": {
                     "name": c.get("name", MISSING),
-                    "arguments": js_json(c["arguments"]) if "arguments" in c else MISSING,
+                    "arguments": stringify(c["arguments"]) if "arguments" in c else MISSING,
                 },
             }
             for c in calls
@@ -418,7 +409,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
         for block, text in texts:
             block.update(parse_arguments("".join(text)))
         if thinking is not None and details is not None:
-            thinking["thinkingSignature"] = js_json(details)
+            thinking["thinkingSignature"] = stringify(details)
         reason = choice.get("finish_reason")
         if reason:
             finished = True

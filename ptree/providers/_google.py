@@ -7,7 +7,8 @@ import re
 import time
 from typing import Any
 
-from ._js import MISSING, is_blank, sanitize_surrogates, utf16_slice, word_chars
+from ..js import template, truthy, utf16_slice
+from ._js import MISSING, is_blank, sanitize_surrogates, word_chars
 from ._model import Target, transform_messages
 from ._reply import new_message, num, priced
 
@@ -338,12 +339,14 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
             name = call.get("name")
             given = call.get("id")
             if not given or any(b["type"] == "toolCall" and b["id"] == given for b in content):
-                given = f"{_template(name)}_{int(time.time() * 1000)}_{next(_call_numbers)}"
+                # Google's SDK passes the content on as it came: a null name shows "null"
+                shown = template(call.get("name", MISSING))
+                given = f"{shown}_{int(time.time() * 1000)}_{next(_call_numbers)}"
             args = call.get("args")
             block: dict[str, Any] = {
                 "type": "toolCall",
                 "id": given,
-                "name": name or "",
+                "name": name if truthy(name) else "",
                 "arguments": {} if args is None else args,
             }
             if signature:
@@ -385,9 +388,3 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
     if out["stopReason"] == "error":
         out["errorMessage"] = error
     return out
-
-
-def _template(value: Any) -> str:
-    if value is None:
-        return "undefined"
-    return value if isinstance(value, str) else str(value)

@@ -7,7 +7,8 @@ from typing import Any
 
 import attrs
 
-from ._js import is_blank, ordered_keys
+from ..js import ordered_keys
+from ._js import is_blank
 
 __all__ = ["Target", "fold_system", "transform_messages"]
 

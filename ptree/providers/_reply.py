@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..names import js_trim
+from ..js import trim
 from ._model import Target
 
 __all__ = ["as_json", "new_message", "num", "parse_arguments", "priced", "total_usage", "zero_cost"]
@@ -160,7 +160,7 @@ def parse_arguments(text: Any) -> dict[str, Any]:
     control characters and bad escapes) gives ``{}`` and an error that ends with the text
     received.  The error's first line is Python's wording where pi-ai would give V8's.
     """
-    if not isinstance(text, str) or not js_trim(text):
+    if not isinstance(text, str) or not trim(text):
         return {"arguments": {}}
     try:
         try:

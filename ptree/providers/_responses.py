@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from ._js import (
-    MISSING,
-    is_blank,
-    js_json,
-    sanitize_surrogates,
-    short_hash,
-    template,
-    utf16_len,
-    word_chars,
-)
+from ..js import stringify, template, utf16_len
+from ._js import MISSING, is_blank, sanitize_surrogates, short_hash, word_chars
 from ._model import Target, transform_messages
 from ._reply import new_message, num, parse_arguments, priced
 
-__all__ = ["build", "parse"]
+__all__ = ["build", "input_by_message", "parse"]
 
 # Providers whose Responses endpoint takes OpenAI's `<call id>|<item id>` pairs.
 _PAIRED_ID_PROVIDERS = frozenset(("openai", "openai-codex", "opencode"))
@@ -95,42 +88,10 @@ def build(
     if system:
         instruction = "developer" if target.reasoning else "system"
         items.append({"role": instruction, "content": sanitize_surrogates(system)})
-    index = 0  # pi-ai's msgIndex: messages before this one that produced input
-    for msg in transform_messages(messages, target, _normalize_id(target)):
-        role = msg.get("role")
-        if role == "user":
-            content = msg["content"]
-            if isinstance(content, str):
-                items.append(
-                    {
-                        "role": "user",
-                        "content": [{"type": "input_text", "text": sanitize_surrogates(content)}],
-                    }
-                )
-            else:
-                parts = [
-                    {"type": "input_text", "text": sanitize_surrogates(b.get("text", ""))}
-                    if b.get("type") == "text"
-                    else _image(b)
-                    for b in content
-                ]
-                if not parts:
-                    continue
-                items.append({"role": "user", "content": parts})
-        elif role == "assistant":
-            output = _assistant(msg, target, index)
-            if not output:
-                continue
-            items.extend(output)
-        elif role == "toolResult":
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": str(msg.get("toolCallId")).split("|")[0],
-                    "output": _tool_output(msg["content"], target),
-                }
-            )
-        index += 1
+    for _, produced in _per_message(
+        transform_messages(messages, target, _normalize_id(target)), target
+    ):
+        items.extend(produced)
     body: dict[str, Any] = {"input": items}
     if tools:
         body["tools"] = [
@@ -143,6 +104,74 @@ def build(
             for t in tools
         ]
     return body
+
+
+def _per_message(
+    messages: list[dict[str, Any]], target: Target
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each transformed message with the input items pi-ai makes of it (maybe none)."""
+    index = 0  # pi-ai's msgIndex: messages before this one that produced input
+    for msg in messages:
+        role = msg.get("role")
+        produced: list[dict[str, Any]] = []
+        if role == "user":
+            content = msg["content"]
+            if isinstance(content, str):
+                produced.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": sanitize_surrogates(content)}],
+                    }
+                )
+            else:
+                parts = [
+                    {"type": "input_text", "text": sanitize_surrogates(b.get("text", ""))}
+                    if b.get("type") == "text"
+                    else _image(b)
+                    for b in content
+                ]
+                if parts:
+                    produced.append({"role": "user", "content": parts})
+        elif role == "assistant":
+            produced = _assistant(msg, target, index)
+        elif role == "toolResult":
+            produced.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": str(msg.get("toolCallId")).split("|")[0],
+                    "output": _tool_output(msg["content"], target),
+                }
+            )
+        if role in ("user", "assistant") and not produced:
+            yield msg, produced
+            continue
+        index += 1
+        yield msg, produced
+
+
+def input_by_message(messages: list[dict[str, Any]], target: Target) -> list[list[dict[str, Any]]]:
+    """The input items of each of ``messages``, in pi-ai's one conversion.
+
+    ``out[i]`` holds what ``messages[i]`` gives (nothing for a failed turn).  A result
+    pi-ai makes up for a call left unanswered comes first in the items of the message
+    that closes the call's turn (the next user or assistant message); at the end of the
+    conversation it goes with none, since pi-ai adds it only because the request ends
+    there.  ``messages`` are plain copies, owned by the caller (changed in place).
+    Cost: O(total size of the messages).
+    """
+    origin = {id(m): i for i, m in enumerate(messages)}
+    out: list[list[dict[str, Any]]] = [[] for _ in messages]
+    made_up: list[dict[str, Any]] = []
+    for msg, produced in _per_message(
+        transform_messages(messages, target, _normalize_id(target)), target
+    ):
+        i = origin.get(id(msg))
+        if i is None:
+            made_up += produced
+        else:
+            out[i] = made_up + produced
+            made_up = []
+    return out
 
 
 def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str, Any]]:
@@ -197,7 +226,7 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
                 call["id"] = item_part
             call["call_id"] = parts[0]
             call["name"] = block.get("name", MISSING)
-            call["arguments"] = js_json(block["arguments"]) if "arguments" in block else MISSING
+            call["arguments"] = stringify(block["arguments"]) if "arguments" in block else MISSING
             if same_model and "namespace" in block:
                 call["namespace"] = block["namespace"]
             output.append(call)
@@ -210,7 +239,7 @@ def _text_signature_v1(item_id: Any, phase: Any) -> str:
         data["id"] = item_id
     if phase:
         data["phase"] = phase
-    return js_json(data)
+    return stringify(data)
 
 
 def _joined(parts: Any, key: str, sep: str) -> str:
@@ -221,7 +250,7 @@ def _joined(parts: Any, key: str, sep: str) -> str:
 
 def _js_str(value: Any) -> str:
     # Array.prototype.join writes null and undefined as ""
-    return "" if value is None else value if isinstance(value, str) else js_json(value)
+    return "" if value is None else value if isinstance(value, str) else stringify(value)
 
 
 def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
@@ -241,7 +270,7 @@ def parse(response: dict[str, Any], target: Target) -> dict[str, Any]:
                 {
                     "type": "thinking",
                     "thinking": summary or text or "",
-                    "thinkingSignature": js_json(item),
+                    "thinkingSignature": stringify(item),
                 }
             )
         elif kind == "message":

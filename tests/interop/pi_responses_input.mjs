@@ -4,6 +4,7 @@
 // Used by tests/test_integrations_pi.py.
 //
 //   node pi_responses_input.mjs <pi-coding-agent package dir> <file> <model id>
+// (Pi 0.73.1's package or Pi 1.6's: the pi-ai beside it converts.)
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -12,7 +13,9 @@ const load = (dir, path) => import(pathToFileURL(join(dir, "dist", ...path)).hre
 const { SessionManager } = await load(pkgDir, ["core", "session-manager.js"]);
 const { convertToLlm } = await load(pkgDir, ["core", "messages.js"]);
 const piAi = join(dirname(pkgDir), "pi-ai");
-const { convertResponsesMessages } = await load(piAi, ["providers", "openai-responses-shared.js"]);
+// pi-ai 0.73.1 keeps it under providers/, 1.6 under api/
+const { convertResponsesMessages } = await load(piAi, ["providers", "openai-responses-shared.js"])
+  .catch(() => load(piAi, ["api", "openai-responses-shared.js"]));
 
 const context = SessionManager.open(file).buildSessionContext();
 const model = {
