@@ -6,30 +6,24 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..tree import SessionTree
 from ._chat_export import (
-    ImportedSession,
-    Node,
+    Conversation,
     assistant,
-    build,
     custom_message,
-    filename,
-    halves,
-    list_of,
-    load_json,
+    export_sessions,
     need_mapping,
-    node_id,
     text_block,
     to_seconds,
     user,
-    write,
 )
+from ._common import ImportedSession, Report, only
 
-__all__ = ["import_openwebui", "openwebui_sessions"]
+__all__ = ["FORMAT", "read", "sessions"]
+
+FORMAT = "openwebui"
 
 
 # ------------------------------------------------------------------ Open WebUI
@@ -146,8 +140,8 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
 
 
 def _openwebui_conversation(
-    item: Mapping[str, Any], path: object, where: str, number: int, cwd: str
-) -> tuple[str, str | None, SessionTree]:
+    item: Mapping[str, Any], path: object, where: str, number: int
+) -> Conversation:
     chat = need_mapping(item.get("chat", item), path, f"{where}.chat")
     history = need_mapping(chat.get("history"), path, f"{where}.chat.history")
     messages = need_mapping(history.get("messages"), path, f"{where}.chat.history.messages")
@@ -163,48 +157,46 @@ def _openwebui_conversation(
             to_seconds(m.get("timestamp")) for m in messages.values() if isinstance(m, Mapping)
         ]
         created = min((t for t in times if t is not None), default=0.0)
-    nodes: dict[str, Node] = {}
-    for key, raw in messages.items():
-        message = need_mapping(raw, path, f"{where}.chat.history.messages[{key!r}]")
-        nid = node_id(message.get("id"), key, nodes)
-        parent = message.get("parentId")
-        children = message.get("childrenIds")
-        nodes[nid] = Node(
-            nid,
-            parent if isinstance(parent, str) else None,
-            [c for c in children if isinstance(c, str)] if isinstance(children, list) else [],
-            _openwebui_fields(message, created),
-        )
-    current = history.get("currentId")
-    source = {"format": "openwebui", "conversationId": conv_id, "title": title}
-    tree = build(
-        nodes,
-        current if isinstance(current, str) else None,
-        title=title,
-        created=created,
-        source=source,
-        cwd=cwd,
+    return Conversation(
+        conv_id,
+        title,
+        created,
+        messages,
+        f"{where}.chat.history.messages",
+        ("parentId", "childrenIds"),
+        lambda message, _: _openwebui_fields(message, created),
+        history.get("currentId"),
     )
-    return conv_id, title, tree
 
 
-def openwebui_sessions(
-    export: str | os.PathLike[str] | Any,
+def sessions(
+    src: str | os.PathLike[str] | Any,
     *,
+    on_report: Report | None = None,
+    strict: bool = False,
     cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> list[ImportedSession]:
+) -> Iterator[ImportedSession]:
     """Read an Open WebUI chat export: one session per chat.
 
     The export is a list of chats (``{"id", "title", "chat": {"history":
     {"messages": {id: {"parentId", "childrenIds", "role", "content",
     "timestamp", "model"?}}, "currentId"}}, "created_at"}``), or one chat.
-    Every branch is kept; the leaf is ``currentId``.
+    Every branch is kept; the leaf is ``currentId``.  The file is read and parsed
+    before this returns; each chat is converted as the iterator reaches it.
 
     Cost: O(total number of messages).
 
+    Args:
+        src: the export's path, or its parsed JSON.
+        on_report: called with one line for each chat skipped, and each part of a
+            message kept only as text (default: a
+            :class:`~ptree.pi.SessionFileWarning`).
+        strict: a broken chat stops the import (by default it is skipped and
+            reported, unless no chat can be read).
+        cwd: the working directory written in each header (default: this one).
+
     Raises:
-        ExportFormatError: (a ``ValueError``) not JSON, or not an Open WebUI export.
+        ImportFormatError: (a ``ValueError``) not JSON, or not an Open WebUI export.
         OSError: the file cannot be read.
 
     >>> chat = {"id": "c1", "title": "Hi", "created_at": 0, "chat": {"history": {
@@ -214,39 +206,26 @@ def openwebui_sessions(
     ...         "m2": {"id": "m2", "parentId": "m1", "childrenIds": [],
     ...                "role": "assistant", "content": "hi!", "timestamp": 2,
     ...                "model": "llama3"}}}}}
-    >>> [s] = openwebui_sessions([chat], cwd="/")
+    >>> [s] = sessions([chat], cwd="/")
     >>> s.filename, s.tree.leaf.message["model"], len(s.tree)
     ('hi-c1.jsonl', 'llama3', 3)
     """
-    data, path = load_json(export)
-    chats = list_of(data, path, "chats", lambda d: "chat" in d or "history" in d)
-    cwd = os.getcwd() if cwd is None else cwd
-    taken: set[str] = set()
-    out: list[ImportedSession] = []
-    for i, raw in enumerate(chats):
-        item = need_mapping(raw, path, f"chats[{i}]")
-        conv_id, title, tree = _openwebui_conversation(item, path, f"chats[{i}]", i + 1, cwd)
-        out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
-        if on_progress is not None:
-            on_progress(i + 1, len(chats))
-    return out
+    return export_sessions(
+        FORMAT,
+        src,
+        listed="chats",
+        single=lambda d: "chat" in d or "history" in d,
+        convert=_openwebui_conversation,
+        on_report=on_report,
+        strict=strict,
+        cwd=cwd,
+    )
 
 
-def import_openwebui(
-    export: str | os.PathLike[str] | Any,
-    out_dir: str | os.PathLike[str],
-    *,
-    cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-) -> list[Path]:
-    """Write one Pi session file per chat of an Open WebUI export into ``out_dir``.
+def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:
+    """The one chat of an export: :func:`sessions` (strict), which takes the same options.
 
-    The same conversion as :func:`openwebui_sessions`, and the same writing as
-    :func:`import_chatgpt` (nothing written for a bad export; progress counts
-    conversions, then writes; no file replaced unless ``force``).  Returns the paths
-    written.
-    Cost: O(total number of messages).
+    Raises:
+        ImportFormatError: as :func:`sessions`, or the export holds no chat or several.
     """
-    sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
-    return write(sessions, out_dir, on_progress, force=force)
+    return only(sessions(src, strict=True, **options), src)
