@@ -42,7 +42,9 @@ class Conversation:
         created: its time, Unix seconds.
         nodes: its message nodes, ``{key: node}``; ``where`` names them in errors.
         links: the names of a node's parent and children fields.
-        fields: ``fields(node, where)`` gives a node's entry JSON (``None``: no entry).
+        fields: ``fields(node, where)`` gives a node's entry JSON (``None``: no entry;
+            a list: a chain of entries, the node's children below the last, such as
+            an answer split at its tool calls and their results).
         current: the node the tool shows (the leaf), as the export gives it.
     """
 
@@ -52,12 +54,13 @@ class Conversation:
     nodes: Mapping[str, Any]
     where: str
     links: tuple[str, str]
-    fields: Callable[[Mapping[str, Any], str], dict[str, Any] | None]
+    fields: Callable[[Mapping[str, Any], str], dict[str, Any] | list[dict[str, Any]] | None]
     current: object
 
 
-#: What reads one conversation: (conversation, path, where, number) to its description.
-Convert = Callable[[Mapping[str, Any], object, str, int], Conversation]
+#: What reads one conversation: (conversation, path, where, number, report) to its
+#: description.
+Convert = Callable[[Mapping[str, Any], object, str, int, Report], Conversation]
 
 
 def iso(seconds: float) -> str:
@@ -158,15 +161,20 @@ def conversation_tree(fmt: str, conv: Conversation, path: object, cwd: str) -> S
     parent_key, children_key = conv.links
     by_id: dict[str, Node] = {}
     children: dict[str, list[str]] = {}
+    chains: dict[str, list[dict[str, Any]]] = {}
     for key, raw in conv.nodes.items():
         at = f"{conv.where}[{key!r}]"
         item = need_mapping(raw, path, at)
         nid = node_id(item.get("id"), key, by_id)
         parent = item.get(parent_key)
         listed = item.get(children_key)
+        made = conv.fields(item, at)
+        if isinstance(made, list):
+            chains[nid] = made[1:]
+            made = made[0] if made else None
         by_id[nid] = Node(
             nid,
-            conv.fields(item, at),
+            made,
             path,
             None,
             nid,
@@ -186,6 +194,21 @@ def conversation_tree(fmt: str, conv: Conversation, path: object, cwd: str) -> S
     ordered = sorted(
         nodes, key=lambda n: (0, rank[n.id]) if n.id in rank else (1, 0)
     )  # stable: the unlisted keep node order
+    # A chain's entries follow its node (ids <id>#2, #3 …); its children hang below the last.
+    tail: dict[str, str] = {}
+    for nid, more in chains.items():
+        head = by_id[nid]
+        for k, fields in enumerate(more, 2):
+            wanted = f"{nid}#{k}"
+            while wanted in by_id or wanted in conv.nodes:
+                wanted += "_"
+            link = Node(wanted, fields, path, None, nid, parent=head.id, where=head.where)
+            by_id[wanted] = head = link
+            ordered.append(link)
+        tail[nid] = head.id
+    for node in nodes:
+        if node.parent in tail:
+            node.parent = tail[node.parent]
     title, created = conv.title, conv.created
     source = {"format": fmt, "conversationId": conv.id, "title": title}
     above = None
@@ -206,6 +229,7 @@ def conversation_tree(fmt: str, conv: Conversation, path: object, cwd: str) -> S
     )
     header = imported_header(session_id, iso(created), cwd, source)
     leaf = conv.current if isinstance(conv.current, str) else None
+    leaf = tail.get(leaf, leaf) if leaf is not None else None
     return assemble(ordered, leaf, header, above=above, break_cycles=True)
 
 
@@ -250,7 +274,7 @@ def export_sessions(
         for i, raw in enumerate(convs):
             where = f"{listed}[{i}]"
             try:
-                conv = convert(need_mapping(raw, path, where), path, where, i + 1)
+                conv = convert(need_mapping(raw, path, where), path, where, i + 1, report)
                 tree = conversation_tree(fmt, conv, path, cwd)
             except ImportFormatError as exc:
                 if strict:

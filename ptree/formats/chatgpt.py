@@ -47,7 +47,12 @@ What becomes what (both formats):
   conversation that cannot be read (``mapping: null``) is skipped with a warning.
 - Open WebUI: reasoning (``<details type="reasoning">`` blocks in the text, or
   ``reasoning`` items of a structured ``output``) becomes thinking blocks, not
-  answer text; an answer not ``done`` has ``stopReason`` ``"aborted"``; its
+  answer text; a tool call (a ``<details type="tool_calls">`` block with its
+  ``name`` and ``result`` attributes, or a ``function_call`` item with its output)
+  is a toolCall block and a ``toolResult`` message after it, the answer's text after
+  the call a further assistant message (ids ``<id>#2``, ``#3`` …), its other
+  attributes (``files`` …) in the result's ``details``; a block without them stays
+  in the text, reported; an answer not ``done`` has ``stopReason`` ``"aborted"``; its
   ``sources``, ``citations``, ``statusHistory``, ``error`` and ``usage`` are kept
   in the entry's ``openwebui`` field.
 - Entry ids are the tool's node ids; entry timestamps are the messages' times
@@ -290,7 +295,7 @@ def sessions(
         src,
         listed="conversations",
         single=lambda d: "mapping" in d,
-        convert=lambda conv, path, where, n: _chatgpt_conversation(
+        convert=lambda conv, path, where, n, _: _chatgpt_conversation(
             conv, path, where, n, include_hidden
         ),
         on_report=on_report,
