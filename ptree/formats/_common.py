@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import msgspec
 
 from ..context import iso_to_ms
 from ..entries import Entry, entry_from_json
@@ -86,6 +87,10 @@ def _finite(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+# Strict JSON, about twice as fast as json: it refuses all that _DECODER refuses (NaN,
+# numbers out of range, bad UTF-8, trailing text) and a few things _DECODER reads
+# (a lone surrogate escape, very deep nesting): each refusal goes to _DECODER.
+_FAST = msgspec.json.Decoder()
 
 
 def parse_json(text: str) -> Any:
@@ -253,6 +258,14 @@ def read_json_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, A
         if not raw.strip():
             continue
         try:
+            value = _FAST.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            pass  # the careful path below says what is wrong (or reads what msgspec refuses)
+        else:
+            if isinstance(value, dict):
+                out.append((i + 1, value))
+                continue
+        try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             if i == unterminated:
@@ -287,6 +300,10 @@ def read_json_document(path: str | os.PathLike[str]) -> Any:
     data = read_source(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    try:
+        return _FAST.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        pass  # the careful path below says what is wrong (or reads what msgspec refuses)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
