@@ -29,8 +29,6 @@ from ..errors import SessionError
 from ..header import SessionHeader
 from ..pi.errors import SessionFileError, SessionFileWarning
 from ..pi.files import read_regular
-from ..pi.lines import encode_line
-from ..pi.reader import read_state
 from ..tree import SessionTree
 from .errors import ImportFormatError
 
@@ -421,8 +419,10 @@ class Node:
         )
 
 
-def _push_order(children: Sequence[str], last: str | None) -> list[str]:
+def _push_order(children: Sequence[str], last: str | None) -> Sequence[str]:
     """Children in stack-push order (popped in file order), the one toward ``last`` last."""
+    if len(children) < 2:
+        return children  # a chain: most nodes of a session
     rest = [c for c in reversed(children) if c != last]
     return ([last] if last is not None and last in children else []) + rest
 
@@ -518,10 +518,6 @@ def assemble(
     if leaf is not None and order[-1][0].id != leaf:
         at_leaf = next(i for i, (n, _) in enumerate(order) if n.id == leaf)
         order.append(order.pop(at_leaf))
-    if leaf is not None:
-        fast = _read_back(order, header)
-        if fast is not None:
-            return fast
     entries: list[Entry] = []
     for n, parent in order:
         try:
@@ -531,29 +527,6 @@ def assemble(
         except (SessionError, ValueError, TypeError) as exc:
             raise n.error(f"cannot be stored: {exc}") from None
     return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
-
-
-def _read_back(order: list[tuple[Node, str | None]], header: SessionHeader) -> SessionTree | None:
-    """The tree, made the way :func:`ptree.load` makes a file's: the entries written as
-    Pi lines and read back by Pi's reader, which parses, checks and freezes them in
-    one pass (an entry's own object is built only when it is used).  Several times
-    faster than an entry object per node; ``None`` when the reader refuses something,
-    so that :func:`assemble` makes the entries one by one and names what is wrong.
-    The leaf must be the last entry (as :func:`assemble` puts it).  O(total size).
-    """
-    lines = [encode_line(header.to_json())]
-    try:
-        for node, parent in order:
-            fields = node.fields
-            # Pi's order for the fields every entry has; the rest as the importer gave them.
-            line = {"type": fields.get("type"), "id": node.id, "parentId": parent}
-            if "timestamp" in fields:
-                line["timestamp"] = fields["timestamp"]
-            line.update(fields)
-            lines.append(encode_line(line))
-        return read_state("<import>", b"".join(lines)).tree
-    except (SessionError, ValueError, TypeError, RecursionError):
-        return None
 
 
 def imported_header(
