@@ -233,13 +233,39 @@ def conversation_tree(fmt: str, conv: Conversation, path: object, cwd: str) -> S
     return assemble(ordered, leaf, header, above=above, break_cycles=True)
 
 
+@attrs.frozen
+class ExportFormat:
+    """A format whose exports list conversations (ChatGPT, Open WebUI): how to find
+    them and read each.
+
+    Attributes:
+        name: the importer's name.
+        listed: what the list is called in errors (``conversations``, ``chats``).
+        single: whether a document is one conversation rather than a list.
+        convert: what reads one conversation.
+    """
+
+    name: str
+    listed: str
+    single: Callable[[Mapping[str, Any]], bool]
+    convert: Convert
+
+    def sessions(
+        self,
+        source: str | os.PathLike[str] | Any,
+        *,
+        on_report: Report | None,
+        strict: bool,
+        cwd: str | None,
+    ) -> Iterator[ImportedSession]:
+        """See :func:`export_sessions`."""
+        return export_sessions(self, source, on_report=on_report, strict=strict, cwd=cwd)
+
+
 def export_sessions(
-    fmt: str,
+    fmt: ExportFormat,
     source: str | os.PathLike[str] | Any,
     *,
-    listed: str,
-    single: Callable[[Mapping[str, Any]], bool],
-    convert: Convert,
     on_report: Report | None,
     strict: bool,
     cwd: str | None,
@@ -255,6 +281,7 @@ def export_sessions(
         ImportFormatError: not JSON, not a list of conversations; later, while
             iterating, a broken conversation (``strict``) or no readable one.
     """
+    listed, single, convert = fmt.listed, fmt.single, fmt.convert
     data, path = load_document(source)
     if isinstance(data, Mapping) and single(data):
         convs: list[Any] = [data]
@@ -275,7 +302,7 @@ def export_sessions(
             where = f"{listed}[{i}]"
             try:
                 conv = convert(need_mapping(raw, path, where), path, where, i + 1, report)
-                tree = conversation_tree(fmt, conv, path, cwd)
+                tree = conversation_tree(fmt.name, conv, path, cwd)
             except ImportFormatError as exc:
                 if strict:
                     raise
@@ -283,7 +310,7 @@ def export_sessions(
                 continue
             made += 1
             name = filename(conv.title, conv.id, taken)
-            yield ImportedSession(fmt, conv.id, conv.title, name, tree)
+            yield ImportedSession(fmt.name, conv.id, conv.title, name, tree)
         if skipped and not made:
             raise skipped[0][2]  # nothing readable: most likely not this format at all
         for raw, where, problem in skipped:

@@ -69,9 +69,9 @@ from typing import Any
 
 from ._chat_export import (
     Conversation,
+    ExportFormat,
     assistant,
     custom_message,
-    export_sessions,
     iso,
     need_mapping,
     text_block,
@@ -290,18 +290,14 @@ def sessions(
     >>> s.filename, s.tree.session_name, s.tree.leaf_id, [e.id for e in s.tree.path()]
     ('hi-1.jsonl', 'Hi', 'b', ['session-name', 'a', 'b'])
     """
-    return export_sessions(
-        FORMAT,
-        src,
-        listed="conversations",
-        single=lambda d: "mapping" in d,
-        convert=lambda conv, path, where, n, _: _chatgpt_conversation(
-            conv, path, where, n, include_hidden
-        ),
-        on_report=on_report,
-        strict=strict,
-        cwd=cwd,
-    )
+
+    def convert(
+        conv: Mapping[str, Any], path: object, where: str, n: int, _: Report
+    ) -> Conversation:
+        return _chatgpt_conversation(conv, path, where, n, include_hidden)
+
+    found = ExportFormat(FORMAT, "conversations", lambda d: "mapping" in d, convert)
+    return found.sessions(src, on_report=on_report, strict=strict, cwd=cwd)
 
 
 def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:

@@ -14,9 +14,9 @@ from typing import Any
 
 from ._chat_export import (
     Conversation,
+    ExportFormat,
     assistant,
     custom_message,
-    export_sessions,
     need_mapping,
     text_block,
     to_seconds,
@@ -364,6 +364,11 @@ def _openwebui_conversation(
     )
 
 
+_EXPORT = ExportFormat(
+    FORMAT, "chats", lambda d: "chat" in d or "history" in d, _openwebui_conversation
+)
+
+
 def sessions(
     src: str | os.PathLike[str] | Any,
     *,
@@ -405,16 +410,7 @@ def sessions(
     >>> s.filename, s.tree.leaf.message["model"], len(s.tree)
     ('hi-c1.jsonl', 'llama3', 3)
     """
-    return export_sessions(
-        FORMAT,
-        src,
-        listed="chats",
-        single=lambda d: "chat" in d or "history" in d,
-        convert=_openwebui_conversation,
-        on_report=on_report,
-        strict=strict,
-        cwd=cwd,
-    )
+    return _EXPORT.sessions(src, on_report=on_report, strict=strict, cwd=cwd)
 
 
 def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:
