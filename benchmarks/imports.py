@@ -101,15 +101,15 @@ def main(argv: list[str] | None = None) -> int:
                 "claude-code",
                 CLAUDE,
                 claude_code.session_files(CLAUDE),
-                lambda: claude_code.read(CLAUDE),
+                lambda: claude_code.read(CLAUDE).tree,
                 json_lines(claude_code.session_files(CLAUDE)),
             ),
-            ("codex", CODEX, [CODEX], lambda: codex.read(CODEX), json_lines([CODEX])),
+            ("codex", CODEX, [CODEX], lambda: codex.read(CODEX).tree, json_lines([CODEX])),
             (
                 "librechat",
                 export,
                 [export],
-                lambda: librechat.read(export),
+                lambda: librechat.read(export).tree,
                 lambda: json.loads(export.read_bytes()),
             ),
         ]

@@ -565,7 +565,7 @@ class TestImport:
         assert "\r" not in piped.stderr
         assert "[" not in piped.stderr
         shown = on_terminal("import", "chatgpt", str(export), "-o", str(tmp_path / "b"))
-        assert "importing conversations.json [" in shown
+        assert "importing conversations.json (0 MB)" in shown
         assert "\r\x1b[K" in shown
 
 

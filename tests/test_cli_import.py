@@ -198,7 +198,7 @@ class TestImportExports:
         assert code == 0, stderr
         assert len(stdout.splitlines()) == 1
         assert (
-            "ptree import: warning: skipped conversations[1] 'Lost' 'x-9': "
+            f"ptree import: {src}: skipped conversations[1] 'Lost' 'x-9': "
             "conversations[1].mapping: expected an object, found null"
         ) in stderr
 

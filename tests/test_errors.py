@@ -119,11 +119,11 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "s.jsonl", "reason": "the tree did not grow from the committed value"},
         "s.jsonl: the tree did not grow from the committed value",
     ),
-    ptree.formats.ExportFormatError: (
-        ptree.formats.ExportFormatError("c.json", "[0].mapping", "must be an object"),
+    ptree.formats.FormatError: (
+        ptree.formats.FormatError("c.json: not an export"),
         (ValueError,),
-        {"path": "c.json", "where": "[0].mapping", "reason": "must be an object"},
-        "c.json: [0].mapping: must be an object",
+        {},
+        "c.json: not an export",
     ),
     ptree.formats.RedactPatternError: (
         ptree.formats.RedactPatternError("(", "missing ), unterminated subpattern"),
@@ -132,10 +132,18 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         "redaction pattern '(': missing ), unterminated subpattern",
     ),
     ptree.formats.ImportFormatError: (
-        ptree.formats.ImportFormatError("s.jsonl", 4, "not JSON", record_id="u7"),
+        ptree.formats.ImportFormatError(
+            "c.json", None, "expected an object", where="[0].mapping", record_id="u7"
+        ),
         (ValueError,),
-        {"path": "s.jsonl", "line": 4, "reason": "not JSON", "record_id": "u7"},
-        "s.jsonl:4: not JSON (record 'u7')",
+        {
+            "path": "c.json",
+            "line": None,
+            "reason": "expected an object",
+            "where": "[0].mapping",
+            "record_id": "u7",
+        },
+        "c.json: [0].mapping: expected an object (record 'u7')",
     ),
     ptree.stores.StoreError: (
         ptree.stores.StoreError("mysql://db", "unknown scheme 'mysql'"),
@@ -245,6 +253,18 @@ class TestPublicError:
         assert type(back) is cls
         assert str(back) == text
         assert {k: getattr(back, k) for k in attributes} == attributes
+
+
+def test_every_format_error_is_a_format_error() -> None:
+    """One base for the formats layer: each of its errors is a ``FormatError``."""
+    exported = [getattr(ptree.formats, name) for name in ptree.formats.__all__]
+    errors = [c for c in exported if isinstance(c, type) and issubclass(c, BaseException)]
+    assert {c.__name__ for c in errors} == {
+        "FormatError",
+        "ImportFormatError",
+        "RedactPatternError",
+    }
+    assert all(issubclass(c, ptree.formats.FormatError) for c in errors)
 
 
 def test_watch_error_pickles_its_errors() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import ptree
 from ptree import Custom, MessageEntry
-from ptree.formats import chatgpt_sessions, openwebui_sessions
+from ptree.formats import chatgpt, openwebui
 
 
 def node(
@@ -130,7 +130,7 @@ def conversation(current: str | None) -> dict[str, Any]:
 class TestChatgptFixes:
     def test_custom_instructions_keep_their_text(self) -> None:
         """--include-hidden: the user_editable_context node keeps both its texts."""
-        [s] = chatgpt_sessions([conversation("a2")], include_hidden=True, cwd="/")
+        [s] = list(chatgpt.sessions([conversation("a2")], include_hidden=True, cwd="/"))
         ctx = s.tree["ctx"]
         assert isinstance(ctx, Custom)
         assert ctx.custom_type == "chatgpt.hidden"
@@ -142,7 +142,7 @@ class TestChatgptFixes:
     def test_leaf_stays_on_the_branch_of_a_hidden_current_node(self, tmp_path: Path) -> None:
         """current_node is the hidden h: the leaf is a1, written last so that Pi's CLI
         (which takes the last entry) opens the same branch; no leaf record."""
-        [s] = chatgpt_sessions([conversation("h")], cwd="/")
+        [s] = list(chatgpt.sessions([conversation("h")], cwd="/"))
         assert s.tree.leaf_id == "a1"
         assert s.tree.ids()[-1] == "a1"
         ptree.dump(s.tree, tmp_path / "s.jsonl")
@@ -153,14 +153,14 @@ class TestChatgptFixes:
     def test_leaf_without_current_node_follows_the_newest_child(self) -> None:
         """No current_node: the newest child at every step, here the hidden h, so the
         leaf is its parent a1, not the older branch's a2."""
-        [s] = chatgpt_sessions([conversation(None)], cwd="/")
+        [s] = list(chatgpt.sessions([conversation(None)], cwd="/"))
         assert s.tree.leaf_id == "a1"
         assert s.tree.ids()[-1] == "a1"
 
     def test_interrupted_answer_keeps_status_and_citations(self) -> None:
         """a2 was stopped: stopReason aborted; status, finish details, citations and
         content references kept on the entry."""
-        [s] = chatgpt_sessions([conversation("a2")], cwd="/")
+        [s] = list(chatgpt.sessions([conversation("a2")], cwd="/"))
         a2 = s.tree["a2"]
         assert isinstance(a2, MessageEntry)
         assert a2.message["stopReason"] == "aborted"
@@ -177,11 +177,11 @@ class TestChatgptFixes:
     def test_same_export_same_bytes(self, tmp_path: Path) -> None:
         """The session id derives from the conversation: two imports, same bytes."""
         for name in ("a", "b"):
-            [s] = chatgpt_sessions([conversation("a2")], cwd="/")
+            [s] = list(chatgpt.sessions([conversation("a2")], cwd="/"))
             ptree.dump(s.tree, tmp_path / f"{name}.jsonl")
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
-        [other] = chatgpt_sessions(
-            [dict(conversation("a2"), id="c-2", conversation_id="c-2")], cwd="/"
+        [other] = list(
+            chatgpt.sessions([dict(conversation("a2"), id="c-2", conversation_id="c-2")], cwd="/")
         )
         assert other.tree.header is not None
         assert s.tree.header is not None
@@ -231,7 +231,7 @@ class TestOpenWebuiFixes:
     def test_reasoning_details_become_thinking(self) -> None:
         """The <details type="reasoning"> block is a thinking block (quoting and summary
         removed); only the answer is text, so it is not sent back as the answer."""
-        [s] = openwebui_sessions([webui({"content": REASONING, "done": True})], cwd="/")
+        [s] = list(openwebui.sessions([webui({"content": REASONING, "done": True})], cwd="/"))
         m2 = s.tree["m2"]
         assert isinstance(m2, MessageEntry)
         assert m2.message["content"] == [
@@ -256,7 +256,7 @@ class TestOpenWebuiFixes:
                 "content": [{"type": "output_text", "text": "4"}],
             },
         ]
-        [s] = openwebui_sessions([webui({"content": "4", "output": output})], cwd="/")
+        [s] = list(openwebui.sessions([webui({"content": "4", "output": output})], cwd="/"))
         m2 = s.tree["m2"]
         assert isinstance(m2, MessageEntry)
         assert m2.message["content"] == [
@@ -273,8 +273,10 @@ class TestOpenWebuiFixes:
                 "metadata": [{"source": "https://example.org"}],
             }
         ]
-        [s] = openwebui_sessions(
-            [webui({"content": "The answ", "done": False, "sources": sources})], cwd="/"
+        [s] = list(
+            openwebui.sessions(
+                [webui({"content": "The answ", "done": False, "sources": sources})], cwd="/"
+            )
         )
         m2 = s.tree["m2"]
         assert isinstance(m2, MessageEntry)

@@ -99,7 +99,7 @@ class TestShortSession:
         """Two progress records, the prompt, the merged response, both parallel results
         (line 12's hangs under line 10's call, not under line 11's result), the
         interruption note, the two local_command records; the leaf is line 15."""
-        tree = claude_code.read(SPOTTER / "short.jsonl")
+        tree = claude_code.read(SPOTTER / "short.jsonl").tree
         assert [e.id for e in tree.path()] == [
             "3579fa66-0f5d-400c-97b8-e2fbecfeb4ba",
             "7c676cb6-c0f4-4952-a21f-18df6af360c7",
@@ -116,7 +116,7 @@ class TestShortSession:
     def test_response_merged_from_five_records(self) -> None:
         """Lines 5-8 and 10 share message.id: one assistant message, its blocks in file
         order (text, thinking, text, two calls), every record's uuid kept."""
-        tree = claude_code.read(SPOTTER / "short.jsonl")
+        tree = claude_code.read(SPOTTER / "short.jsonl").tree
         entry = tree["1b7d717f-d6a2-46a6-8575-fa4f937450ea"]
         assert isinstance(entry, MessageEntry)
         assert [b["type"] for b in entry.message["content"]] == [
@@ -143,7 +143,7 @@ class TestShortSession:
     def test_other_records_kept(self) -> None:
         """The snapshot (no uuid) is a root named after its line; the progress record
         written between the two calls (line 9) hangs below the batch's last result."""
-        tree = claude_code.read(SPOTTER / "short.jsonl")
+        tree = claude_code.read(SPOTTER / "short.jsonl").tree
         snapshot = tree["L1"]
         assert isinstance(snapshot, Custom)
         assert snapshot.custom_type == "claude-code.file-history-snapshot"
@@ -159,7 +159,7 @@ class TestCounts:
     @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
     def test_every_message_once(self, main: Path) -> None:
         """Messages = responses + results + prompts, over the main and subagent files."""
-        tree = claude_code.read(main)
+        tree = claude_code.read(main).tree
         tree._check()
         expected = [0, 0, 0]
         for f in claude_code.session_files(main):
@@ -171,7 +171,7 @@ class TestCounts:
     @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
     def test_every_uuid_kept(self, main: Path, tmp_path: Path) -> None:
         """Every record's uuid occurs in the written file; every record kind too."""
-        out = ptree.dump(claude_code.read(main), tmp_path / "out.jsonl")
+        out = ptree.dump(claude_code.read(main).tree, tmp_path / "out.jsonl")
         text = (tmp_path / "out.jsonl").read_text(encoding="utf-8")
         assert out is not None
         for f in claude_code.session_files(main):
@@ -187,14 +187,14 @@ class TestCounts:
     @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
     def test_parallel_results_all_on_the_path(self, main: Path) -> None:
         """After each response on the path come the results of all its calls."""
-        tree = claude_code.read(main)
+        tree = claude_code.read(main).tree
         assert_results_follow_calls(tree.path())
 
     @pytest.mark.parametrize("main", ALL, ids=lambda p: p.name[:24])
     def test_deterministic(self, main: Path, tmp_path: Path) -> None:
         """Two imports give the same bytes."""
-        ptree.dump(claude_code.read(main), tmp_path / "a.jsonl")
-        ptree.dump(claude_code.read(main), tmp_path / "b.jsonl")
+        ptree.dump(claude_code.read(main).tree, tmp_path / "a.jsonl")
+        ptree.dump(claude_code.read(main).tree, tmp_path / "b.jsonl")
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
     @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ class TestCounts:
         """The leaf is the last main-file record of the main line (a message, or the
         system/progress records that end the file below it), looked up by hand; every
         main-file message is on the path (these sessions never branch for real)."""
-        tree = claude_code.read(main)
+        tree = claude_code.read(main).tree
         assert tree.leaf_id == leaf
         assert len(messages(tree, tuple(e.id for e in tree.path()))) == path_messages
         assert tree.entries()[-1].id == leaf
@@ -226,7 +226,7 @@ class TestBigSession:
     @pytest.fixture(scope="class")
     @classmethod
     def tree(cls) -> SessionTree:
-        return claude_code.read(BIG)
+        return claude_code.read(BIG).tree
 
     def test_counts(self, tree: SessionTree) -> None:
         """353 messages, 344 on the path (the compaction included), 115 in the context
@@ -334,7 +334,7 @@ class TestBigSession:
 class TestSubagentLayouts:
     def test_layout_2_1(self) -> None:
         """turn-2/subagents/agent-a485154.jsonl: 27 sidechain messages under its marker."""
-        tree = claude_code.read(TURN2)
+        tree = claude_code.read(TURN2).tree
         marker = tree["subagent:a485154"]
         below = [e for e in messages(tree) if tree.is_ancestor(marker.id, e.id)]
         assert len(below) == 27
@@ -344,7 +344,7 @@ class TestSubagentLayouts:
         """The two agent-*.jsonl beside the 2.0 main file (same sessionId) are read."""
         files = [p.name for p in claude_code.session_files(OLD)]
         assert files == [OLD.name, "agent-36541525.jsonl", "agent-50243ee8.jsonl"]
-        tree = claude_code.read(OLD)
+        tree = claude_code.read(OLD).tree
         assert "subagent:36541525" in tree
         assert "subagent:50243ee8" in tree
         assert "9dbb4e8d-73e8-4af5-9f90-c76b7404477c" in tree  # agent-50243ee8's prompt
@@ -372,7 +372,9 @@ class TestSubagentLayouts:
         """keep_progress=False leaves progress records out, reports how many, and hangs
         what was below one under its parent."""
         said: list[str] = []
-        tree = claude_code.read(SPOTTER / "short.jsonl", keep_progress=False, on_report=said.append)
+        tree = claude_code.read(
+            SPOTTER / "short.jsonl", keep_progress=False, on_report=said.append
+        ).tree
         assert said == ["left out 3 progress records"]
         assert tree["7d48cbd2-6615-4dd8-87f6-38f12b8167d6"].parent_id is None
         tree._check()
@@ -461,7 +463,7 @@ class TestBadInput:
             ):
                 claude_code.read(path)
             return
-        tree = claude_code.read(path)
+        tree = claude_code.read(path).tree
         ptree.dump(tree, tmp_path / "out.jsonl")
         again = ptree.load(tmp_path / "out.jsonl")
         entry = again["a1"]
@@ -520,7 +522,7 @@ class TestBadInput:
                 tmp_path / "s.jsonl",
                 [user("u1", "gone"), user("u1", None, "again"), user("u2", "u1")],
             )
-        )
+        ).tree
         first = tree["u1"]
         assert isinstance(first, MessageEntry)
         assert first.parent_id is None
@@ -672,7 +674,7 @@ def imported_message_tree(tree: SessionTree) -> dict[str, str | None]:
 def test_same_message_tree_as_the_rules(main: Path) -> None:
     """Every message of the session (main line, branches, subagents) is in the tree once
     and follows the message formats.md's rules say it follows."""
-    assert imported_message_tree(claude_code.read(main)) == oracle_message_tree(main)
+    assert imported_message_tree(claude_code.read(main).tree) == oracle_message_tree(main)
 
 
 def assistant(
@@ -733,7 +735,7 @@ class TestHandMade:
                     assistant("a2", "p2", "m2", {"type": "text", "text": "answer 2"}),
                 ],
             )
-        )
+        ).tree
         assert [c.id for c in tree.children("s0")] == ["p1", "p2"]
         assert [e.id for e in tree.path()] == ["s0", "p2", "a2"]
         assert tree.leaf_id == "a2"
@@ -749,7 +751,7 @@ class TestHandMade:
                     ),
                 ],
             )
-        )
+        ).tree
         a1 = tree["a1"]
         assert isinstance(a1, MessageEntry)
         assert a1.message["usage"] == {
@@ -801,7 +803,7 @@ class TestHandMade:
                     ),
                 ],
             )
-        )
+        ).tree
         p1, a1, r1 = tree["p1"], tree["a1"], tree["r1"]
         assert isinstance(p1, MessageEntry)
         assert isinstance(a1, MessageEntry)
@@ -834,7 +836,7 @@ class TestHandMade:
                     ),
                 ],
             )
-        )
+        ).tree
         a1 = tree["a1"]
         assert isinstance(a1, MessageEntry)
         assert a1.message["stopReason"] == "error"
@@ -867,7 +869,7 @@ class TestHandMade:
                     user("p2", "s1", "go on"),
                 ],
             )
-        )
+        ).tree
         compaction = tree["b1"]
         assert isinstance(compaction, Compaction)
         assert compaction.parent_id is None
@@ -886,7 +888,7 @@ class TestHandMade:
                     user("p2", "s1", "go on"),
                 ],
             )
-        )
+        ).tree
         assert isinstance(tree["s1"], MessageEntry)
 
     def test_old_in_file_sidechain(self, tmp_path: Path) -> None:
@@ -904,7 +906,7 @@ class TestHandMade:
                     assistant("a1", "p1", "m1", {"type": "text", "text": "main answer"}),
                 ],
             )
-        )
+        ).tree
         marker = tree["x1"].parent_id
         assert marker is not None
         entry = tree[marker]
@@ -922,7 +924,7 @@ class TestHandMade:
             {"type": "summary", "summary": "Elsewhere", "leafUuid": "zzz"},
             {"type": "summary", "summary": "Greeting", "leafUuid": "a1"},
         ]
-        tree = claude_code.read(write(tmp_path / "s.jsonl", lines))
+        tree = claude_code.read(write(tmp_path / "s.jsonl", lines)).tree
         assert tree.session_name == "Greeting"
         assert tree.roots()[0].type == "session_info"
         assert tree.leaf_id == "L4"  # the last summary line hangs below the answer
@@ -931,5 +933,5 @@ class TestHandMade:
                 tmp_path / "t.jsonl",
                 [*lines, {"type": "custom-title", "customTitle": "Mine", "sessionId": "s"}],
             )
-        )
+        ).tree
         assert titled.session_name == "Mine"

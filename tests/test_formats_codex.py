@@ -109,7 +109,7 @@ class TestFixtures:
     def test_every_message_once_all_on_the_path(self, path: Path) -> None:
         """Each message of the rollout is in the tree once; with no rollback in these
         files, all of them are on the path to the leaf."""
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         tree._check()
         assert tree_counts(tree) == source_counts(path)
         on_path = [
@@ -121,7 +121,7 @@ class TestFixtures:
     def test_every_line_is_an_entry_or_folded(self, path: Path) -> None:
         """Line n gives entry n, or is listed in the codex.lines of the assistant message
         it was folded into; the leaf is the entry of the file's last line."""
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         folded = {
             n
             for e in tree.entries()
@@ -138,7 +138,7 @@ class TestFixtures:
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
     def test_results_right_after_their_calls(self, path: Path) -> None:
         """Each result hangs under its call's message or under a result of it."""
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         owner = {
             b["id"]: e.id
             for e in tree.entries()
@@ -158,8 +158,8 @@ class TestFixtures:
 
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
     def test_deterministic(self, path: Path, tmp_path: Path) -> None:
-        ptree.dump(codex.read(path), tmp_path / "a.jsonl")
-        ptree.dump(codex.read(path), tmp_path / "b.jsonl")
+        ptree.dump(codex.read(path).tree, tmp_path / "a.jsonl")
+        ptree.dump(codex.read(path).tree, tmp_path / "b.jsonl")
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
     def test_developer_message_between_call_and_output(self) -> None:
@@ -167,7 +167,7 @@ class TestFixtures:
         reasoning of line 804) is answered on line 810, after two events (805, 808) and
         a developer message (809); the result goes right after the response, what was
         written meanwhile after it."""
-        tree = codex.read(SMALL)
+        tree = codex.read(SMALL).tree
         result = tree["810"]
         assert isinstance(result, MessageEntry)
         assert result.parent_id == "804"
@@ -184,7 +184,7 @@ class TestFixtures:
 
     def test_call_without_output(self) -> None:
         """localpush 12-47: the call of line 826 never got an output; it stays a call."""
-        tree = codex.read(SMALL)
+        tree = codex.read(SMALL).tree
         calls = [
             b
             for e in tree.entries()
@@ -206,7 +206,7 @@ class TestFixtures:
         """localpush 12-54: line 1788 is a compaction (its message redacted to an empty
         text) followed by its 40 replacement items; the context is the summary, the 39
         replacement messages and what follows; the encrypted item is a custom entry."""
-        tree = codex.read(BIG)
+        tree = codex.read(BIG).tree
         entry = tree["1788"]
         assert isinstance(entry, Compaction)
         assert entry.first_kept_entry_id == "1788"
@@ -223,7 +223,7 @@ class TestFixtures:
         """localpush 12-54 runs gpt-5.3-codex throughout; its turn_context lines say
         effort high from line 11 and medium from line 138: one model change and two
         thinking-level changes."""
-        tree = codex.read(BIG)
+        tree = codex.read(BIG).tree
         changes = [e for e in tree.entries() if isinstance(e, (ModelChange, ThinkingLevelChange))]
         assert [(e.id, type(e).__name__) for e in changes] == [
             ("11.1", "ModelChange"),
@@ -239,7 +239,7 @@ class TestFixtures:
     def test_reasoning_kept_whole(self) -> None:
         """The pomodoro file's reasoning items have summaries: thinking text is the
         summary, the signature the whole item."""
-        tree = codex.read(POMODORO)
+        tree = codex.read(POMODORO).tree
         lines = POMODORO.read_text(encoding="utf-8").splitlines()
         first = next(i for i, line in enumerate(lines, 1) if '"type":"reasoning"' in line)
         item = json.loads(lines[first - 1])["payload"]
@@ -257,7 +257,7 @@ class TestFixtures:
 
     def test_trimmed_file_has_no_user_messages(self) -> None:
         """The trimmed Desktop copy has the prompts only as user_message events."""
-        tree = codex.read(TRIMMED)
+        tree = codex.read(TRIMMED).tree
         assert not [e for e in tree.entries() if isinstance(e, MessageEntry) and e.role == "user"]
         prompts = [
             e
@@ -351,7 +351,7 @@ class TestHandMade:
                 answer("two again"),  # 8, 9
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         assert [e.id for e in tree.path()] == ["1", "2", "3", "4", "7", "8", "9"]
         assert tree["5"].parent_id == "4"
         assert tree["6"].parent_id == "5"
@@ -371,7 +371,7 @@ class TestHandMade:
                 user("c"),
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         assert [e.id for e in tree.path()] == ["1", "2", "5", "6"]
         assert tree["3"].parent_id == "2"
 
@@ -386,7 +386,7 @@ class TestHandMade:
                 user("c"),
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         context = ptree.build_context(tree).messages
         assert [m["role"] for m in context] == ["compactionSummary", "user"]
         assert context[0]["summary"] == "summary"
@@ -466,7 +466,7 @@ class TestHandMade:
                 ),
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         response = tree["3"]
         assert isinstance(response, MessageEntry)
         assert [b["type"] for b in response.message["content"]] == [
@@ -507,7 +507,7 @@ class TestHandMade:
                 answer("d"),
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         assert [
             (e.id, e.type)
             for e in tree.entries()
@@ -545,7 +545,7 @@ class TestHandMade:
                 },
             ],
         )
-        tree = codex.read(path)
+        tree = codex.read(path).tree
         assert tree.header is not None
         assert tree.header.id == "old-1"
         assert [e.type for e in tree.path()] == ["custom", "custom", "message", "message"]

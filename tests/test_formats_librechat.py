@@ -98,7 +98,7 @@ class TestRead:
     def test_every_branch_and_the_newest_leaf(self, shape: str, tmp_path: Path) -> None:
         """All nine messages under their parents; the leaf is a4, the newest."""
         data = tree_export() if shape == "tree" else flat(tree_export())
-        tree = librechat.read(write(tmp_path / "e.json", data))
+        tree = librechat.read(write(tmp_path / "e.json", data)).tree
         tree._check()
         parents = {
             "u1": None,
@@ -130,7 +130,9 @@ class TestRead:
             m("x2", None, False, "b", 2),
             m("x3", None, True, "c", 3),
         ]
-        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs}))
+        tree = librechat.read(
+            write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
+        ).tree
         assert [e.id for e in tree.path()] == ["x1", "x2", "x3"]
 
     def test_agent_content_with_tool_calls(self, tmp_path: Path) -> None:
@@ -154,7 +156,9 @@ class TestRead:
             m("q", ROOT, True, "Weather in Oslo?", 1),
             m("r", "q", False, "", 2, content=content, unfinished=True),
         ]
-        tree = librechat.read(write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs}))
+        tree = librechat.read(
+            write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
+        ).tree
         assert [e.id for e in tree.path()] == ["q", "r", "r#2", "r#3"]
         first, result, second = (tree[i] for i in ("r", "r#2", "r#3"))
         assert isinstance(first, MessageEntry)
@@ -188,7 +192,7 @@ class TestRead:
         )
         path = tmp_path / "deep.json"
         path.write_text(doc, encoding="utf-8")
-        tree = librechat.read(path)
+        tree = librechat.read(path).tree
         assert len(tree.path()) == 3000
         assert tree.leaf_id == "m2999"
 
@@ -227,7 +231,7 @@ class TestBadInput:
     def test_wrong_shape_says_where(self, data: Any, where: str, tmp_path: Path) -> None:
         with pytest.raises(ImportFormatError, match=r"e\.json: ") as caught:
             librechat.read(write(tmp_path / "e.json", data))
-        assert where in caught.value.reason
+        assert where in str(caught.value)
 
     def test_deeply_nested_field(self, tmp_path: Path) -> None:
         """A field nested 20,000 deep is read (explicit stack) but cannot be stored:
@@ -241,7 +245,7 @@ class TestBadInput:
         path.write_text(doc, encoding="utf-8")
         with pytest.raises(ImportFormatError, match="nested deeper than 100 levels") as caught:
             librechat.read(path)
-        assert caught.value.record_id == "messages[0]"
+        assert caught.value.where == "messages[0]"
 
     def test_cycle(self, tmp_path: Path) -> None:
         msgs = [m("a", "b", True, "x", 1), m("b", "a", False, "y", 2)]

@@ -57,11 +57,11 @@ def check_in_pi(trees: list[ptree.SessionTree], package: Path, tmp_path: Path) -
 
 
 def test_claude_code_fixtures_open_in_pi(pi_package: Path, tmp_path: Path) -> None:
-    check_in_pi([claude_code.read(p) for p in CLAUDE], pi_package, tmp_path)
+    check_in_pi([claude_code.read(p).tree for p in CLAUDE], pi_package, tmp_path)
 
 
 def test_codex_fixtures_open_in_pi(pi_package: Path, tmp_path: Path) -> None:
-    check_in_pi([codex.read(p) for p in CODEX], pi_package, tmp_path)
+    check_in_pi([codex.read(p).tree for p in CODEX], pi_package, tmp_path)
 
 
 def test_librechat_export_opens_in_pi(pi_package: Path, tmp_path: Path) -> None:
@@ -71,5 +71,5 @@ def test_librechat_export_opens_in_pi(pi_package: Path, tmp_path: Path) -> None:
     for i, data in enumerate((tree_export(), flat(tree_export()))):
         src = tmp_path / f"export-{i}.json"
         src.write_text(json.dumps(data), encoding="utf-8")
-        trees.append(librechat.read(src))
+        trees.append(librechat.read(src).tree)
     check_in_pi(trees, pi_package, tmp_path)

@@ -167,7 +167,7 @@ class TestClaudeCode:
         leaf is the last record, and the file round-trips."""
         note(json.dumps(session.records))
         src = write_lines(tmp_path / "s.jsonl", session.records)
-        tree = claude_code.read(src)
+        tree = claude_code.read(src).tree
         tree._check()
         path_ids = [e.id for e in tree.path() if isinstance(e, MessageEntry)]
         assert path_ids == session.path_messages
@@ -302,7 +302,7 @@ class TestCodex:
         round-trips."""
         note(json.dumps(rollout.records))
         src = write_lines(tmp_path / "r.jsonl", rollout.records)
-        tree = codex.read(src)
+        tree = codex.read(src).tree
         tree._check()
         path_ids = [e.id for e in tree.path() if e.type in ("message", "custom_message")]
         assert path_ids == [m for turn in rollout.turns for m in turn]

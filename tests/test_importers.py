@@ -19,13 +19,7 @@ from hypothesis import strategies as st
 
 import ptree
 from ptree import Custom, CustomMessage, MessageEntry, SessionInfo
-from ptree.formats import (
-    ExportFormatError,
-    chatgpt_sessions,
-    import_chatgpt,
-    import_openwebui,
-    openwebui_sessions,
-)
+from ptree.formats import ImportFormatError, chatgpt, openwebui, write_sessions
 
 
 def gpt_node(
@@ -158,7 +152,7 @@ def webui_chat() -> dict[str, Any]:
 class TestChatgptSessions:
     def test_every_branch_is_kept_and_current_node_is_the_leaf(self) -> None:
         """Edits (u1/u2) and regenerations (a1/a2) are siblings; u3 is the leaf."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w"))
         tree = s.tree
         tree._check()
         assert tree.leaf_id == "u3"
@@ -169,13 +163,13 @@ class TestChatgptSessions:
 
     def test_empty_root_and_hidden_system_give_no_entry(self) -> None:
         """The message-less root and the hidden system node are left out, documented."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w"))
         assert "root" not in s.tree
         assert "sys" not in s.tree
 
     def test_include_hidden_keeps_hidden_nodes_as_custom_entries(self) -> None:
         """include_hidden=True keeps the hidden node as a custom entry on the path."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w", include_hidden=True)
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w", include_hidden=True))
         hidden = s.tree["sys"]
         assert isinstance(hidden, Custom)
         assert hidden.custom_type == "chatgpt.hidden"
@@ -183,7 +177,7 @@ class TestChatgptSessions:
 
     def test_messages_have_pi_shapes(self) -> None:
         """User and assistant messages are Pi messages with ms timestamps and a model."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w"))
         user, answer = s.tree["u1"], s.tree["a2"]
         assert isinstance(user, MessageEntry)
         assert isinstance(answer, MessageEntry)
@@ -200,7 +194,7 @@ class TestChatgptSessions:
 
     def test_header_name_and_filename(self) -> None:
         """A new session id, the conversation's time, its title as the session name."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w"))
         header = s.tree.header
         assert header is not None
         assert header.timestamp == "2023-11-14T22:13:20.000Z"
@@ -210,11 +204,11 @@ class TestChatgptSessions:
         assert s.tree.session_name == "Small sums"
         assert isinstance(s.tree["session-name"], SessionInfo)
         assert s.filename == "small-sums-6790b1c2.jsonl"
-        assert s.conversation_id == "6790b1c2-aaaa-bbbb-cccc-000000000001"
+        assert s.source_id == "6790b1c2-aaaa-bbbb-cccc-000000000001"
 
     def test_leaf_entry_is_last_so_pi_cli_opens_the_same_branch(self) -> None:
         """Entries come parents first and the current branch last."""
-        [s] = chatgpt_sessions([gpt_conversation()], cwd="/w")
+        [s] = list(chatgpt.sessions([gpt_conversation()], cwd="/w"))
         ids = s.tree.ids()
         assert ids[-1] == "u3"
         for entry in s.tree.entries():
@@ -235,7 +229,7 @@ class TestChatgptSessions:
             "mapping": {n["id"]: n for n in nodes},
             "current_node": "a",
         }
-        [s] = chatgpt_sessions(conv, cwd="/w")
+        [s] = list(chatgpt.sessions(conv, cwd="/w"))
         system, tool = s.tree["s"], s.tree["t"]
         assert isinstance(system, CustomMessage)
         assert (system.custom_type, system.display) == ("chatgpt.system", False)
@@ -252,7 +246,7 @@ class TestChatgptSessions:
             "content_type": "thoughts",
             "thoughts": [{"summary": "s", "content": "hmm"}],
         }
-        [s] = chatgpt_sessions([{"mapping": {"a": node}, "current_node": "a"}], cwd="/")
+        [s] = list(chatgpt.sessions([{"mapping": {"a": node}, "current_node": "a"}], cwd="/"))
         assert s.tree.message("a")["content"] == [{"type": "thinking", "thinking": "hmm"}]
 
     def test_missing_parent_and_cycle_are_repaired(self) -> None:
@@ -262,7 +256,7 @@ class TestChatgptSessions:
             gpt_node("x", "y", ["y"], "user", "x"),
             gpt_node("y", "x", ["x"], "assistant", "y"),
         ]
-        [s] = chatgpt_sessions([{"mapping": {n["id"]: n for n in nodes}}], cwd="/")
+        [s] = list(chatgpt.sessions([{"mapping": {n["id"]: n for n in nodes}}], cwd="/"))
         s.tree._check()
         assert len(s.tree) == 3
         assert s.tree["a"].parent_id is None
@@ -270,21 +264,21 @@ class TestChatgptSessions:
 
     def test_filenames_are_unique(self) -> None:
         """Two conversations with the same title and id get different files."""
-        sessions = chatgpt_sessions([gpt_conversation(), gpt_conversation()], cwd="/")
+        sessions = list(chatgpt.sessions([gpt_conversation(), gpt_conversation()], cwd="/"))
         assert [s.filename for s in sessions] == [
             "small-sums-6790b1c2.jsonl",
             "small-sums-6790b1c2-2.jsonl",
         ]
 
-    def test_reads_a_file_and_reports_progress(self, tmp_path: Path) -> None:
-        """A path is read as JSON; on_progress hears (done, total) per conversation."""
+    def test_reads_a_file_one_conversation_at_a_time(self, tmp_path: Path) -> None:
+        """A path is read as JSON; each conversation is converted as it is reached."""
         path = tmp_path / "conversations.json"
         path.write_text(json.dumps([gpt_conversation()] * 3), encoding="utf-8")
-        seen: list[tuple[int, int]] = []
-        assert (
-            len(chatgpt_sessions(path, cwd="/", on_progress=lambda d, t: seen.append((d, t)))) == 3
-        )
-        assert seen == [(1, 3), (2, 3), (3, 3)]
+        found = chatgpt.sessions(path, cwd="/")
+        first = next(found)
+        assert first.format == "chatgpt"
+        assert first.tree.leaf_id == "u3"
+        assert len(list(found)) == 2
 
     @pytest.mark.parametrize(
         ("data", "where"),
@@ -296,18 +290,18 @@ class TestChatgptSessions:
         ],
     )
     def test_bad_exports_say_where(self, data: Any, where: str) -> None:
-        """A wrong shape raises ExportFormatError (a ValueError) naming the place."""
-        with pytest.raises(ExportFormatError) as info:
-            chatgpt_sessions(data)
+        """A wrong shape raises ImportFormatError (a ValueError) naming the place."""
+        with pytest.raises(ImportFormatError) as info:
+            list(chatgpt.sessions(data))
         assert info.value.where == where
         assert isinstance(info.value, ValueError)
 
     def test_not_json(self, tmp_path: Path) -> None:
-        """A file that is not JSON is an ExportFormatError with the path."""
+        """A file that is not JSON is an ImportFormatError with the path."""
         path = tmp_path / "c.json"
         path.write_text("{nope", encoding="utf-8")
-        with pytest.raises(ExportFormatError) as info:
-            chatgpt_sessions(path)
+        with pytest.raises(ImportFormatError) as info:
+            list(chatgpt.sessions(path))
         assert info.value.path == path
 
 
@@ -318,7 +312,7 @@ def one_conversation(
     conv: dict[str, Any] = {"mapping": {n["id"]: n for n in nodes}, **extra}
     if current is not None:
         conv["current_node"] = current
-    [s] = chatgpt_sessions([conv], cwd="/")
+    [s] = list(chatgpt.sessions([conv], cwd="/"))
     s.tree._check()
     return s.tree
 
@@ -433,7 +427,7 @@ class TestOddChatgptExports:
         """Node ids that clash (key and id disagree) never drop a node."""
         first = gpt_node("b", None, [], "user", "first")
         second = gpt_node("b", None, [], "user", "second")
-        [s] = chatgpt_sessions([{"mapping": {"a": first, "b": second}}], cwd="/")
+        [s] = list(chatgpt.sessions([{"mapping": {"a": first, "b": second}}], cwd="/"))
         s.tree._check()
         texts = sorted(e.message["content"][0]["text"] for e in s.tree.entries())  # type: ignore
         assert texts == ["first", "second"]
@@ -454,7 +448,7 @@ class TestOddChatgptExports:
         ]
         convs = [dict(conv, title=t, conversation_id=c) for t, c in odd]
         out = tmp_path / "out"
-        paths = import_chatgpt(convs, out, cwd="/")
+        paths = write_sessions(chatgpt.sessions(convs, cwd="/"), out)
         assert len(set(paths)) == len(convs)
         assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in paths)
         assert all(p.parent == out and not p.name.startswith(".") for p in paths)
@@ -463,14 +457,14 @@ class TestOddChatgptExports:
 
     def test_empty_export(self, tmp_path: Path) -> None:
         """An empty list: no sessions, no files, no error."""
-        assert chatgpt_sessions([]) == []
-        assert import_chatgpt([], tmp_path / "o") == []
+        assert list(chatgpt.sessions([])) == []
+        assert write_sessions(chatgpt.sessions([]), tmp_path / "o") == []
 
 
 class TestOpenwebuiSessions:
     def test_every_branch_is_kept_and_current_id_is_the_leaf(self) -> None:
         """Regenerated answers are siblings; currentId is the leaf."""
-        [s] = openwebui_sessions([webui_chat()], cwd="/w")
+        [s] = list(openwebui.sessions([webui_chat()], cwd="/w"))
         tree = s.tree
         tree._check()
         assert tree.leaf_id == "m4"
@@ -480,7 +474,7 @@ class TestOpenwebuiSessions:
 
     def test_messages_have_pi_shapes(self) -> None:
         """Content strings become text blocks; seconds become ms; the model is kept."""
-        [s] = openwebui_sessions([webui_chat()], cwd="/w")
+        [s] = list(openwebui.sessions([webui_chat()], cwd="/w"))
         red = s.tree["m3"]
         assert isinstance(red, MessageEntry)
         assert red.message["content"] == [{"type": "text", "text": "Red"}]
@@ -493,8 +487,8 @@ class TestOpenwebuiSessions:
 
     def test_a_single_chat_object_is_accepted(self) -> None:
         """One chat (not in a list), even without the outer wrapper, is read."""
-        assert len(openwebui_sessions(webui_chat(), cwd="/")) == 1
-        assert len(openwebui_sessions(webui_chat()["chat"], cwd="/")) == 1
+        assert len(list(openwebui.sessions(webui_chat(), cwd="/"))) == 1
+        assert len(list(openwebui.sessions(webui_chat()["chat"], cwd="/"))) == 1
 
     def test_system_message(self) -> None:
         """A system message with text becomes an openwebui.system custom message."""
@@ -509,16 +503,16 @@ class TestOpenwebuiSessions:
             "timestamp": 1_699_999_999,
         }
         messages["m1"]["parentId"] = "s"
-        [s] = openwebui_sessions([chat], cwd="/")
+        [s] = list(openwebui.sessions([chat], cwd="/"))
         system = s.tree["s"]
         assert isinstance(system, CustomMessage)
         assert system.custom_type == "openwebui.system"
         assert s.tree.parent("m1") is system
 
     def test_bad_export(self) -> None:
-        """A chat without history is an ExportFormatError naming the place."""
-        with pytest.raises(ExportFormatError) as info:
-            openwebui_sessions([{"id": "x", "chat": {"title": "t"}}])
+        """A chat without history is an ImportFormatError naming the place."""
+        with pytest.raises(ImportFormatError) as info:
+            list(openwebui.sessions([{"id": "x", "chat": {"title": "t"}}]))
         assert info.value.where == "chats[0].chat.history"
 
 
@@ -547,10 +541,11 @@ class TestImportProperties:
     @settings(max_examples=200)
     @given(gpt_trees())
     def test_shape_is_kept(self, case: tuple[dict[str, Any], dict[str, str | None], str]) -> None:
-        """Every node is an entry under the same parent; current node is the leaf;
-        parents come before children, and a childless current node comes last."""
+        """Every node is an entry under the same parent; current node is the leaf and
+        the last entry (Pi's CLI takes the last entry as the leaf); every other parent
+        comes before its children."""
         conv, parents, current = case
-        [s] = chatgpt_sessions([conv], cwd="/")
+        [s] = list(chatgpt.sessions([conv], cwd="/"))
         tree = s.tree
         tree._check()
         assert len(tree) == len(parents) + 1
@@ -560,10 +555,9 @@ class TestImportProperties:
         ids = tree.ids()
         position = {eid: i for i, eid in enumerate(ids)}
         for entry in tree.entries():
-            if entry.parent_id is not None:
+            if entry.parent_id is not None and entry.parent_id != current:
                 assert position[entry.parent_id] < position[entry.id]
-        if not tree.children(current):
-            assert ids[-1] == current
+        assert ids[-1] == current
         # Siblings keep the order the parent lists them in, except that the child
         # toward the current node comes last.
         for nid, node in conv["mapping"].items():
@@ -573,29 +567,23 @@ class TestImportProperties:
 
 
 class TestImportFunctions:
-    def test_import_chatgpt_writes_files_and_reports_progress(self, tmp_path: Path) -> None:
-        """import_chatgpt writes one loadable file per conversation; progress covers both
-        halves (converting, then writing)."""
-        seen: list[tuple[int, int]] = []
-        paths = import_chatgpt(
-            [gpt_conversation(), gpt_conversation()],
-            tmp_path / "out",
-            cwd="/w",
-            on_progress=lambda d, t: seen.append((d, t)),
+    def test_write_sessions_writes_one_file_per_conversation(self, tmp_path: Path) -> None:
+        """write_sessions writes one loadable file per conversation, named by each."""
+        paths = write_sessions(
+            chatgpt.sessions([gpt_conversation(), gpt_conversation()], cwd="/w"), tmp_path / "out"
         )
         assert [p.name for p in paths] == [
             "small-sums-6790b1c2.jsonl",
             "small-sums-6790b1c2-2.jsonl",
         ]
-        assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
         tree = ptree.load(paths[0])
         assert tree.leaf_id == "u3"
         assert len(tree) == 7
 
-    def test_import_openwebui_writes_files(self, tmp_path: Path) -> None:
-        """import_openwebui writes the chat; loading it gives the same tree."""
-        [path] = import_openwebui([webui_chat()], tmp_path, cwd="/w")
-        [session] = openwebui_sessions([webui_chat()], cwd="/w")
+    def test_openwebui_sessions_are_written(self, tmp_path: Path) -> None:
+        """write_sessions writes the chat; loading it gives the same tree."""
+        [path] = write_sessions(openwebui.sessions([webui_chat()], cwd="/w"), tmp_path)
+        [session] = list(openwebui.sessions([webui_chat()], cwd="/w"))
         loaded = ptree.load(path)
         assert [e.to_json() for e in loaded.entries()] == [
             e.to_json() for e in session.tree.entries()
@@ -604,8 +592,11 @@ class TestImportFunctions:
 
     def test_bad_export_writes_nothing_when_strict(self, tmp_path: Path) -> None:
         """strict=True: a bad conversation anywhere in the export, no file is written."""
-        with pytest.raises(ExportFormatError):
-            import_chatgpt([gpt_conversation(), {"title": "broken"}], tmp_path / "out", strict=True)
+        with pytest.raises(ImportFormatError):
+            write_sessions(
+                chatgpt.sessions([gpt_conversation(), {"title": "broken"}], strict=True),
+                tmp_path / "out",
+            )
         assert not (tmp_path / "out").exists()
 
     def test_broken_conversation_is_skipped_with_a_warning(self, tmp_path: Path) -> None:
@@ -617,10 +608,10 @@ class TestImportFunctions:
             match=r"conversations\[1\] 'broken' "
             r"'b-1': conversations\[1\].mapping: expected an object, found null",
         ):
-            paths = import_chatgpt([gpt_conversation(), broken], tmp_path / "out")
+            paths = write_sessions(chatgpt.sessions([gpt_conversation(), broken]), tmp_path / "out")
         assert [p.name for p in paths] == ["small-sums-6790b1c2.jsonl"]
         said: list[str] = []
-        chatgpt_sessions([broken, gpt_conversation()], on_skip=said.append)
+        list(chatgpt.sessions([broken, gpt_conversation()], on_report=said.append))
         assert said == [
             "skipped conversations[0] 'broken' 'b-1': conversations[0].mapping: "
             "expected an object, found null"
@@ -629,10 +620,10 @@ class TestImportFunctions:
     def test_existing_files_are_not_replaced(self, tmp_path: Path) -> None:
         """A second import into the same folder refuses (FileExistsError, nothing
         written) unless force=True."""
-        [path] = import_chatgpt([gpt_conversation()], tmp_path)
+        [path] = write_sessions(chatgpt.sessions([gpt_conversation()]), tmp_path)
         path.write_text("mine", encoding="utf-8")
         with pytest.raises(FileExistsError):
-            import_chatgpt([gpt_conversation()], tmp_path)
+            write_sessions(chatgpt.sessions([gpt_conversation()]), tmp_path)
         assert path.read_text(encoding="utf-8") == "mine"
-        import_chatgpt([gpt_conversation()], tmp_path, force=True)
+        write_sessions(chatgpt.sessions([gpt_conversation()]), tmp_path, force=True)
         assert ptree.load(path).leaf_id == "u3"

@@ -176,15 +176,15 @@ class TestOneNestingLimit:
     def test_importers_refuse_deep_json_with_a_typed_error(
         self, tmp_path: Path, source: str
     ) -> None:
-        """A deeply nested export gives ExportFormatError (one line in the CLI),
-        not a 34-line RecursionError traceback."""
+        """A deeply nested export is read without recursion and refused with an
+        ImportFormatError naming the place (one line in the CLI), not a 34-line
+        RecursionError traceback."""
+        from ptree.formats import IMPORTERS, ImportFormatError
+
         export = tmp_path / "export.json"
         export.write_text("[" * 100_000 + "]" * 100_000)
-        importer = (
-            ptree.formats.import_chatgpt if source == "chatgpt" else ptree.formats.import_openwebui
-        )
-        with pytest.raises(ptree.formats.ExportFormatError, match="nested too deeply"):
-            importer(export, tmp_path / "out")
+        with pytest.raises(ImportFormatError, match=r"\[0\]: expected an object, found a list"):
+            list(IMPORTERS[source].sessions(export))
 
 
 def test_recursion_limit_is_the_default() -> None:

@@ -639,8 +639,8 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument(
         "--strict",
         action="store_true",
-        help="chatgpt: a broken conversation stops the import (default: it is "
-        "skipped with a warning)",
+        help="chatgpt, openwebui: a broken conversation stops the import (default: it "
+        "is skipped with a warning)",
     )
     p.add_argument(
         "--skip-progress",
@@ -649,12 +649,12 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
 
 
-_SESSION_FORMATS = ("claude-code", "codex", "librechat")
-
-
 @register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..formats import IMPORTERS, ImportedSession, write_sessions
     from ..formats.detect import FORMATS, detect
+    from ..pi import dump
+    from .text import one_line
 
     if len(args.what) > 2:
         raise UsageError(f"import takes [FORMAT] SRC, not {len(args.what)} arguments")
@@ -678,91 +678,60 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"ptree import: {source}: read as {fmt} (detected)", file=err)
     if not Path(source).exists():
         raise FileNotFoundError(2, "no such file", source)
-    if args.skip_progress and fmt != "claude-code":
-        raise UsageError("--skip-progress applies to claude-code sessions only")
-    if args.strict and fmt != "chatgpt":
-        raise UsageError("--strict applies to chatgpt exports only")
-    if args.include_hidden and fmt != "chatgpt":
-        raise UsageError("--include-hidden applies to chatgpt exports only")
-    if fmt in _SESSION_FORMATS:
-        return _import_session(fmt, source, args, out, err)
-    return _import_export(fmt, source, args, out, err)
-
-
-def _import_session(
-    fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
-) -> int:
-    from ..formats import claude_code, codex, librechat
-    from ..pi import dump
-    from .text import one_line
-
-    output = args.output or f"{Path(source).stem}.pi.jsonl"
-    target = _output_file(output, force=args.force)
-    if target.exists() and target.resolve() == Path(source).resolve():
-        raise UsageError(f"{target}: is the file being imported; write somewhere else")
+    importer = IMPORTERS[fmt]
+    options: dict[str, Any] = {}
+    for flag, option, value, what in (
+        ("skip_progress", "keep_progress", False, "claude-code sessions"),
+        ("strict", "strict", True, "chatgpt and openwebui exports"),
+        ("include_hidden", "include_hidden", True, "chatgpt exports"),
+    ):
+        if getattr(args, flag):
+            if option not in importer.options:
+                raise UsageError(f"--{flag.replace('_', '-')} applies to {what} only")
+            options[option] = value
+    target: Path | None = None
+    if importer.one_file:
+        target = _output_file(args.output or f"{Path(source).stem}.pi.jsonl", force=args.force)
+        if target.exists() and target.resolve() == Path(source).resolve():
+            raise UsageError(f"{target}: is the file being imported; write somewhere else")
 
     def report(line: str) -> None:
-        print(f"ptree import: {source}: {line}", file=err)
+        print(f"ptree import: {one_line(source)}: {one_line(line)}", file=err)
 
     size = Path(source).stat().st_size
-    with Progress(
+    bar = Progress(
         f"importing {Path(source).name} ({size / 1e6:.0f} MB)",
         None,
         stream=err,
-        enabled=None if size > 4_000_000 else False,
-    ).ticking():
-        if fmt == "claude-code":
-            tree = claude_code.read(source, keep_progress=not args.skip_progress, on_report=report)
-        elif fmt == "codex":
-            tree = codex.read(source)
-        else:
-            tree = librechat.read(source)
-    try:  # dump never replaces a file made meanwhile without --force
-        dump(tree, target, overwrite=args.force)
-    except FileExistsError:
-        raise UsageError(f"{target} exists (use --force to overwrite it)") from None
-    kinds: dict[str, int] = {}
-    for entry in tree.entries():
-        kinds[entry.type] = kinds.get(entry.type, 0) + 1
-    counts = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
-    out.write(f"{one_line(str(target))}\n")
-    print(
-        f"ptree import: wrote {one_line(str(target))}: {len(tree):,} entries ({counts}), "
-        f"leaf {one_line(str(tree.leaf_id))}",
-        file=err,
+        enabled=None if size > 4_000_000 or not importer.one_file else False,
+        unit="" if importer.one_file else "conversations",
     )
-    return 0
-
-
-def _import_export(
-    fmt: str, source: str, args: argparse.Namespace, out: TextIO, err: TextIO
-) -> int:
-    from ..formats import import_chatgpt, import_openwebui
-    from .text import one_line
-
+    sessions: list[ImportedSession] = []
+    with bar.ticking():
+        # Every session is converted before a file is written: a bad source writes nothing.
+        for session in importer.sessions(source, on_report=report, **options):
+            sessions.append(session)
+            bar.update(len(sessions))
+    if target is not None:
+        [session] = sessions
+        tree = session.tree
+        try:  # dump never replaces a file made meanwhile without --force
+            dump(tree, target, overwrite=args.force)
+        except FileExistsError:
+            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+        kinds: dict[str, int] = {}
+        for entry in tree.entries():
+            kinds[entry.type] = kinds.get(entry.type, 0) + 1
+        counts = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))
+        out.write(f"{one_line(str(target))}\n")
+        print(
+            f"ptree import: wrote {one_line(str(target))}: {len(tree):,} entries ({counts}), "
+            f"leaf {one_line(str(tree.leaf_id))}",
+            file=err,
+        )
+        return 0
     folder = args.output or Path(source).stem
-
-    def warn(line: str) -> None:
-        print(f"ptree import: warning: {line}", file=err)
-
-    with Progress(f"importing {Path(source).name}", None, stream=err, unit="conversations") as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done)
-
-        if fmt == "chatgpt":
-            paths = import_chatgpt(
-                source,
-                folder,
-                include_hidden=args.include_hidden,
-                on_progress=progress,
-                strict=args.strict,
-                on_skip=warn,
-                force=args.force,
-            )
-        else:
-            paths = import_openwebui(source, folder, on_progress=progress, force=args.force)
+    paths = write_sessions(sessions, folder, force=args.force)
     for path in paths:
         out.write(f"{one_line(str(path))}\n")
     print(

@@ -1,63 +1,70 @@
-"""What the ChatGPT and Open WebUI importers share: both tools keep a conversation as a
-tree of message nodes with a current node (see :mod:`ptree.formats.chatgpt` for what
-becomes what); this module builds one session tree from such nodes and writes the
-results.  Private to :mod:`ptree.formats`.
+"""What the ChatGPT and Open WebUI importers share beyond the framework: both tools keep
+a conversation as a tree of message nodes, each listing its children, with a current
+node (see :mod:`ptree.formats.chatgpt` for what becomes what), and both export a list
+of conversations.  The tree itself is built by :func:`._common.assemble`.  Private to
+:mod:`ptree.formats`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from types import EllipsisType
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
-from ..entries import Entry, entry_from_json
-from ..header import SessionHeader
-from ..pi import dump
-from ..pi.files import read_regular
 from ..tree import SessionTree
-from ._common import ZERO_USAGE
-from .errors import ExportFormatError
+from ._common import (
+    ZERO_USAGE,
+    ImportedSession,
+    Node,
+    Report,
+    assemble,
+    filename,
+    imported_header,
+    kind,
+    load_document,
+    reporter,
+)
+from .errors import ImportFormatError
 
 
 @attrs.frozen
-class ImportedSession:
-    """One imported conversation.
+class Conversation:
+    """One conversation of an export, as a format reads it, for :func:`conversation_tree`.
 
     Attributes:
-        conversation_id: the conversation's id in the tool it came from.
-        title: its title, if it had one.
-        filename: a safe, unique (within one import) file name, ``<title>-<id>.jsonl``.
-        tree: the conversation as a session tree, leaf at its current node.
+        id: its id (its number in the export when it has none).
+        title: its title, if any.
+        created: its time, Unix seconds.
+        nodes: its message nodes, ``{key: node}``; ``where`` names them in errors.
+        links: the names of a node's parent and children fields.
+        fields: ``fields(node, where)`` gives a node's entry JSON (``None``: no entry;
+            a list: a chain of entries, the node's children below the last, such as
+            an answer split at its tool calls and their results).
+        current: the node the tool shows (the leaf), as the export gives it.
     """
 
-    conversation_id: str
-    title: str | None
-    filename: str
-    tree: SessionTree
-
-
-# ------------------------------------------------------------------ shared machinery
-
-
-@attrs.define
-class Node:
-    """A message node of an export, reduced to what the tree needs."""
-
     id: str
-    parent: str | None
-    children: Sequence[str]
-    fields: dict[str, Any] | None  # the entry's JSON without id/parentId; None: no entry
+    title: str | None
+    created: float
+    nodes: Mapping[str, Any]
+    where: str
+    links: tuple[str, str]
+    fields: Callable[[Mapping[str, Any], str], dict[str, Any] | list[dict[str, Any]] | None]
+    current: object
+
+
+#: What reads one conversation: (conversation, path, where, number, report) to its
+#: description.
+Convert = Callable[[Mapping[str, Any], object, str, int, Report], Conversation]
 
 
 def iso(seconds: float) -> str:
+    """The ISO time Pi writes (milliseconds, ``Z``) of a Unix time in seconds."""
     ms = round(seconds * 1000)
     secs, milli = divmod(ms, 1000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{milli:03d}Z"
@@ -120,145 +127,6 @@ def custom_message(
     return out
 
 
-def slug(text: str, limit: int) -> str:
-    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")[:limit].strip("-")
-
-
-def filename(title: str | None, conversation_id: str, taken: set[str]) -> str:
-    parts = [p for p in (slug(title or "", 48), slug(conversation_id, 8)) if p]
-    stem = "-".join(parts) or "conversation"
-    name, n = f"{stem}.jsonl", 1
-    while name in taken:
-        n += 1
-        name = f"{stem}-{n}.jsonl"
-    taken.add(name)
-    return name
-
-
-def build(
-    nodes: dict[str, Node],
-    current: str | None,
-    *,
-    title: str | None,
-    created: float,
-    source: dict[str, Any],
-    cwd: str,
-) -> SessionTree:
-    """The session tree of one conversation's nodes.  O(n), iterative."""
-    parent = {
-        nid: (n.parent if n.parent in nodes and n.parent != nid else None)
-        for nid, n in nodes.items()
-    }
-    # Children in the order the parent lists them, then any it forgot, in node order.
-    kids: dict[str | None, list[str]] = {}
-    listed: set[tuple[str, str]] = set()
-    for nid, node in nodes.items():
-        for cid in node.children:
-            if cid in nodes and parent[cid] == nid and (nid, cid) not in listed:
-                listed.add((nid, cid))
-                kids.setdefault(nid, []).append(cid)
-    for nid in nodes:
-        p = parent[nid]
-        if p is None or (p, nid) not in listed:
-            kids.setdefault(p, []).append(nid)
-
-    if current not in nodes:
-        # No current node: the newest edit or regeneration at every step, from the last
-        # root; it may end on a node that gives no entry (a hidden one), whose nearest
-        # ancestor that gives one is then the leaf.
-        at = kids.get(None, [None])[-1]
-        walked: set[str] = set()
-        while at is not None and at not in walked and kids.get(at):
-            walked.add(at)
-            at = kids[at][-1]
-        current = at
-    # The current node's ancestors, and for each of them the child towards it.
-    toward: dict[str | None, str] = {}
-    seen: set[str] = set()
-    node_id = current if current in nodes else None
-    while node_id is not None and node_id not in seen:
-        seen.add(node_id)
-        toward[parent[node_id]] = node_id
-        node_id = parent[node_id]
-
-    name_id = None
-    if title:
-        name_id = "session-name"
-        while name_id in nodes:
-            name_id += "_"
-    entries: list[Entry] = []
-    if name_id is not None:
-        entries.append(
-            entry_from_json(
-                {
-                    "type": "session_info",
-                    "id": name_id,
-                    "parentId": None,
-                    "timestamp": iso(created),
-                    "name": title,
-                }
-            )
-        )
-    anchor: dict[str, str | None] = {}  # nearest ancestor-or-self that gives an entry
-    visited: set[str] = set()
-    starts: list[str | None] = [None]
-    pending = iter(nodes)
-    while starts:
-        top = starts.pop()
-        # A depth-first walk; the child toward the current node is pushed first,
-        # so its subtree comes last and the current node ends the file.
-        stack: list[tuple[str, str | None]] = []
-        if top is None:
-            stack.extend((c, name_id) for c in push_order(kids.get(None, []), toward.get(None)))
-        else:
-            stack.append((top, name_id))
-        while stack:
-            nid, above = stack.pop()
-            if nid in visited:
-                continue
-            visited.add(nid)
-            node = nodes[nid]
-            if node.fields is not None:
-                obj = dict(node.fields, id=nid, parentId=above)
-                entries.append(entry_from_json(obj))
-                anchor[nid] = nid
-            else:
-                anchor[nid] = above
-            for cid in push_order(kids.get(nid, []), toward.get(nid)):
-                stack.append((cid, anchor[nid]))
-        # Nodes no root reaches sit on a cycle: the first of them becomes a root.
-        if len(visited) < len(nodes):
-            for nid in pending:
-                if nid not in visited:
-                    starts.append(nid)
-                    break
-
-    # A UUID derived from the conversation: the same export gives the same bytes.
-    header = SessionHeader(
-        id=str(
-            uuid.uuid5(
-                uuid.NAMESPACE_URL,
-                "ptree-import:"
-                + json.dumps([source.get("format"), source.get("conversationId"), created]),
-            )
-        ),
-        timestamp=iso(created),
-        cwd=cwd,
-        extra={"importedFrom": source},
-    )
-    leaf: str | EllipsisType | None = ...
-    if current in anchor:
-        leaf = anchor[current] or name_id
-        # Pi's CLI takes the last entry as the leaf (and misreads a leaf record).  When
-        # the current node gives no entry (hidden), the leaf is its nearest ancestor
-        # that does, which may have other branches below it: they go before it, so
-        # that it is last.  Both readers accept a child before its parent.
-        if leaf is not None and leaf != current and entries[-1].id != leaf:
-            where = next(i for i, e in enumerate(entries) if e.id == leaf)
-            entries.append(entries.pop(where))
-    return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
-
-
 def node_id(given: Any, key: str, taken: Mapping[str, Any]) -> str:
     """A node's id: the one it gives, else its key in the export; never one already taken.
 
@@ -272,88 +140,190 @@ def node_id(given: Any, key: str, taken: Mapping[str, Any]) -> str:
     return nid
 
 
-def push_order(children: list[str], last: str | None = None) -> list[str]:
-    """Children in stack-push order: the one toward ``last`` first (popped last)."""
-    rest = [c for c in reversed(children) if c != last]
-    return ([last] if last is not None and last in children else []) + rest
-
-
-def load_json(source: str | os.PathLike[str] | Any) -> tuple[Any, object]:
-    """The parsed export and the path it came from (``None`` for data)."""
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        data, _ = read_regular(path)  # a FIFO or a device is refused, not waited on
-        try:
-            return json.loads(data), path
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ExportFormatError(path, "file", f"not JSON: {exc}") from None
-        except RecursionError:
-            # json's parser recurses: nesting deeper than the stack allows is refused
-            # here; a value too deep to store is refused (TooDeepError) when made.
-            raise ExportFormatError(path, "file", "nested too deeply to read") from None
-    return source, None
-
-
 def need_mapping(value: Any, path: object, where: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise ExportFormatError(path, where, f"expected an object, found {kind(value)}")
+        raise ImportFormatError(path, None, f"expected an object, found {kind(value)}", where=where)
     return value
 
 
-def kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), type(value).__name__
+def conversation_tree(fmt: str, conv: Conversation, path: object, cwd: str) -> SessionTree:
+    """The session tree of one conversation.
+
+    Siblings come in the order their parent lists them, then any it forgot, in node
+    order; the title is a ``session_info`` root above the whole conversation; the
+    current node is the leaf.  The header's id is a UUID derived from the
+    conversation, so the same export gives the same bytes.  O(n), iterative.
+
+    Raises:
+        ImportFormatError: a node that is not an object (or that ``conv.fields``
+            refuses).
+    """
+    parent_key, children_key = conv.links
+    by_id: dict[str, Node] = {}
+    children: dict[str, list[str]] = {}
+    chains: dict[str, list[dict[str, Any]]] = {}
+    for key, raw in conv.nodes.items():
+        at = f"{conv.where}[{key!r}]"
+        item = need_mapping(raw, path, at)
+        nid = node_id(item.get("id"), key, by_id)
+        parent = item.get(parent_key)
+        listed = item.get(children_key)
+        made = conv.fields(item, at)
+        if isinstance(made, list):
+            chains[nid] = made[1:]
+            made = made[0] if made else None
+        by_id[nid] = Node(
+            nid,
+            made,
+            path,
+            None,
+            nid,
+            parent=parent if isinstance(parent, str) else None,
+            where=at,
+        )
+        children[nid] = (
+            [c for c in listed if isinstance(c, str)] if isinstance(listed, list) else []
+        )
+    nodes = list(by_id.values())
+    rank: dict[str, int] = {}
+    for n in nodes:
+        for i, cid in enumerate(children.get(n.id, ())):
+            child = by_id.get(cid)
+            if child is not None and cid != n.id and child.parent == n.id and cid not in rank:
+                rank[cid] = i
+    ordered = sorted(
+        nodes, key=lambda n: (0, rank[n.id]) if n.id in rank else (1, 0)
+    )  # stable: the unlisted keep node order
+    # A chain's entries follow its node (ids <id>#2, #3 …); its children hang below the last.
+    tail: dict[str, str] = {}
+    for nid, more in chains.items():
+        head = by_id[nid]
+        for k, fields in enumerate(more, 2):
+            wanted = f"{nid}#{k}"
+            while wanted in by_id or wanted in conv.nodes:
+                wanted += "_"
+            link = Node(wanted, fields, path, None, nid, parent=head.id, where=head.where)
+            by_id[wanted] = head = link
+            ordered.append(link)
+        tail[nid] = head.id
+    for node in nodes:
+        if node.parent in tail:
+            node.parent = tail[node.parent]
+    title, created = conv.title, conv.created
+    source = {"format": fmt, "conversationId": conv.id, "title": title}
+    above = None
+    if title:
+        name_id = "session-name"
+        while name_id in by_id:
+            name_id += "_"
+        above = Node(
+            name_id, {"type": "session_info", "timestamp": iso(created), "name": title}, None, None
+        )
+    # A UUID derived from the conversation: the same export gives the same bytes.
+    session_id = str(
+        uuid.uuid5(
+            uuid.NAMESPACE_URL,
+            "ptree-import:"
+            + json.dumps([source.get("format"), source.get("conversationId"), created]),
+        )
     )
+    header = imported_header(session_id, iso(created), cwd, source)
+    leaf = conv.current if isinstance(conv.current, str) else None
+    leaf = tail.get(leaf, leaf) if leaf is not None else None
+    return assemble(ordered, leaf, header, above=above, break_cycles=True)
 
 
-def list_of(
-    data: Any, path: object, what: str, single: Callable[[Mapping[str, Any]], bool]
-) -> list[Any]:
-    if isinstance(data, Mapping) and single(data):
-        return [data]
-    if not isinstance(data, list):
-        raise ExportFormatError(path, what, f"expected a list of conversations, found {kind(data)}")
-    return data
+@attrs.frozen
+class ExportFormat:
+    """A format whose exports list conversations (ChatGPT, Open WebUI): how to find
+    them and read each.
+
+    Attributes:
+        name: the importer's name.
+        listed: what the list is called in errors (``conversations``, ``chats``).
+        single: whether a document is one conversation rather than a list.
+        convert: what reads one conversation.
+    """
+
+    name: str
+    listed: str
+    single: Callable[[Mapping[str, Any]], bool]
+    convert: Convert
+
+    def sessions(
+        self,
+        source: str | os.PathLike[str] | Any,
+        *,
+        on_report: Report | None,
+        strict: bool,
+        cwd: str | None,
+    ) -> Iterator[ImportedSession]:
+        """See :func:`export_sessions`."""
+        return export_sessions(self, source, on_report=on_report, strict=strict, cwd=cwd)
 
 
-def halves(on_progress: Callable[[int, int], None] | None) -> Callable[[int, int], None] | None:
-    """Reading is the first half of an import's progress, writing the second."""
-    if on_progress is None:
-        return None
-    report = on_progress
-    return lambda done, total: report(done, 2 * total)
-
-
-def write(
-    sessions: Sequence[ImportedSession],
-    out_dir: str | os.PathLike[str],
-    on_progress: Callable[[int, int], None] | None,
+def export_sessions(
+    fmt: ExportFormat,
+    source: str | os.PathLike[str] | Any,
     *,
-    force: bool = False,
-) -> list[Path]:
-    """Write each session into ``out_dir``; nothing is written if any file exists
-    (unless ``force``)."""
+    on_report: Report | None,
+    strict: bool,
+    cwd: str | None,
+) -> Iterator[ImportedSession]:
+    """One session per conversation of an export, converted as the iterator is read.
 
-    folder = Path(out_dir)
-    if folder.exists() and not folder.is_dir():
-        # mkdir would say "File exists", which reads as if a session file clashed.
-        raise NotADirectoryError(20, "not a folder", str(folder))
-    if not force:
-        clash = [s.filename for s in sessions if os.path.lexists(folder / s.filename)]
-        if clash:
-            raise FileExistsError(
-                17,
-                f"{len(clash)} of the files to write exist already "
-                f"(first: {clash[0]}); nothing written (force to overwrite)",
-                str(folder / clash[0]),
-            )
-    folder.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    n = len(sessions)
-    for i, session in enumerate(sessions):
-        target = folder / session.filename
-        dump(session.tree, target, overwrite=force)
-        written.append(target)
-        if on_progress is not None:
-            on_progress(n + i + 1, 2 * n)
-    return written
+    The document is read (and checked to be a list of conversations, or one) before
+    this returns.  A conversation that cannot be read is skipped and reported (named
+    by its place, title and id), unless ``strict``; when none can be read, the
+    first one's error is raised: most likely the file is not this format at all.
+
+    Raises:
+        ImportFormatError: not JSON, not a list of conversations; later, while
+            iterating, a broken conversation (``strict``) or no readable one.
+    """
+    listed, single, convert = fmt.listed, fmt.single, fmt.convert
+    data, path = load_document(source)
+    if isinstance(data, Mapping) and single(data):
+        convs: list[Any] = [data]
+    elif isinstance(data, list):
+        convs = data
+    else:
+        raise ImportFormatError(
+            path, None, f"expected a list of conversations, found {kind(data)}", where=listed
+        )
+    report = reporter(on_report, path, stacklevel=4)
+    cwd = os.getcwd() if cwd is None else cwd
+
+    def each() -> Iterator[ImportedSession]:
+        taken: set[str] = set()
+        skipped: list[tuple[Any, str, ImportFormatError]] = []
+        made = 0
+        for i, raw in enumerate(convs):
+            where = f"{listed}[{i}]"
+            try:
+                conv = convert(need_mapping(raw, path, where), path, where, i + 1, report)
+                tree = conversation_tree(fmt.name, conv, path, cwd)
+            except ImportFormatError as exc:
+                if strict:
+                    raise
+                skipped.append((raw, where, exc))
+                continue
+            made += 1
+            name = filename(conv.title, conv.id, taken)
+            yield ImportedSession(fmt.name, conv.id, conv.title, name, tree)
+        if skipped and not made:
+            raise skipped[0][2]  # nothing readable: most likely not this format at all
+        for raw, where, problem in skipped:
+            report(_skipped(raw, where, problem))
+
+    return each()
+
+
+def _skipped(raw: Any, where: str, exc: ImportFormatError) -> str:
+    name = ""
+    if isinstance(raw, Mapping):
+        title = raw.get("title")
+        conv_id = raw.get("conversation_id") or raw.get("id")
+        name = " ".join(f"{v!r}" for v in (title, conv_id) if isinstance(v, str) and v)
+    place = exc.where or where
+    return f"skipped {where}{' ' + name if name else ''}: {place}: {exc.reason}"

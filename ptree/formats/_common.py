@@ -1,23 +1,33 @@
-"""What every reader of :mod:`ptree.formats` shares: strict JSON reading, ids, tree assembly.
+"""The importer framework every reader of :mod:`ptree.formats` shares.
 
-Private to the package: the readers build plain :class:`Node` values (an entry's JSON
-and where it came from) and :func:`assemble` turns them into a tree whose file form Pi
-reads as ptree does.
+Strict JSON reading (:func:`read_json_lines`, :func:`read_json_document`), ids, the
+one tree builder (the readers build plain :class:`Node` values, an entry's JSON and
+where it came from, and :func:`assemble` turns them into a tree whose file form Pi
+reads as ptree does), and the shape every importer has: ``read(src, *,
+on_report=None, ...) -> ImportedSession`` and ``sessions(src, *, on_report=None,
+...) -> Iterator[ImportedSession]``, written by :func:`write_sessions`.  Private to
+the package, which exports :class:`ImportedSession` and :func:`write_sessions`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import attrs
+import msgspec
 
 from ..context import iso_to_ms
 from ..entries import Entry, entry_from_json
 from ..errors import SessionError
 from ..header import SessionHeader
-from ..pi.errors import SessionFileError
+from ..pi.errors import SessionFileError, SessionFileWarning
 from ..pi.files import read_regular
 from ..tree import SessionTree
 from .errors import ImportFormatError
@@ -26,17 +36,26 @@ __all__ = [
     "EPOCH",
     "ZERO_USAGE",
     "Ids",
+    "ImportedSession",
     "Node",
     "Report",
     "assemble",
+    "filename",
+    "imported",
+    "imported_header",
     "kind",
+    "load_document",
     "ms",
+    "only",
     "parse_deep_json",
     "parse_json",
     "read_json_document",
     "read_json_lines",
+    "reporter",
+    "session_filename",
     "text_blocks",
     "text_of",
+    "write_sessions",
 ]
 
 EPOCH = "1970-01-01T00:00:00.000Z"
@@ -66,6 +85,10 @@ def _finite(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+# Strict JSON, about twice as fast as json: it refuses all that _DECODER refuses (NaN,
+# numbers out of range, bad UTF-8, trailing text) and a few things _DECODER reads
+# (a lone surrogate escape, very deep nesting): each refusal goes to _DECODER.
+_FAST = msgspec.json.Decoder()
 
 
 def parse_json(text: str) -> Any:
@@ -233,6 +256,14 @@ def read_json_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, A
         if not raw.strip():
             continue
         try:
+            value = _FAST.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            pass  # the careful path below says what is wrong (or reads what msgspec refuses)
+        else:
+            if isinstance(value, dict):
+                out.append((i + 1, value))
+                continue
+        try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             if i == unterminated:
@@ -268,6 +299,10 @@ def read_json_document(path: str | os.PathLike[str]) -> Any:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
+        return _FAST.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        pass  # the careful path below says what is wrong (or reads what msgspec refuses)
+    try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
@@ -289,8 +324,17 @@ def read_json_document(path: str | os.PathLike[str]) -> Any:
 
 
 def ms(timestamp: object) -> int:
-    """Unix milliseconds of an ISO time; 0 when it is not one."""
-    value = iso_to_ms(timestamp) if isinstance(timestamp, str) else None
+    """Unix milliseconds of an ISO time; 0 when it is not one.
+
+    Records written in one second share their time: each text is converted once
+    (a cache keyed by the text, as the result depends on nothing else).
+    """
+    return _ms(timestamp) if isinstance(timestamp, str) else 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _ms(timestamp: str) -> int:
+    value = iso_to_ms(timestamp)
     return 0 if value is None else value
 
 
@@ -330,56 +374,108 @@ class Ids:
 
 
 class Node:
-    """An entry-to-be: its id, parent, JSON fields and the source place it came from."""
+    """An entry-to-be: its id, parent, JSON fields and the source place it came from.
 
-    __slots__ = ("fields", "id", "line", "parent", "path", "record_id")
+    ``fields`` is the entry's JSON without ``id`` and ``parentId``; ``None`` for a node
+    of the source that gives no entry (a hidden ChatGPT node, an empty root): its
+    children then hang under its nearest ancestor that gives one.
+    """
+
+    __slots__ = ("fields", "gives_entry", "id", "line", "parent", "path", "record_id", "where")
 
     def __init__(
         self,
         node_id: str,
-        fields: dict[str, Any],
+        fields: dict[str, Any] | None,
         path: object,
         line: int | None,
         record_id: object = None,
+        *,
+        parent: str | None = None,
+        where: str | None = None,
     ) -> None:
         self.id = node_id
-        self.parent: str | None = None
-        self.fields = fields  # type, timestamp and the kind's own fields
+        self.parent = parent
+        self.fields = {} if fields is None else fields  # type, timestamp, the kind's own
+        self.gives_entry = fields is not None
         self.path = path
         self.line = line
         self.record_id = record_id
+        self.where = where
 
     @property
     def is_message(self) -> bool:
         """Whether the entry takes part in the model's context as a message."""
-        return self.fields.get("type") in ("message", "custom_message", "compaction")
+        return self.fields.get("type") in (
+            "message",
+            "custom_message",
+            "compaction",
+        )
+
+    def error(self, reason: str) -> ImportFormatError:
+        """An :class:`ImportFormatError` naming where this node came from."""
+        return ImportFormatError(
+            self.path, self.line, reason, where=self.where, record_id=self.record_id
+        )
 
 
-def _push_order(children: Sequence[str], last: str | None) -> list[str]:
+def _push_order(children: Sequence[str], last: str | None) -> Sequence[str]:
     """Children in stack-push order (popped in file order), the one toward ``last`` last."""
+    if len(children) < 2:
+        return children  # a chain: most nodes of a session
     rest = [c for c in reversed(children) if c != last]
     return ([last] if last is not None and last in children else []) + rest
 
 
-def assemble(nodes: Iterable[Node], leaf_id: str | None, header: SessionHeader) -> SessionTree:
+def assemble(
+    nodes: Iterable[Node],
+    leaf_id: str | None,
+    header: SessionHeader,
+    *,
+    above: Node | None = None,
+    break_cycles: bool = False,
+) -> SessionTree:
     """The tree of ``nodes``, written parents first with the leaf's branch last.
 
-    Every node's ``parent`` must name a node (or be ``None``); the leaf becomes the
-    last entry, as Pi's CLI takes the last entry as the leaf (should the leaf have
-    children in a malformed source, they come before it: both readers allow a
-    parent after its child).  Iterative; O(n).
+    The one tree builder of every importer.  A node whose ``parent`` names no node
+    (or itself) is a root; siblings keep the order of ``nodes``.  Nodes without
+    ``fields`` give no entry, and their children hang under the nearest ancestor
+    that gives one.  ``above`` (a title's ``session_info``) becomes the single root
+    above every other.  The leaf is ``leaf_id`` (its nearest ancestor that gives an
+    entry, when it gives none); when it names no node, the leaf is reached from the
+    last root through each node's last child (the newest edit at every step).  The
+    leaf becomes the last entry, as Pi's CLI takes the last entry as the leaf
+    (should the leaf have children in a malformed source, they come before it: both
+    readers allow a parent after its child).  Iterative; O(n).
+
+    Args:
+        nodes: the entries-to-be, with their ``parent`` set, in source order.
+        leaf_id: the node the session continues from.
+        header: the session header.
+        above: a node to put above every root (its own ``parent`` is ignored).
+        break_cycles: parent links forming a cycle make the cycle's first node a
+            root (the source keeps a tree only by convention); otherwise they are
+            an error.
 
     Raises:
-        ImportFormatError: parent links that form a cycle (naming a record on it),
-            or an entry Pi's format cannot hold.
+        ImportFormatError: parent links that form a cycle (naming a record on it,
+            unless ``break_cycles``), or an entry Pi's format cannot hold.
     """
     items = list(nodes)
     by_id = {n.id: n for n in items}
     kids: dict[str | None, list[str]] = {}
     for n in items:
-        if n.parent is not None and n.parent not in by_id:
+        if n.parent is not None and (n.parent not in by_id or n.parent == n.id):
             n.parent = None
         kids.setdefault(n.parent, []).append(n.id)
+    if leaf_id not in by_id:
+        # No leaf named: the newest edit or regeneration at every step, from the last root.
+        at = kids.get(None, [None])[-1]
+        walked: set[str] = set()
+        while at is not None and at not in walked and kids.get(at):
+            walked.add(at)
+            at = kids[at][-1]
+        leaf_id = at
     toward: dict[str | None, str] = {}
     seen: set[str] = set()
     at = leaf_id
@@ -387,38 +483,50 @@ def assemble(nodes: Iterable[Node], leaf_id: str | None, header: SessionHeader) 
         seen.add(at)
         toward[by_id[at].parent] = at
         at = by_id[at].parent
-    order: list[Node] = []
+
+    top = None if above is None else above.id
+    order: list[tuple[Node, str | None]] = [] if above is None else [(above, None)]
+    anchor: dict[str, str | None] = {}  # nearest ancestor-or-self that gives an entry
     visited: set[str] = set()
-    stack = _push_order(kids.get(None, []), toward.get(None))
-    while stack:
-        nid = stack.pop()
-        if nid in visited:
-            continue
-        visited.add(nid)
-        order.append(by_id[nid])
-        stack.extend(_push_order(kids.get(nid, []), toward.get(nid)))
-    if len(order) < len(items):
-        bad = next(n for n in items if n.id not in visited)
-        raise ImportFormatError(
-            bad.path, bad.line, "parent links form a cycle", record_id=bad.record_id
-        )
-    if leaf_id is not None and order[-1].id != leaf_id:
-        leaf = by_id[leaf_id]
-        order.remove(leaf)
-        order.append(leaf)
+    stack: list[tuple[str, str | None]] = [
+        (c, top) for c in _push_order(kids.get(None, []), toward.get(None))
+    ]
+    pending = iter(items)
+    while True:
+        while stack:
+            nid, parent = stack.pop()
+            if nid in visited:
+                continue
+            visited.add(nid)
+            node = by_id[nid]
+            if node.gives_entry:
+                order.append((node, parent))
+                anchor[nid] = nid
+            else:
+                anchor[nid] = parent
+            stack.extend((c, anchor[nid]) for c in _push_order(kids.get(nid, []), toward.get(nid)))
+        if len(visited) == len(items):
+            break
+        # Nodes no root reaches sit on a cycle (or below one).
+        first = next(n for n in pending if n.id not in visited)
+        if not break_cycles:
+            raise first.error("parent links form a cycle")
+        stack.append((first.id, top))
+
+    leaf = anchor.get(leaf_id) if leaf_id is not None else None
+    leaf = top if leaf is None else leaf
+    if leaf is not None and order[-1][0].id != leaf:
+        at_leaf = next(i for i, (n, _) in enumerate(order) if n.id == leaf)
+        order.append(order.pop(at_leaf))
     entries: list[Entry] = []
-    for n in order:
+    for n, parent in order:
         try:
-            entries.append(entry_from_json({**n.fields, "id": n.id, "parentId": n.parent}))
+            entries.append(entry_from_json({**n.fields, "id": n.id, "parentId": parent}))
         except RecursionError:
-            raise ImportFormatError(
-                n.path, n.line, "nested too deeply to store", record_id=n.record_id
-            ) from None
+            raise n.error("nested too deeply to store") from None
         except (SessionError, ValueError, TypeError) as exc:
-            raise ImportFormatError(
-                n.path, n.line, f"cannot be stored: {exc}", record_id=n.record_id
-            ) from None
-    return SessionTree.from_entries(entries, leaf_id=leaf_id, header=header)
+            raise n.error(f"cannot be stored: {exc}") from None
+    return SessionTree.from_entries(entries, leaf_id=leaf, header=header)
 
 
 def imported_header(
@@ -428,3 +536,153 @@ def imported_header(
     return SessionHeader(
         id=session_id, timestamp=timestamp, cwd=cwd, extra={"importedFrom": dict(imported_from)}
     )
+
+
+# ------------------------------------------------------------------ the importer shape
+
+
+@attrs.frozen
+class ImportedSession:
+    """One imported conversation or session: what every importer gives.
+
+    Attributes:
+        format: the importer's name (``"chatgpt"``, ``"openwebui"``, ``"librechat"``,
+            ``"claude-code"``, ``"codex"``).
+        source_id: the conversation's (or session's) id in the tool it came from.
+        title: its title, if it had one.
+        filename: a safe file name for it, unique within one import
+            (``<title>-<id>.jsonl``, or ``<source name>.pi.jsonl`` for a session file).
+        tree: the conversation as a session tree, its leaf where the tool would
+            continue.
+    """
+
+    format: str
+    source_id: str
+    title: str | None
+    filename: str
+    tree: SessionTree
+
+
+def reporter(on_report: Report | None, path: object, stacklevel: int = 3) -> Report:
+    """``on_report``, or (when ``None``) a :class:`~ptree.pi.SessionFileWarning` per line.
+
+    What an importer leaves out or changes is never silent: a caller that passes no
+    callback gets warnings naming the file.
+    """
+    if on_report is not None:
+        return on_report
+
+    def warn(text: str) -> None:
+        warnings.warn(
+            SessionFileWarning(text if path is None else f"{path}: {text}", path=path, reason=text),
+            stacklevel=stacklevel,
+        )
+
+    return warn
+
+
+def imported(fmt: str, path: Path, tree: SessionTree) -> ImportedSession:
+    """The session a session file gives (one file, one session): its header's id, its
+    name as the title, ``<source name>.pi.jsonl`` as the file name."""
+    assert tree.header is not None  # every importer writes one
+    source_id = tree.header.id
+    return ImportedSession(
+        fmt, source_id, tree.session_name, session_filename(path, source_id), tree
+    )
+
+
+def only(sessions: Iterable[ImportedSession], src: object) -> ImportedSession:
+    """The one session of an export (``read`` of a multi-conversation format).
+
+    Raises:
+        ImportFormatError: the export holds no conversation, or several.
+    """
+    got = list(sessions)
+    if len(got) != 1:
+        raise ImportFormatError(
+            src if isinstance(src, (str, os.PathLike)) else None,
+            None,
+            f"holds {len(got)} conversations, not one; read them with sessions()",
+        )
+    return got[0]
+
+
+def slug(text: str, limit: int) -> str:
+    """Lower-case words joined by ``-``, at most ``limit`` characters."""
+    return re.sub(r"[\W_]+", "-", text.lower()).strip("-")[:limit].strip("-")
+
+
+def filename(title: str | None, source_id: str, taken: set[str]) -> str:
+    """``<title>-<id>.jsonl``, made unique among ``taken`` (which it joins)."""
+    parts = [p for p in (slug(title or "", 48), slug(source_id, 8)) if p]
+    stem = "-".join(parts) or "conversation"
+    name, n = f"{stem}.jsonl", 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}.jsonl"
+    taken.add(name)
+    return name
+
+
+def session_filename(path: str | os.PathLike[str] | None, source_id: str) -> str:
+    """The file name of a session read from one file: ``<source name>.pi.jsonl``."""
+    stem = Path(path).stem if path is not None else slug(source_id, 48) or "session"
+    return f"{stem}.pi.jsonl"
+
+
+def load_document(source: str | os.PathLike[str] | Any) -> tuple[Any, Path | None]:
+    """A JSON export and the path it came from: read and parsed from a path, or given
+    as data (then the path is ``None``).  See :func:`read_json_document`."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        return read_json_document(path), path
+    return source, None
+
+
+def write_sessions(
+    sessions: Iterable[ImportedSession],
+    out_dir: str | os.PathLike[str],
+    *,
+    force: bool = False,
+) -> list[Path]:
+    """Write each session into ``out_dir`` as ``<filename>``; the paths, in order.
+
+    Every session is converted before the first file is written (an iterator is
+    read to its end first), so a bad export writes nothing; the folder is created if
+    needed.  No file is replaced unless ``force``: when any exists, nothing is
+    written.  Cost: O(total size of the sessions).
+
+    Raises:
+        FileExistsError: a file to write exists (and not ``force``); nothing written.
+        NotADirectoryError: ``out_dir`` is a file.
+        ImportFormatError: from the importer, before anything is written.
+
+    >>> import tempfile
+    >>> s = ImportedSession("chatgpt", "c1", None, "c1.jsonl", SessionTree())
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     [p.name for p in write_sessions([s], d)]
+    ['c1.jsonl']
+    """
+    from ..pi import dump  # the writer of Pi files
+
+    items = list(sessions)
+    folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        # mkdir would say "File exists", which reads as if a session file clashed.
+        raise NotADirectoryError(20, "not a folder", str(folder))
+    if not force:
+        clash = [s.filename for s in items if os.path.lexists(folder / s.filename)]
+        if clash:
+            raise FileExistsError(
+                17,
+                f"{len(clash)} of the files to write exist already "
+                f"(first: {clash[0]}); nothing written (force to overwrite)",
+                str(folder / clash[0]),
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for session in items:
+        target = folder / session.filename
+        dump(session.tree, target, overwrite=force)
+        written.append(target)
+    return written

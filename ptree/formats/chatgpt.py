@@ -47,7 +47,12 @@ What becomes what (both formats):
   conversation that cannot be read (``mapping: null``) is skipped with a warning.
 - Open WebUI: reasoning (``<details type="reasoning">`` blocks in the text, or
   ``reasoning`` items of a structured ``output``) becomes thinking blocks, not
-  answer text; an answer not ``done`` has ``stopReason`` ``"aborted"``; its
+  answer text; a tool call (a ``<details type="tool_calls">`` block with its
+  ``name`` and ``result`` attributes, or a ``function_call`` item with its output)
+  is a toolCall block and a ``toolResult`` message after it, the answer's text after
+  the call a further assistant message (ids ``<id>#2``, ``#3`` …), its other
+  attributes (``files`` …) in the result's ``details``; a block without them stays
+  in the text, reported; an answer not ``done`` has ``stopReason`` ``"aborted"``; its
   ``sources``, ``citations``, ``statusHistory``, ``error`` and ``usage`` are kept
   in the entry's ``openwebui`` field.
 - Entry ids are the tool's node ids; entry timestamps are the messages' times
@@ -59,35 +64,26 @@ What becomes what (both formats):
 from __future__ import annotations
 
 import os
-import warnings
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..pi import SessionFileWarning
-from ..tree import SessionTree
 from ._chat_export import (
-    ImportedSession,
-    Node,
+    Conversation,
+    ExportFormat,
     assistant,
-    build,
     custom_message,
-    filename,
-    halves,
     iso,
-    kind,
-    list_of,
-    load_json,
     need_mapping,
-    node_id,
     text_block,
     to_seconds,
     user,
-    write,
 )
-from .errors import ExportFormatError
+from ._common import ImportedSession, Report, kind, only
+from .errors import ImportFormatError
 
-__all__ = ["chatgpt_sessions", "import_chatgpt"]
+__all__ = ["FORMAT", "read", "sessions"]
+
+FORMAT = "chatgpt"
 
 
 # ------------------------------------------------------------------ ChatGPT
@@ -206,8 +202,8 @@ def _chatgpt_fields(
 
 
 def _chatgpt_conversation(
-    conv: Mapping[str, Any], path: object, where: str, number: int, cwd: str, include_hidden: bool
-) -> tuple[str, str | None, SessionTree]:
+    conv: Mapping[str, Any], path: object, where: str, number: int, include_hidden: bool
+) -> Conversation:
     mapping = need_mapping(conv.get("mapping"), path, f"{where}.mapping")
     conv_id = conv.get("conversation_id") or conv.get("id")
     conv_id = conv_id if isinstance(conv_id, str) and conv_id else str(number)
@@ -222,75 +218,64 @@ def _chatgpt_conversation(
         created = min((t for t in times if t is not None), default=0.0)
     default_model = conv.get("default_model_slug")
     default_model = default_model if isinstance(default_model, str) else "unknown"
-    nodes: dict[str, Node] = {}
-    for key, raw in mapping.items():
-        node = need_mapping(raw, path, f"{where}.mapping[{key!r}]")
-        nid = node_id(node.get("id"), key, nodes)
-        parent = node.get("parent")
-        children = node.get("children")
+
+    def fields(node: Mapping[str, Any], at: str) -> dict[str, Any] | None:
         message = node.get("message")
-        if message is not None and not isinstance(message, Mapping):
-            raise ExportFormatError(
+        if message is None:
+            return None
+        if not isinstance(message, Mapping):
+            raise ImportFormatError(
                 path,
-                f"{where}.mapping[{key!r}].message",
+                None,
                 f"expected an object or null, found {kind(message)}",
+                where=f"{at}.message",
             )
-        fields = (
-            None
-            if message is None
-            else _chatgpt_fields(message, created, default_model, include_hidden)
-        )
-        nodes[nid] = Node(
-            nid,
-            parent if isinstance(parent, str) else None,
-            [c for c in children if isinstance(c, str)] if isinstance(children, list) else [],
-            fields,
-        )
-    current = conv.get("current_node")
-    source = {"format": "chatgpt", "conversationId": conv_id, "title": title}
-    tree = build(
-        nodes,
-        current if isinstance(current, str) else None,
-        title=title,
-        created=created,
-        source=source,
-        cwd=cwd,
+        return _chatgpt_fields(message, created, default_model, include_hidden)
+
+    return Conversation(
+        conv_id,
+        title,
+        created,
+        mapping,
+        f"{where}.mapping",
+        ("parent", "children"),
+        fields,
+        conv.get("current_node"),
     )
-    return conv_id, title, tree
 
 
-def chatgpt_sessions(
-    export: str | os.PathLike[str] | Any,
+def sessions(
+    src: str | os.PathLike[str] | Any,
     *,
+    on_report: Report | None = None,
     include_hidden: bool = False,
-    cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
     strict: bool = False,
-    on_skip: Callable[[str], None] | None = None,
-) -> list[ImportedSession]:
+    cwd: str | None = None,
+) -> Iterator[ImportedSession]:
     """Read a ChatGPT export (``conversations.json``): one session per conversation.
 
     Every branch is kept (edits and regenerations are siblings); the leaf is the
     conversation's ``current_node``.  See the module documentation for how each
     kind of node is converted, and what happens to hidden nodes and empty roots.
+    The file is read and parsed before this returns; each conversation is
+    converted as the iterator reaches it.
 
     Cost: O(total number of nodes).
 
     Args:
-        export: the path of ``conversations.json``, or its parsed JSON (a list of
+        src: the path of ``conversations.json``, or its parsed JSON (a list of
             conversations, or one conversation).
+        on_report: called with one line naming each skipped conversation and why
+            (default: a :class:`~ptree.pi.SessionFileWarning`).
         include_hidden: keep hidden nodes as ``custom`` entries instead of leaving
             them out.
-        cwd: the working directory written in each header (default: this one).
-        on_progress: called as ``on_progress(done, total)`` after each conversation.
         strict: a broken conversation (``mapping: null``, a node that is not an
-            object, …) stops the import.  By default it is skipped, and the rest
-            are read: real exports contain such conversations.
-        on_skip: called with one line naming each skipped conversation and why
-            (default: a :class:`~ptree.SessionFileWarning`).
+            object, …) stops the import.  By default it is skipped (and reported),
+            and the rest are read: real exports contain such conversations.
+        cwd: the working directory written in each header (default: this one).
 
     Raises:
-        ExportFormatError: (a ``ValueError``) the file is not JSON or not a ChatGPT
+        ImportFormatError: (a ``ValueError``) the file is not JSON or not a ChatGPT
             export, or (with ``strict``, or when no conversation can be read) a
             conversation is broken; the error says where.
         OSError: the file cannot be read.
@@ -301,87 +286,24 @@ def chatgpt_sessions(
     ...         "author": {"role": "user"}, "content": {"parts": ["hello"]}}},
     ...     "b": {"id": "b", "parent": "a", "children": [], "message": {
     ...         "author": {"role": "assistant"}, "content": {"parts": ["hi!"]}}}}}
-    >>> [s] = chatgpt_sessions([conv], cwd="/")
+    >>> [s] = sessions([conv], cwd="/")
     >>> s.filename, s.tree.session_name, s.tree.leaf_id, [e.id for e in s.tree.path()]
     ('hi-1.jsonl', 'Hi', 'b', ['session-name', 'a', 'b'])
     """
-    data, path = load_json(export)
-    convs = list_of(data, path, "conversations", lambda d: "mapping" in d)
-    cwd = os.getcwd() if cwd is None else cwd
-    taken: set[str] = set()
-    out: list[ImportedSession] = []
-    first_error: ExportFormatError | None = None
-    skipped: list[tuple[Any, int, ExportFormatError]] = []
-    for i, raw in enumerate(convs):
-        try:
-            conv = need_mapping(raw, path, f"conversations[{i}]")
-            conv_id, title, tree = _chatgpt_conversation(
-                conv, path, f"conversations[{i}]", i + 1, cwd, include_hidden
-            )
-        except ExportFormatError as exc:
-            if strict:
-                raise
-            first_error = first_error or exc
-            skipped.append((raw, i, exc))
-        else:
-            out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
-        if on_progress is not None:
-            on_progress(i + 1, len(convs))
-    if first_error is not None and not out:
-        raise first_error  # nothing readable: most likely not a ChatGPT export at all
-    for raw, i, problem in skipped:
-        _skipped(raw, i, problem, path, on_skip)
-    return out
+
+    def convert(
+        conv: Mapping[str, Any], path: object, where: str, n: int, _: Report
+    ) -> Conversation:
+        return _chatgpt_conversation(conv, path, where, n, include_hidden)
+
+    found = ExportFormat(FORMAT, "conversations", lambda d: "mapping" in d, convert)
+    return found.sessions(src, on_report=on_report, strict=strict, cwd=cwd)
 
 
-def _skipped(
-    raw: Any, i: int, exc: ExportFormatError, path: object, on_skip: Callable[[str], None] | None
-) -> None:
-    name = ""
-    if isinstance(raw, Mapping):
-        title = raw.get("title")
-        conv_id = raw.get("conversation_id") or raw.get("id")
-        name = " ".join(f"{v!r}" for v in (title, conv_id) if isinstance(v, str) and v)
-    text = f"skipped conversations[{i}]{' ' + name if name else ''}: {exc.where}: {exc.reason}"
-    if on_skip is not None:
-        on_skip(text)
-    else:
-        warnings.warn(
-            SessionFileWarning(
-                text if path is None else f"{path}: {text}", path=path, reason=exc.reason
-            ),
-            stacklevel=3,
-        )
+def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:
+    """The one conversation of an export: :func:`sessions` (strict), which takes the same options.
 
-
-def import_chatgpt(
-    export: str | os.PathLike[str] | Any,
-    out_dir: str | os.PathLike[str],
-    *,
-    include_hidden: bool = False,
-    cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    strict: bool = False,
-    on_skip: Callable[[str], None] | None = None,
-    force: bool = False,
-) -> list[Path]:
-    """Write one Pi session file per conversation of a ChatGPT export into ``out_dir``.
-
-    The same conversion as :func:`chatgpt_sessions`; the folder is created if
-    needed; files are named by :attr:`ImportedSession.filename`.  Every conversation
-    is converted before the first file is written, so a bad export writes nothing.
-    ``on_progress(done, total)`` counts conversions and then writes (``total`` is
-    twice the number of conversations).  Returns the paths written, in the export's
-    order.  A file that exists already is never replaced unless ``force`` (then
-    nothing is written: :class:`FileExistsError`).  ``strict`` and ``on_skip`` as in
-    :func:`chatgpt_sessions`.  Cost: O(total number of nodes).
+    Raises:
+        ImportFormatError: as :func:`sessions`, or the export holds no conversation or several.
     """
-    sessions = chatgpt_sessions(
-        export,
-        include_hidden=include_hidden,
-        cwd=cwd,
-        on_progress=halves(on_progress),
-        strict=strict,
-        on_skip=on_skip,
-    )
-    return write(sessions, out_dir, on_progress, force=force)
+    return only(sessions(src, strict=True, **options), src)

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,18 +52,21 @@ from ._common import (
     EPOCH,
     ZERO_USAGE,
     Ids,
+    ImportedSession,
     Node,
     Report,
     assemble,
+    imported,
     imported_header,
     kind,
     ms,
     read_json_lines,
+    reporter,
     text_of,
 )
 from .errors import ImportFormatError
 
-__all__ = ["FORMAT", "read", "session_files"]
+__all__ = ["FORMAT", "from_records", "read", "session_files", "sessions"]
 
 FORMAT = "claude-code"
 
@@ -187,26 +190,27 @@ def _first_session_id(path: Path) -> str | None:
 
 
 def read(
-    path: str | os.PathLike[str],
+    src: str | os.PathLike[str],
     *,
-    keep_progress: bool = True,
     on_report: Report | None = None,
-) -> SessionTree:
-    """Read a Claude Code session, with its subagent files, into one tree.
+    keep_progress: bool = True,
+) -> ImportedSession:
+    """Read a Claude Code session, with its subagent files, into one session.
 
     See the module documentation for what becomes what.  Nothing is read twice and
     nothing is written.  Cost: O(total size of the files).
 
     Args:
-        path: the session's main file, ``<sessionId>.jsonl``.
+        src: the session's main file, ``<sessionId>.jsonl``.
+        on_report: called with one line of text for each kind of record left out
+            (default: a :class:`~ptree.pi.SessionFileWarning`).
         keep_progress: keep ``progress`` records as ``custom`` entries (the
             default); with ``False`` they are left out (entries below one hang under
             its parent) and their number is reported.
-        on_report: called with one line of text for each kind of record left out.
 
     Returns:
-        The session: header from the first record (``sessionId``, time, ``cwd``)
-        with ``importedFrom``; the leaf at the end of the main conversation.
+        The session: its tree's header from the first record (``sessionId``, time,
+        ``cwd``) with ``importedFrom``; the leaf at the end of the main conversation.
 
     Raises:
         ImportFormatError: (a ``ValueError``) a line that is not a JSON object, not
@@ -223,15 +227,67 @@ def read(
     >>> with tempfile.TemporaryDirectory() as d:
     ...     p = pathlib.Path(d, "s.jsonl")
     ...     _ = p.write_text("".join(json.dumps(x) + "\\n" for x in lines))
-    ...     tree = read(p)
-    >>> [e.id for e in tree.path()], tree.leaf.message["content"][0]["text"]
-    (['u1', 'a1'], 'hello')
+    ...     s = read(p)
+    >>> s.source_id, s.filename, [e.id for e in s.tree.path()]
+    ('s', 's.pi.jsonl', ['u1', 'a1'])
     """
-    return _Reader(keep_progress, on_report).run(Path(path))
+    main = Path(src)
+    files = session_files(main)
+    recs: list[_Rec] = []
+    for f, p in enumerate(files):
+        for line, raw in read_json_lines(p):
+            recs.append(_Rec(f, p, line, len(recs), raw))
+    return imported(
+        FORMAT, main, _Reader(keep_progress, reporter(on_report, main)).run(files, recs)
+    )
+
+
+def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
+    """``iter([read(src, ...)])``: a main file holds one session.  Raises as :func:`read`."""
+    return iter([read(src, **options)])
+
+
+def from_records(
+    main: Iterable[Mapping[str, Any]],
+    subagents: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+    *,
+    name: str = "session.jsonl",
+    on_report: Report | None = None,
+    keep_progress: bool = True,
+) -> SessionTree:
+    """The tree of a Claude Code transcript given as records (parsed JSON lines).
+
+    The same conversion as :func:`read`, for records that are not in files (a
+    transcript held by the Claude Agent SDK, a store): ``main`` is the session's
+    records in order, ``subagents`` each subagent transcript's records by its file
+    name (``agent-<id>.jsonl``, which names the agent).  Errors name ``name`` (or the
+    subagent's name) and the 1-based record number as the line.  Cost: O(total size
+    of the records).
+
+    Raises:
+        ImportFormatError: a record that is not an object, or whose fields are not
+            Claude Code's.
+
+    >>> tree = from_records([
+    ...   {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+    ...    "message": {"role": "user", "content": "hi"}}])
+    >>> [e.message["content"] for e in tree.path()], tree.header.id
+    (['hi'], 's')
+    """
+    sources: list[tuple[Path, Iterable[Mapping[str, Any]]]] = [(Path(name), main)]
+    sources.extend((Path(n), records) for n, records in (subagents or {}).items())
+    files = [p for p, _ in sources]
+    recs: list[_Rec] = []
+    for f, (p, records) in enumerate(sources):
+        for line, raw in enumerate(records, 1):
+            if not isinstance(raw, dict):
+                raise ImportFormatError(p, line, f"expected a JSON object, found {kind(raw)}")
+            recs.append(_Rec(f, p, line, len(recs), raw))
+    return _Reader(keep_progress, reporter(on_report, Path(name))).run(files, recs)
 
 
 class _Reader:
-    def __init__(self, keep_progress: bool, on_report: Report | None) -> None:
+    def __init__(self, keep_progress: bool, on_report: Report) -> None:
         self.keep_progress = keep_progress
         self.report = on_report
         self.ids = Ids()
@@ -250,12 +306,8 @@ class _Reader:
 
     # ---------------------------------------------------------------- reading
 
-    def run(self, main: Path) -> SessionTree:
-        files = session_files(main)
-        recs: list[_Rec] = []
-        for f, p in enumerate(files):
-            for line, raw in read_json_lines(p):
-                recs.append(_Rec(f, p, line, len(recs), raw))
+    def run(self, files: list[Path], recs: list[_Rec]) -> SessionTree:
+        main = files[0]
         self.index(recs)
         prev_in_file: _Rec | None = None
         for rec in recs:
@@ -273,8 +325,7 @@ class _Reader:
         leaf = self.find_leaf(recs)
         self.add_name(recs, leaf)
         for what, n in sorted(self.skipped.items()):
-            if self.report is not None:
-                self.report(f"left out {n:,} {what} record{'' if n == 1 else 's'}")
+            self.report(f"left out {n:,} {what} record{'' if n == 1 else 's'}")
         return assemble(self.nodes, leaf, self.header(main, recs))
 
     def index(self, recs: list[_Rec]) -> None:
@@ -755,7 +806,7 @@ class _Reader:
     @staticmethod
     def usage(raw: object) -> dict[str, Any]:
         if not isinstance(raw, dict):
-            return json.loads(json.dumps(ZERO_USAGE))  # type: ignore[no-any-return]
+            return ZERO_USAGE
 
         def count(key: str) -> int:
             value = raw.get(key)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -45,17 +46,21 @@ from ..tree import SessionTree
 from ._common import (
     EPOCH,
     ZERO_USAGE,
+    ImportedSession,
     Node,
+    Report,
     assemble,
+    imported,
     imported_header,
     kind,
     ms,
     parse_json,
     read_json_lines,
+    reporter,
 )
 from .errors import ImportFormatError
 
-__all__ = ["FORMAT", "read"]
+__all__ = ["FORMAT", "read", "sessions"]
 
 FORMAT = "codex"
 
@@ -89,8 +94,8 @@ _EFFORT = {
 }
 
 
-def read(path: str | os.PathLike[str]) -> SessionTree:
-    """Read a Codex rollout file into a tree (rolled-back turns kept as a branch).
+def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> ImportedSession:
+    """Read a Codex rollout file into a session (rolled-back turns kept as a branch).
 
     See the module documentation for the mapping.  Cost: O(size of the file),
     plus, for each tool output, a walk back along the current line to its call
@@ -114,11 +119,18 @@ def read(path: str | os.PathLike[str]) -> SessionTree:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     p = pathlib.Path(d, "rollout.jsonl")
     ...     _ = p.write_text("".join(json.dumps(x) + "\\n" for x in lines))
-    ...     tree = read(p)
-    >>> [e.id for e in tree.path()], tree.leaf.message["content"][0]["text"]
-    (['1', '2', '3'], 'hello')
+    ...     s = read(p)
+    >>> s.source_id, [e.id for e in s.tree.path()], s.tree.leaf.message["content"][0]["text"]
+    ('s1', ['1', '2', '3'], 'hello')
     """
-    return _Reader(Path(path)).run()
+    path = Path(src)
+    reporter(on_report, path)  # nothing to report yet; the shape is every importer's
+    return imported(FORMAT, path, _Reader(path).run())
+
+
+def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
+    """``iter([read(src, ...)])``: a rollout holds one session.  Raises as :func:`read`."""
+    return iter([read(src, **options)])
 
 
 class _Reader:
@@ -326,7 +338,7 @@ class _Reader:
                         "api": "openai-responses",
                         "provider": self.provider,
                         "model": self.model or "unknown",
-                        "usage": json.loads(json.dumps(ZERO_USAGE)),
+                        "usage": ZERO_USAGE,
                         "stopReason": "stop",
                         "timestamp": ms(self.time),
                     },

@@ -14,16 +14,12 @@ import json
 import os
 from pathlib import Path
 
+from .importers import IMPORTERS
+
 __all__ = ["FORMATS", "detect"]
 
 #: The formats ``ptree import`` reads, with what each is.
-FORMATS: dict[str, str] = {
-    "claude-code": "a Claude Code session (~/.claude/projects/*/<id>.jsonl)",
-    "codex": "an OpenAI Codex CLI rollout (~/.codex/sessions/**/rollout-*.jsonl)",
-    "librechat": "a LibreChat conversation export (.json)",
-    "chatgpt": "a ChatGPT export (conversations.json)",
-    "openwebui": "an Open WebUI chat export (.json)",
-}
+FORMATS: dict[str, str] = {name: i.description for name, i in IMPORTERS.items()}
 
 _CODEX = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _CLAUDE = frozenset(

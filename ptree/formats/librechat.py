@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,21 @@ from ._common import (
     EPOCH,
     ZERO_USAGE,
     Ids,
+    ImportedSession,
     Node,
+    Report,
     assemble,
+    imported,
     imported_header,
     kind,
     ms,
     parse_json,
     read_json_document,
+    reporter,
 )
 from .errors import ImportFormatError
 
-__all__ = ["FORMAT", "NO_PARENT", "read"]
+__all__ = ["FORMAT", "NO_PARENT", "read", "sessions"]
 
 FORMAT = "librechat"
 #: The ``parentMessageId`` LibreChat gives a conversation's first message.
@@ -54,10 +59,16 @@ NO_PARENT = "00000000-0000-0000-0000-000000000000"
 _DROP = frozenset({"text", "content", "children", "parentMessageId", "messageId"})
 
 
-def read(path: str | os.PathLike[str]) -> SessionTree:
-    """Read a LibreChat export (tree, flat or linear) into a tree keeping every branch.
+def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> ImportedSession:
+    """Read a LibreChat export (tree, flat or linear) into a session keeping every branch.
 
     Cost: O(size of the export); iterative however deep the reply tree goes.
+
+    Args:
+        src: the export file.
+        on_report: called with one line for each thing kept only as text (content
+            parts of a kind Pi has no block for); default: a
+            :class:`~ptree.pi.SessionFileWarning`.
 
     Raises:
         ImportFormatError: (a ``ValueError``) not JSON, not UTF-8, or not a LibreChat
@@ -73,11 +84,11 @@ def read(path: str | os.PathLike[str]) -> SessionTree:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     p = pathlib.Path(d, "export.json")
     ...     _ = p.write_text(json.dumps(export))
-    ...     tree = read(p)
-    >>> [e.id for e in tree.path()], tree.session_name
-    (['m1', 'm2'], 'Hi')
+    ...     s = read(p)
+    >>> s.source_id, s.title, [e.id for e in s.tree.path()]
+    ('c1', 'Hi', ['m1', 'm2'])
     """
-    path = Path(path)
+    path = Path(src)
     data = read_json_document(path)
     if isinstance(data, list) and len(data) == 1:
         data = data[0]
@@ -85,19 +96,25 @@ def read(path: str | os.PathLike[str]) -> SessionTree:
         raise ImportFormatError(
             path, None, f"expected a LibreChat export object, found {kind(data)}"
         )
-    return _Reader(path, data).run()
+    return imported(FORMAT, path, _Reader(path, data, reporter(on_report, path)).run())
+
+
+def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
+    """``iter([read(src, ...)])``: an export holds one conversation.  Raises as :func:`read`."""
+    return iter([read(src, **options)])
 
 
 class _Reader:
-    def __init__(self, path: Path, export: dict[str, Any]) -> None:
+    def __init__(self, path: Path, export: dict[str, Any], report: Report) -> None:
         self.path = path
+        self.report = report
         self.export = export
         self.ids = Ids()
         self.nodes: list[Node] = []
         self.endpoint = export.get("endpoint") if isinstance(export.get("endpoint"), str) else None
 
     def fail(self, where: str, reason: str) -> ImportFormatError:
-        return ImportFormatError(self.path, None, f"{where}: {reason}")
+        return ImportFormatError(self.path, None, reason, where=where)
 
     def messages(self) -> list[tuple[str, dict[str, Any], str | None]]:
         """Every message with where it is and its parent's messageId, in document order."""
@@ -213,7 +230,7 @@ class _Reader:
         return assemble(self.nodes, leaf, header)
 
     def node(self, wanted: str, fields: dict[str, Any], where: str) -> Node:
-        node = Node(self.ids.claim(wanted), fields, self.path, None, where)
+        node = Node(self.ids.claim(wanted), fields, self.path, None, wanted, where=where)
         self.nodes.append(node)
         return node
 
@@ -247,7 +264,7 @@ class _Reader:
             "api": "librechat-export",
             "provider": endpoint if isinstance(endpoint, str) and endpoint else "librechat",
             "model": model if isinstance(model, str) and model else "unknown",
-            "usage": json.loads(json.dumps(ZERO_USAGE)),
+            "usage": ZERO_USAGE,
             "timestamp": when,
         }
         steps = self.steps(where, message.get("content"), text)
@@ -336,10 +353,8 @@ class _Reader:
                     )
                 )
             else:
+                self.report(f"{where}.content[{j}]: a {ptype!r} part kept as text")
                 blocks.append(
-                    {
-                        "type": "text",
-                        "text": f"[{ptype}: {json.dumps(part, ensure_ascii=False)[:500]}]",
-                    }
+                    {"type": "text", "text": f"[{ptype}: {json.dumps(part, ensure_ascii=False)}]"}
                 )
         return steps

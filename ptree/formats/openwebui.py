@@ -4,41 +4,42 @@ described in :mod:`ptree.formats.chatgpt`, which reads the same kind of tree.
 
 from __future__ import annotations
 
+import contextlib
+import html
+import json
 import os
 import re
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..tree import SessionTree
 from ._chat_export import (
-    ImportedSession,
-    Node,
+    Conversation,
+    ExportFormat,
     assistant,
-    build,
     custom_message,
-    filename,
-    halves,
-    list_of,
-    load_json,
     need_mapping,
-    node_id,
     text_block,
     to_seconds,
     user,
-    write,
 )
+from ._common import ImportedSession, Report, only, parse_json
 
-__all__ = ["import_openwebui", "openwebui_sessions"]
+__all__ = ["FORMAT", "read", "sessions"]
+
+FORMAT = "openwebui"
 
 
 # ------------------------------------------------------------------ Open WebUI
 
 
-_REASONING = re.compile(
-    r"<details\b[^>]*\btype=\"reasoning\"[^>]*>(.*?)(?:</details>|\Z)", re.DOTALL
-)
-_SUMMARY = re.compile(r"^\s*<summary>.*?</summary>", re.DOTALL)
+# Open WebUI writes reasoning and tool calls into an answer's text as <details> blocks,
+# attribute values HTML-escaped (so a value holds no '"' and no '>').  A reasoning
+# block may be cut off (a stopped answer), so it may run to the end of the text.
+_DETAILS = re.compile(r"<details\b([^>]*)>(.*?)(</details>|\Z)", re.DOTALL)
+_ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
+_SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>", re.DOTALL)
+#: The attributes a tool call becomes (the rest are kept in the result's details).
+_CALL_ATTRIBUTES = frozenset({"type", "id", "name", "arguments", "result", "done"})
 _KEPT = (
     ("sources", "sources"),
     ("citations", "citations"),
@@ -47,6 +48,9 @@ _KEPT = (
     ("usage", "usage"),
     ("done", "done"),
 )
+
+# A step of an answer: its assistant blocks, then the results of the calls among them.
+_Step = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def _unquote(block: str) -> str:
@@ -63,45 +67,247 @@ def _unquote(block: str) -> str:
     return "\n".join(lines).strip()
 
 
-def _answer_blocks(text: str, output: Any) -> list[dict[str, Any]]:
-    """An answer's Pi blocks: reasoning as thinking, the rest as text.
+def _json_attribute(value: str) -> Any:
+    """An attribute's JSON value (Open WebUI writes ``html.escape(json.dumps(v))``), or
+    its text when it is not JSON."""
+    text = html.unescape(value)
+    try:
+        return parse_json(text)
+    except ValueError:
+        return text
 
-    A structured ``output`` (newer versions: ``reasoning`` and ``message`` items) is
-    read when present; otherwise the ``<details type="reasoning">`` blocks are cut out
-    of the text.  Cost: O(length of the text).
-    """
-    blocks: list[dict[str, Any]] = []
-    if isinstance(output, list) and output:
-        for item in output:
-            if not isinstance(item, Mapping):
-                continue
-            parts = [
-                p.get("text")
-                for key in ("summary", "content")
-                for p in (item.get(key) or ())
-                if isinstance(p, Mapping)
-            ]
-            joined = "\n".join(t for t in parts if isinstance(t, str))
-            if item.get("type") == "reasoning":
-                blocks.append({"type": "thinking", "thinking": joined})
-            elif item.get("type") == "message" and joined:
-                blocks.append(text_block(joined))
-        if blocks:
-            return blocks
+
+def _as_text(value: Any) -> str:
+    """A tool's output as the text of a result: a string as it is, else its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _arguments(value: str) -> dict[str, Any]:
+    """A call's arguments: an object, also when written as a JSON string of one."""
+    args = _json_attribute(value)
+    if isinstance(args, str):
+        with contextlib.suppress(ValueError):  # a plain string argument
+            args = parse_json(args)
+    if isinstance(args, dict):
+        return args
+    return {} if args in ("", None) else {"input": args}
+
+
+def _tool_call(
+    attributes: dict[str, str], body: str, number: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A ``<details type="tool_calls">`` block with its attributes as a Pi toolCall block
+    and the content of its toolResult message."""
+    call_id = html.unescape(attributes.get("id", "")) or f"call-{number}"
+    name = html.unescape(attributes["name"])
+    result = _json_attribute(attributes["result"])
+    details: dict[str, Any] = {
+        key: _json_attribute(value)
+        for key, value in attributes.items()
+        if key not in _CALL_ATTRIBUTES and value
+    }
+    summary = _SUMMARY.match(body)
+    rest = body[summary.end() :] if summary else body
+    if summary is not None and summary.group(1).strip():
+        details["summary"] = summary.group(1).strip()
+    if rest.strip():
+        details["body"] = rest.strip()
+    out: dict[str, Any] = {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": [
+            text_block(
+                result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+            )
+        ],
+        "isError": False,
+    }
+    if details:
+        out["details"] = {"openwebui": details}
+    call = {
+        "type": "toolCall",
+        "id": call_id,
+        "name": name,
+        "arguments": _arguments(attributes.get("arguments", "")),
+    }
+    return call, out
+
+
+def _text_steps(text: str, report: Callable[[str], None], where: str) -> list[_Step]:
+    """An answer's text split into steps: reasoning blocks as thinking, tool-call blocks
+    that carry their call (``name`` and ``result`` attributes) as toolCall blocks with
+    their results, the rest as text.  Cost: O(length of the text)."""
+    steps: list[_Step] = [([], [])]
     at = 0
-    for found in _REASONING.finditer(text):
+    calls = 0
+    for found in _DETAILS.finditer(text):
+        attributes = dict(_ATTRIBUTE.findall(found.group(1)))
+        kind = attributes.get("type")
+        closed = bool(found.group(3))
+        is_call = kind == "tool_calls" and closed and "name" in attributes
+        if is_call and "result" not in attributes:
+            is_call = False
+        if kind == "tool_calls" and not is_call:
+            report(f"{where}: a tool call without its name and result kept as text")
+        if kind != "reasoning" and not is_call:
+            continue  # stays in the text
         before = text[at : found.start()].strip()
-        if before:
-            blocks.append(text_block(before))
-        blocks.append({"type": "thinking", "thinking": _unquote(found.group(1))})
+        blocks, results = steps[-1]
+        if before or not is_call:
+            if results:
+                blocks, results = [], []
+                steps.append((blocks, results))
+            if before:
+                blocks.append(text_block(before))
+        if is_call:
+            calls += 1
+            call, result = _tool_call(attributes, found.group(2), calls)
+            blocks.append(call)
+            results.append(result)
+        else:
+            blocks.append({"type": "thinking", "thinking": _unquote(found.group(2))})
         at = found.end()
-    rest = text[at:].strip() if blocks else text
+    rest = text[at:].strip() if at else text
+    blocks, results = steps[-1]
     if rest or not blocks:
+        if results:
+            blocks, results = [], []
+            steps.append((blocks, results))
         blocks.append(text_block(rest))
-    return blocks
+    return steps
 
 
-def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[str, Any] | None:
+def _output_steps(output: list[Any], report: Callable[[str], None], where: str) -> list[_Step]:
+    """The steps of a structured ``output`` (newer versions): ``reasoning`` items as
+    thinking, ``message`` items as text, ``function_call`` items as toolCall blocks
+    with their ``function_call_output`` as results.  Cost: O(size of the output)."""
+    steps: list[_Step] = [([], [])]
+    results_of: dict[str, dict[str, Any]] = {}
+    for item in output:
+        if isinstance(item, Mapping) and item.get("type") == "function_call_output":
+            call_id = item.get("call_id")
+            if isinstance(call_id, str):
+                results_of[call_id] = dict(item)
+    for i, item in enumerate(output):
+        if not isinstance(item, Mapping):
+            report(f"{where}.output[{i}]: not an object, left out")
+            continue
+        itype = item.get("type")
+        if itype == "function_call_output" and item.get("call_id") in results_of:
+            continue
+        blocks, results = steps[-1]
+        if itype == "function_call":
+            call_id = item.get("call_id") or item.get("id") or f"call-{i}"
+            name = item.get("name")
+            args = item.get("arguments")
+            call_id = str(call_id)
+            blocks.append(
+                {
+                    "type": "toolCall",
+                    "id": call_id,
+                    "name": name if isinstance(name, str) and name else "unknown",
+                    "arguments": _arguments(args)
+                    if isinstance(args, str)
+                    else (args if isinstance(args, dict) else {}),
+                }
+            )
+            done = results_of.get(call_id)
+            value = done.get("output") if done is not None else None
+            results.append(
+                {
+                    "role": "toolResult",
+                    "toolCallId": call_id,
+                    "toolName": blocks[-1]["name"],
+                    "content": [
+                        text_block(
+                            value
+                            if isinstance(value, str)
+                            else json.dumps(value, ensure_ascii=False)
+                        )
+                    ],
+                    "isError": done is None,
+                }
+            )
+            if done is None:
+                report(f"{where}.output[{i}]: a call without its output (its result says so)")
+                results[-1]["content"] = [text_block("(no output was recorded for this call)")]
+            continue
+        parts = [
+            p.get("text")
+            for key in ("summary", "content")
+            for p in (item.get(key) or ())
+            if isinstance(p, Mapping)
+        ]
+        joined = "\n".join(t for t in parts if isinstance(t, str))
+        if results:
+            blocks, results = [], []
+            steps.append((blocks, results))
+        if itype == "reasoning":
+            blocks.append({"type": "thinking", "thinking": joined})
+        elif itype == "message":
+            if joined:
+                blocks.append(text_block(joined))
+        else:
+            report(f"{where}.output[{i}]: a {itype!r} item kept as text")
+            blocks.append(text_block(json.dumps(item, ensure_ascii=False)))
+    return steps
+
+
+def _answer(
+    message: Mapping[str, Any], text: str, seconds: float, report: Callable[[str], None], where: str
+) -> list[dict[str, Any]]:
+    """An assistant message as entries: one assistant message per step of the answer,
+    each followed by the results of its tool calls."""
+    output = message.get("output")
+    steps = _output_steps(output, report, where) if isinstance(output, list) and output else []
+    if not any(blocks for blocks, _ in steps):
+        steps = _text_steps(text, report, where)
+    model = message.get("model")
+    made: list[dict[str, Any]] = []
+    for i, (blocks, results) in enumerate(steps):
+        fields = assistant(
+            blocks,
+            seconds,
+            api="openwebui-export",
+            provider="openwebui",
+            model=model if isinstance(model, str) and model else "unknown",
+        )
+        if results:
+            fields["message"] = {**fields["message"], "stopReason": "toolUse"}
+        if i == 0:
+            kept = {
+                name: message[key]
+                for key, name in _KEPT
+                if key in message and message[key] not in (None, [], {})
+            }
+            if kept:
+                fields["openwebui"] = kept
+        made.append(fields)
+        for result in results:
+            made.append(
+                {
+                    "type": "message",
+                    "timestamp": fields["timestamp"],
+                    "message": {**result, "timestamp": fields["message"]["timestamp"]},
+                }
+            )
+    last = made[-1]
+    if last["message"]["role"] == "assistant":
+        if message.get("done") is False:
+            last["message"] = {**last["message"], "stopReason": "aborted"}
+        elif message.get("error"):
+            last["message"] = {
+                **last["message"],
+                "stopReason": "error",
+                "errorMessage": str(message["error"])[:2000],
+            }
+    return made
+
+
+def _openwebui_fields(
+    message: Mapping[str, Any], default_time: float, report: Callable[[str], None], where: str
+) -> dict[str, Any] | list[dict[str, Any]] | None:
     role = message.get("role")
     content = message.get("content")
     text = content if isinstance(content, str) else ""
@@ -109,35 +315,18 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
         text = "\n".join(
             p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)
         )
+        others = sum(
+            1 for p in content if not (isinstance(p, Mapping) and isinstance(p.get("text"), str))
+        )
+        if others:
+            report(f"{where}.content: {others} part(s) without text left out")
     seconds = to_seconds(message.get("timestamp"))
     seconds = default_time if seconds is None else seconds
     if role == "user":
         return user(text, seconds)
     if role == "assistant":
-        model = message.get("model")
-        fields = assistant(
-            _answer_blocks(text, message.get("output")),
-            seconds,
-            api="openwebui-export",
-            provider="openwebui",
-            model=model if isinstance(model, str) and model else "unknown",
-        )
-        kept = {
-            name: message[key]
-            for key, name in _KEPT
-            if key in message and message[key] not in (None, [], {})
-        }
-        if kept:
-            fields["openwebui"] = kept
-        if message.get("done") is False:
-            fields["message"] = {**fields["message"], "stopReason": "aborted"}
-        elif message.get("error"):
-            fields["message"] = {
-                **fields["message"],
-                "stopReason": "error",
-                "errorMessage": str(message["error"])[:2000],
-            }
-        return fields
+        made = _answer(message, text, seconds, report, where)
+        return made[0] if len(made) == 1 else made
     if not text.strip():
         return None
     return custom_message(
@@ -146,8 +335,8 @@ def _openwebui_fields(message: Mapping[str, Any], default_time: float) -> dict[s
 
 
 def _openwebui_conversation(
-    item: Mapping[str, Any], path: object, where: str, number: int, cwd: str
-) -> tuple[str, str | None, SessionTree]:
+    item: Mapping[str, Any], path: object, where: str, number: int, report: Report
+) -> Conversation:
     chat = need_mapping(item.get("chat", item), path, f"{where}.chat")
     history = need_mapping(chat.get("history"), path, f"{where}.chat.history")
     messages = need_mapping(history.get("messages"), path, f"{where}.chat.history.messages")
@@ -163,48 +352,51 @@ def _openwebui_conversation(
             to_seconds(m.get("timestamp")) for m in messages.values() if isinstance(m, Mapping)
         ]
         created = min((t for t in times if t is not None), default=0.0)
-    nodes: dict[str, Node] = {}
-    for key, raw in messages.items():
-        message = need_mapping(raw, path, f"{where}.chat.history.messages[{key!r}]")
-        nid = node_id(message.get("id"), key, nodes)
-        parent = message.get("parentId")
-        children = message.get("childrenIds")
-        nodes[nid] = Node(
-            nid,
-            parent if isinstance(parent, str) else None,
-            [c for c in children if isinstance(c, str)] if isinstance(children, list) else [],
-            _openwebui_fields(message, created),
-        )
-    current = history.get("currentId")
-    source = {"format": "openwebui", "conversationId": conv_id, "title": title}
-    tree = build(
-        nodes,
-        current if isinstance(current, str) else None,
-        title=title,
-        created=created,
-        source=source,
-        cwd=cwd,
+    return Conversation(
+        conv_id,
+        title,
+        created,
+        messages,
+        f"{where}.chat.history.messages",
+        ("parentId", "childrenIds"),
+        lambda message, at: _openwebui_fields(message, created, report, at),
+        history.get("currentId"),
     )
-    return conv_id, title, tree
 
 
-def openwebui_sessions(
-    export: str | os.PathLike[str] | Any,
+_EXPORT = ExportFormat(
+    FORMAT, "chats", lambda d: "chat" in d or "history" in d, _openwebui_conversation
+)
+
+
+def sessions(
+    src: str | os.PathLike[str] | Any,
     *,
+    on_report: Report | None = None,
+    strict: bool = False,
     cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> list[ImportedSession]:
+) -> Iterator[ImportedSession]:
     """Read an Open WebUI chat export: one session per chat.
 
     The export is a list of chats (``{"id", "title", "chat": {"history":
     {"messages": {id: {"parentId", "childrenIds", "role", "content",
     "timestamp", "model"?}}, "currentId"}}, "created_at"}``), or one chat.
-    Every branch is kept; the leaf is ``currentId``.
+    Every branch is kept; the leaf is ``currentId``.  The file is read and parsed
+    before this returns; each chat is converted as the iterator reaches it.
 
     Cost: O(total number of messages).
 
+    Args:
+        src: the export's path, or its parsed JSON.
+        on_report: called with one line for each chat skipped, and each part of a
+            message kept only as text (default: a
+            :class:`~ptree.pi.SessionFileWarning`).
+        strict: a broken chat stops the import (by default it is skipped and
+            reported, unless no chat can be read).
+        cwd: the working directory written in each header (default: this one).
+
     Raises:
-        ExportFormatError: (a ``ValueError``) not JSON, or not an Open WebUI export.
+        ImportFormatError: (a ``ValueError``) not JSON, or not an Open WebUI export.
         OSError: the file cannot be read.
 
     >>> chat = {"id": "c1", "title": "Hi", "created_at": 0, "chat": {"history": {
@@ -214,39 +406,17 @@ def openwebui_sessions(
     ...         "m2": {"id": "m2", "parentId": "m1", "childrenIds": [],
     ...                "role": "assistant", "content": "hi!", "timestamp": 2,
     ...                "model": "llama3"}}}}}
-    >>> [s] = openwebui_sessions([chat], cwd="/")
+    >>> [s] = sessions([chat], cwd="/")
     >>> s.filename, s.tree.leaf.message["model"], len(s.tree)
     ('hi-c1.jsonl', 'llama3', 3)
     """
-    data, path = load_json(export)
-    chats = list_of(data, path, "chats", lambda d: "chat" in d or "history" in d)
-    cwd = os.getcwd() if cwd is None else cwd
-    taken: set[str] = set()
-    out: list[ImportedSession] = []
-    for i, raw in enumerate(chats):
-        item = need_mapping(raw, path, f"chats[{i}]")
-        conv_id, title, tree = _openwebui_conversation(item, path, f"chats[{i}]", i + 1, cwd)
-        out.append(ImportedSession(conv_id, title, filename(title, conv_id, taken), tree))
-        if on_progress is not None:
-            on_progress(i + 1, len(chats))
-    return out
+    return _EXPORT.sessions(src, on_report=on_report, strict=strict, cwd=cwd)
 
 
-def import_openwebui(
-    export: str | os.PathLike[str] | Any,
-    out_dir: str | os.PathLike[str],
-    *,
-    cwd: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    force: bool = False,
-) -> list[Path]:
-    """Write one Pi session file per chat of an Open WebUI export into ``out_dir``.
+def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:
+    """The one chat of an export: :func:`sessions` (strict), which takes the same options.
 
-    The same conversion as :func:`openwebui_sessions`, and the same writing as
-    :func:`import_chatgpt` (nothing written for a bad export; progress counts
-    conversions, then writes; no file replaced unless ``force``).  Returns the paths
-    written.
-    Cost: O(total number of messages).
+    Raises:
+        ImportFormatError: as :func:`sessions`, or the export holds no chat or several.
     """
-    sessions = openwebui_sessions(export, cwd=cwd, on_progress=halves(on_progress))
-    return write(sessions, out_dir, on_progress, force=force)
+    return only(sessions(src, strict=True, **options), src)

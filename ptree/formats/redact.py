@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..entries import Entry, entry_from_json
-from ..errors import SessionError, name_public
 from ..header import SessionHeader
 from ..tree import SessionTree
+from .errors import RedactPatternError
 
 __all__ = [
     "SECRET_SHAPES",
@@ -36,23 +36,6 @@ __all__ = [
     "Redactor",
     "redact",
 ]
-
-
-class RedactPatternError(SessionError, ValueError):
-    """A ``--redact-pattern`` that is not a valid regular expression (or matches nothing).
-
-    Attributes:
-        pattern: the pattern as given.
-        reason: what is wrong with it.
-    """
-
-    def __init__(self, pattern: str, reason: str) -> None:
-        super().__init__(f"redaction pattern {pattern!r}: {reason}")
-        self.pattern = pattern
-        self.reason = reason
-
-    def __reduce__(self) -> tuple[type[RedactPatternError], tuple[str, str]]:
-        return (type(self), (self.pattern, self.reason))
 
 
 _KEY_CHARS = r"[A-Za-z0-9_\-]"
@@ -292,7 +275,3 @@ def redact(
         id_factory=tree.id_factory,
         clock=tree.clock,
     )
-
-
-# Exported by the package: tracebacks and pickles read ``ptree.formats.X``.
-name_public(globals(), "ptree.formats")
