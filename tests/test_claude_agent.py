@@ -37,7 +37,8 @@ from ptree.integrations.claude_agent import (
     stored_id,
     transcript_tree,
 )
-from tests.conftest import SHARED, store_url_of
+from tests.conftest import store_url_of
+from tests.helpers import SHARED
 from tests.strategies import json_values, keys
 
 FIXTURES = SHARED / "fixtures" / "claude-code"

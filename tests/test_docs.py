@@ -21,7 +21,7 @@ import openai
 import pytest
 
 import ptree
-from tests.conftest import SHARED
+from tests.helpers import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"

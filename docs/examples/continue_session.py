@@ -27,7 +27,7 @@ def read_session(path: Path) -> ptree.SessionTree:
     found = detect(path)
     if found not in READERS:
         raise SystemExit(f"{path}: not a Claude Code or Codex session (detected {found})")
-    return READERS[found](path)
+    return READERS[found](path).tree
 
 
 def continue_with(
