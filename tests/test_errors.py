@@ -112,6 +112,23 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "s.jsonl", "line": None, "reason": "held by another writer"},
         "s.jsonl: held by another writer",
     ),
+    ptree.SessionWriteError: (
+        ptree.SessionWriteError("s.jsonl", 28, "the disk is full: nothing was written"),
+        (ValueError, OSError),
+        {
+            "path": "s.jsonl",
+            "errno": 28,
+            "filename": "s.jsonl",
+            "reason": "the disk is full: nothing was written",
+        },
+        "s.jsonl: the disk is full: nothing was written",
+    ),
+    ptree.SessionExistsError: (
+        ptree.SessionExistsError("s.jsonl"),
+        (ValueError, FileExistsError),
+        {"path": "s.jsonl", "errno": 17, "filename": "s.jsonl"},
+        "s.jsonl: a file exists here; overwrite=True replaces it (ptree's command line: --force)",
+    ),
     ptree.CommitError: (
         ptree.CommitError("s.jsonl", "the tree did not grow from the committed value"),
         (ValueError,),

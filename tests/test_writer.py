@@ -24,6 +24,7 @@ from ptree import (
     dump,
     load,
 )
+from ptree.pi import SessionWriteError
 
 from .strategies import appends
 
@@ -235,7 +236,7 @@ class TestCommit:
             raise OSError(28, "no space left")
 
         monkeypatch.setattr(os, "fsync", broken)
-        with pytest.raises(OSError, match="no space"):
+        with pytest.raises(SessionWriteError, match="disk is full: the commit was not made"):
             w.commit(t.append(user("b")))
         assert w.value is t
         monkeypatch.undo()

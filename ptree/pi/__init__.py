@@ -14,9 +14,11 @@ Imports: the core (modules directly in :mod:`ptree`) only.
 
 from .errors import (
     SessionChangedError,
+    SessionExistsError,
     SessionFileError,
     SessionFileWarning,
     SessionLockedError,
+    SessionWriteError,
     UnsupportedVersionError,
 )
 from .lines import is_torn
@@ -28,9 +30,11 @@ from .writer import CommitError, SessionWriter
 __all__ = [
     "CommitError",
     "SessionChangedError",
+    "SessionExistsError",
     "SessionFileError",
     "SessionFileWarning",
     "SessionLockedError",
+    "SessionWriteError",
     "SessionWriter",
     "UnsupportedVersionError",
     "dump",

@@ -15,9 +15,9 @@ from .files import (
     Stamp,
     lock_existing,
     recorded_stamp,
-    remember_stamp,
     replace_file,
     stamp_of,
+    with_stamp,
     write_new,
 )
 from .lines import ENCODE_COMPACT, StrPath, encode_line, leaf_record, new_leaf_id
@@ -82,14 +82,20 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
 
     Returns:
         the tree as written (with the header the file has): ``load(path)`` equals it.
+        Its header notes the file as written (:attr:`~ptree.SessionHeader.origin`), so
+        a later ``dump(returned, path, overwrite=True)`` refuses if the file changed.
 
     Raises:
-        FileExistsError: ``path`` exists and ``overwrite`` is false.
+        SessionExistsError: (a ``FileExistsError``) ``path`` exists and ``overwrite``
+            is false; the message names ``path`` and says that ``overwrite=True``
+            replaces it.
         SessionChangedError: (a ``SessionFileError``) ``overwrite`` is true, the tree
             was read from ``path``, and the file changed since.
         SessionLockedError: a :class:`~ptree.SessionWriter` holds ``path``; replacing
             the file under it would lose its later commits.
-        OSError: the file cannot be written; an existing file is then left as it was.
+        SessionWriteError: (an ``OSError``) the file cannot be written (a full disk,
+            a read-only directory or file), naming ``path`` (never a temporary file);
+            an existing file is left as it was.
 
     >>> import tempfile, os
     >>> from ptree.pi import load
@@ -108,8 +114,7 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
     written = tree if header is tree.header else tree.with_header(header)
     if not overwrite:
         write_new(target, data)
-        remember_stamp(written.header, target, stamp_of(os.stat(target)))
-        return written
+        return with_stamp(written, target, stamp_of(os.stat(target)))
     guard = lock_existing(target)
     try:
         known = recorded_stamp(tree.header, target)
@@ -121,7 +126,7 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
             if now is not None and now != known:
                 raise SessionChangedError(os.fspath(target))
         replace_file(target, data)
-        remember_stamp(written.header, target, stamp_of(os.stat(target)))
+        written = with_stamp(written, target, stamp_of(os.stat(target)))
     finally:
         if guard is not None:
             os.close(guard)
