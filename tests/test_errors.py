@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 import ptree
+import ptree.pi
+import ptree.stores
 
 # class -> (an instance, the built-in bases a caller would catch, its attributes, str())
 EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[str, Any], str]] = {
@@ -175,6 +177,38 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         },
         "sqlite:///chats.db: session 's1': the stored session has entries e5, e6",
     ),
+    ptree.stores.StoreLockedError: (
+        ptree.stores.StoreLockedError("sqlite:///chats.db", 10.0, "/srv/chats.db"),
+        (ValueError, TimeoutError),
+        {"url": "sqlite:///chats.db", "timeout": 10.0, "path": "/srv/chats.db"},
+        "sqlite:///chats.db: still locked by another process after 10 s (/srv/chats.db): "
+        "nothing was changed; try again, or open the store with a longer ?timeout=SECONDS",
+    ),
+    ptree.stores.StoreUnavailableError: (
+        ptree.stores.StoreUnavailableError(
+            "postgresql://db", "the connection is lost: server closed the connection"
+        ),
+        (ValueError, ConnectionError),
+        {
+            "url": "postgresql://db",
+            "reason": "the connection is lost: server closed the connection",
+        },
+        "postgresql://db: the connection is lost: server closed the connection",
+    ),
+    ptree.stores.StoreWriteError: (
+        ptree.stores.StoreWriteError(
+            "sqlite:///chats.db", "/srv/chats.db", 28, "the disk is full: nothing was saved"
+        ),
+        (ValueError, OSError),
+        {
+            "url": "sqlite:///chats.db",
+            "path": "/srv/chats.db",
+            "errno": 28,
+            "filename": "/srv/chats.db",
+            "reason": "the disk is full: nothing was saved",
+        },
+        "sqlite:///chats.db: /srv/chats.db: the disk is full: nothing was saved",
+    ),
     ptree.ProviderError: (
         ptree.ProviderError("openai-chat", "messages[3]", "a tool result needs a call id"),
         (ValueError,),
@@ -193,25 +227,47 @@ WARNINGS: dict[type[Warning], tuple[Warning, dict[str, Any]]] = {
 }
 
 
+# The packages whose exported errors are checked: the front door and the layers that
+# export errors of their own.
+PACKAGES = (ptree, ptree.pi, ptree.stores)
+
+
 def _exported(base: type[BaseException]) -> set[type[BaseException]]:
     return {
         value
-        for name in ptree.__all__
-        if isinstance(value := getattr(ptree, name), type) and issubclass(value, base)
+        for package in PACKAGES
+        for name in package.__all__
+        if isinstance(value := getattr(package, name), type) and issubclass(value, base)
     }
 
 
 def test_every_exported_error_has_an_example() -> None:
-    """Each exception class in ``ptree.__all__`` is checked below (add new ones to EXAMPLES)."""
+    """Each exception class in ``ptree.__all__``, ``ptree.pi.__all__`` and
+    ``ptree.stores.__all__`` is checked below (add new ones to EXAMPLES)."""
     assert _exported(BaseException) == set(EXAMPLES) | set(WARNINGS)
+
+
+def test_every_store_error_is_a_store_error() -> None:
+    """Issue 23 item 5: every error ``ptree.stores`` exports is a StoreError (before:
+    SessionNotFoundError and ConflictError were not)."""
+    errors = [
+        value
+        for name in ptree.stores.__all__
+        if isinstance(value := getattr(ptree.stores, name), type)
+        and issubclass(value, BaseException)
+    ]
+    assert len(errors) == 6, errors
+    for cls in errors:
+        assert issubclass(cls, ptree.stores.StoreError), cls
 
 
 @pytest.mark.parametrize("cls", list(EXAMPLES), ids=lambda c: c.__name__)
 class TestPublicError:
     def test_named_ptree(self, cls: type[BaseException]) -> None:
-        """Tracebacks name it ``ptree.X``, and ``ptree.X`` is the class itself."""
-        assert (cls.__module__, cls.__qualname__) == ("ptree", cls.__name__)
-        assert getattr(ptree, cls.__name__) is cls
+        """Tracebacks name it ``ptree.X`` (or ``ptree.stores.X``, ...: the package that
+        exports it), and that name is the class itself."""
+        package = next(p for p in PACKAGES if getattr(p, cls.__name__, None) is cls)
+        assert (cls.__module__, cls.__qualname__) == (package.__name__, cls.__name__)
 
     def test_bases(self, cls: type[BaseException]) -> None:
         """A ``SessionError``, and each built-in a caller would catch."""

@@ -22,7 +22,7 @@ from .files import (
 )
 from .lines import ENCODE_COMPACT, StrPath, encode_line, leaf_record, new_leaf_id
 
-__all__ = ["dump", "file_bytes", "header_of"]
+__all__ = ["dump", "file_bytes", "file_parts", "header_of"]
 
 
 def header_of(tree: SessionTree) -> SessionHeader:
@@ -38,22 +38,28 @@ def header_of(tree: SessionTree) -> SessionHeader:
 def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
     """The whole file for ``tree``: header, entries in order, and a leaf record if the
     leaf is not the last entry.  O(size of the tree)."""
+    return file_parts(tree, header)[0]
+
+
+def file_parts(tree: SessionTree, header: SessionHeader) -> tuple[bytes, str | None]:
+    """:func:`file_bytes`, and the id of the leaf record it writes (``None`` if none):
+    what an appender to the new file must know.  O(size of the tree)."""
     encode = ENCODE_COMPACT
     parts = [ENCODE_COMPACT(header.to_json())]
     entries = tree.entries()
     for entry in entries:
         parts.append(encode(entry.json_fields()))
     last = entries[-1].id if entries else None
+    leaf_id: str | None = None
     if tree.leaf_id != last:
-        parts.append(
-            encode(leaf_record(new_leaf_id(tree.__contains__), tree.leaf_id, tree.clock()))
-        )
+        leaf_id = new_leaf_id(tree.__contains__)
+        parts.append(encode(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
     parts.append("")
     text = "\n".join(parts)
     try:
-        return text.encode("utf-8")
+        return text.encode("utf-8"), leaf_id
     except UnicodeEncodeError:
-        return b"".join(encode_line(json.loads(p)) for p in parts[:-1])
+        return b"".join(encode_line(json.loads(p)) for p in parts[:-1]), leaf_id
 
 
 def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> SessionTree:
