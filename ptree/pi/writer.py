@@ -283,9 +283,10 @@ class SessionWriter:
                 a tree, ``dump`` it to a new file.
             ValueError: the writer is closed, or an earlier write failed.
             SessionWriteError: (an ``OSError``) the write failed (a full disk, say);
-                the committed value is unchanged, nothing of it is visible to a ptree
-                reader, and the writer refuses further commits (reopen the file: it
-                removes the unfinished commit and goes on).
+                what was written of it is truncated away, the committed value is
+                unchanged, and the next commit goes on once the fault is gone.  If
+                even the truncation failed, the writer refuses further commits
+                (``ValueError``): reopen the file, which removes the unfinished commit.
         """
         with self._lock:
             if self._fd < 0:
@@ -339,13 +340,26 @@ class SessionWriter:
             return tree
 
     def _write(self, data: bytes) -> None:
+        before = os.fstat(self._fd).st_size
         try:
-            with writing(self._path, "the commit was not made (no reader sees its lines)"):
-                write_all(self._fd, data)
-                if self._fsync:
-                    os.fsync(self._fd)
-                else:
-                    self._dirty = True
+            with writing(self._path, "the commit was not made"):
+                try:
+                    write_all(self._fd, data)
+                    if self._fsync:
+                        os.fsync(self._fd)
+                    else:
+                        self._dirty = True
+                except OSError:
+                    # Nothing half-written stays (Pi would read its whole lines): we
+                    # hold the lock, so the bytes past ``before`` are this commit's.
+                    # The file is then as it was: the writer goes on once the fault is
+                    # gone.  If this fails too, the writer is broken (below).
+                    os.ftruncate(self._fd, before)
+                    raise
+        except SessionFileError as exc:
+            if os.fstat(self._fd).st_size != before:
+                self._broken = f"{type(exc).__name__}: {exc}"
+            raise
         except BaseException as exc:
             self._broken = f"{type(exc).__name__}: {exc}"
             raise
