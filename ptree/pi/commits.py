@@ -36,7 +36,15 @@ from ..entries import Entry, entry_from_json
 from ..frozen import FrozenDict, FrozenList
 from ..tree import SessionTree
 from .errors import SessionFileError
-from .lines import BATCH_KEY, LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
+from .lines import (
+    BATCH_KEY,
+    LEAF_TYPE,
+    encode_line,
+    is_torn,
+    leaf_record,
+    new_leaf_id,
+    parse_line,
+)
 
 __all__ = ["appended_entries", "commit_bytes", "unfinished_tail"]
 
@@ -104,18 +112,24 @@ def _mark(line: bytes) -> tuple[int, int] | None:
 
 def unfinished_tail(data: bytes) -> int:
     """Where a file's finished commits end: the start of what a commit cut short left
-    at its end (its marked lines ``1..m`` of ``n``, ``m < n``, and a torn last line
-    after them), else ``len(data)`` (a torn line alone is left: no reader reads it,
-    and the next commit starts on a fresh line).
+    at its end (its marked lines ``1..m`` of ``n``, ``m < n``, and a torn line after
+    them, even one that Pi 1.6 ended with a newline when it opened the file), else
+    ``len(data)`` (a torn line alone is left: no reader reads it, and the next commit
+    starts on a fresh line).
 
     An appender holding the file's lock truncates the file there before its commit
     (the module doc says why).  Cost: O(size of the tail examined).
     """
     end = len(data)
-    cut = end if not data or data.endswith(b"\n") else data.rfind(b"\n") + 1
-    # The whole lines just before ``cut``, newest first, while they carry marks.
+    stop = end if not data or data.endswith(b"\n") else data.rfind(b"\n") + 1
+    # Torn lines that were ended since: Pi 1.6 ends a file it opens with a newline.
+    while stop > 0:
+        start = data.rfind(b"\n", 0, stop - 1) + 1
+        if not is_torn(data[start : stop - 1].decode("utf-8", "replace")):
+            break
+        stop = start
+    # The whole lines just before, newest first, while they carry marks.
     marks: list[tuple[int, int, int]] = []  # (start, k, n)
-    stop = cut
     while stop > 0:
         start = data.rfind(b"\n", 0, stop - 1) + 1
         mark = _mark(data[start : stop - 1])

@@ -138,6 +138,15 @@ class PostgresStore(SqlStore):
             if isinstance(error, StoreUnavailableError):
                 conn.close()  # the next call connects again
             raise error from exc
+        except Exception as exc:
+            if not (conn.closed or conn.broken):
+                raise  # ptree's own (a conflict), or a bug: as it is
+            # The connection died under the driver's own wait (seen as a KeyError
+            # from its selector when the server killed it): a lost connection.
+            conn.close()
+            raise StoreUnavailableError(
+                self._url, f"the connection is lost: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
