@@ -624,10 +624,7 @@ class TestLocked:
                 assert isinstance(info.value, TimeoutError)
                 assert s.load("s1") == old  # readers never wait in WAL mode
         finally:
-            assert locker.stdin is not None
-            locker.stdin.write("\n")
-            locker.stdin.flush()
-            locker.wait(timeout=30)
+            locker.communicate("\n", timeout=30)  # lets it roll back; closes the pipes
         with stores.open(url) as s:
             saved = s.save(old.append(user("more"), timestamp=TS))
             assert s.load("s1") == saved

@@ -9,7 +9,8 @@ percent-encoded, or hashed when long: never a path outside the directory).
 A save appends to the file exactly as a :class:`~ptree.SessionWriter` commits
 (:mod:`ptree.pi.commits`, the one owner of that protocol), holding the file's lock
 (``flock``; taken per save, never held between saves, so any number of processes share
-the directory, and a writer holding the file excludes them): the lines of a save go
+the directory, and a writer holding the file excludes them; loads take no lock, as
+:func:`ptree.load` takes none, so they never wait): the lines of a save go
 in one write, each marked ``[k, n]`` when there are several, so a save cut short (a
 kill, a full disk) is skipped by every ptree reader, the store and :func:`ptree.load`
 alike, and removed by the next save (or at once, when the write itself failed), after
@@ -252,7 +253,14 @@ class JsonlStore(Store):
 
     @contextmanager
     def _locked(self, session_id: str, exclusive: bool) -> Iterator[tuple[int, Path] | None]:
-        """The session's file, open and locked; ``None`` if there is no such session."""
+        """The session's file, open (and locked, if ``exclusive``: for a save or a
+        delete); ``None`` if there is no such session.
+
+        Readers take no lock, as :func:`ptree.load` takes none: what a save has not
+        finished is marked as such in the file (an unfinished commit, a torn line),
+        and every reader skips it.  So loads never wait, and never starve a save (a
+        shared ``flock`` held by loaders in a loop kept savers out for over 10 s).
+        """
         while True:
             path = self._find(session_id)
             if path is None:
@@ -267,7 +275,8 @@ class JsonlStore(Store):
             except OSError as exc:
                 raise self._write_error(path, exc) from None
             try:
-                self._lock_fd(fd, path, exclusive)
+                if exclusive:
+                    self._lock_fd(fd, path)
                 st = os.fstat(fd)
                 try:
                     same = st.st_nlink > 0 and os.stat(path).st_ino == st.st_ino
@@ -280,8 +289,8 @@ class JsonlStore(Store):
                 os.close(fd)  # releases the lock
             self._index.pop(session_id, None)  # deleted or replaced meanwhile: again
 
-    def _lock_fd(self, fd: int, path: Path, exclusive: bool) -> None:
-        mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+    def _lock_fd(self, fd: int, path: Path) -> None:
+        mode = fcntl.LOCK_EX | fcntl.LOCK_NB
         deadline = time.monotonic() + self._timeout
         pause = 0.0005
         while True:
