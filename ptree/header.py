@@ -34,6 +34,13 @@ class SessionHeader:
         version: the format version the file was written in (1, 2 or 3).
         extra: any other header fields (v1 headers carry ``provider``, ``modelId``,
             ``thinkingLevel``, ``branchedFrom``), kept to be written back.
+        origin: the files trees with this header were read from or written to, each
+            as it was then: ``(real path, (device, inode, size, mtime ns))``.  Set by
+            :func:`~ptree.load`, :func:`~ptree.dump` and :class:`~ptree.SessionWriter`
+            (so ``dump(tree, path, overwrite=True)`` can refuse to replace a file that
+            changed since); it travels with the value (pickled, copied, kept by every
+            tree grown from it) but is no part of it: not compared, not hashed, never
+            written to a file or a store.
 
     >>> h = SessionHeader(id="s1", timestamp="2026-01-01T00:00:00.000Z", cwd="/w")
     >>> h.to_json()  # doctest: +NORMALIZE_WHITESPACE
@@ -47,6 +54,9 @@ class SessionHeader:
     parent_session: str | None = None
     version: int = CURRENT_VERSION
     extra: FrozenDict = attrs.field(default=EMPTY, converter=freeze_extra, repr=False)
+    origin: tuple[tuple[str, tuple[int, int, int, int]], ...] = attrs.field(
+        default=(), eq=False, repr=False
+    )
 
     @classmethod
     def new(cls, *, cwd: str | None = None, parent_session: str | None = None) -> SessionHeader:

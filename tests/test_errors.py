@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 import ptree
+import ptree.pi
+import ptree.stores
 
 # class -> (an instance, the built-in bases a caller would catch, its attributes, str())
 EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[str, Any], str]] = {
@@ -113,6 +115,23 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         {"path": "s.jsonl", "line": None, "reason": "held by another writer"},
         "s.jsonl: held by another writer",
     ),
+    ptree.SessionWriteError: (
+        ptree.SessionWriteError("s.jsonl", 28, "the disk is full: nothing was written"),
+        (ValueError, OSError),
+        {
+            "path": "s.jsonl",
+            "errno": 28,
+            "filename": "s.jsonl",
+            "reason": "the disk is full: nothing was written",
+        },
+        "s.jsonl: the disk is full: nothing was written",
+    ),
+    ptree.SessionExistsError: (
+        ptree.SessionExistsError("s.jsonl"),
+        (ValueError, FileExistsError),
+        {"path": "s.jsonl", "errno": 17, "filename": "s.jsonl"},
+        "s.jsonl: a file exists here; overwrite=True replaces it (ptree's command line: --force)",
+    ),
     ptree.CommitError: (
         ptree.CommitError("s.jsonl", "the tree did not grow from the committed value"),
         (ValueError,),
@@ -169,6 +188,38 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         },
         "sqlite:///chats.db: session 's1': the stored session has entries e5, e6",
     ),
+    ptree.stores.StoreLockedError: (
+        ptree.stores.StoreLockedError("sqlite:///chats.db", 10.0, "/srv/chats.db"),
+        (ValueError, TimeoutError),
+        {"url": "sqlite:///chats.db", "timeout": 10.0, "path": "/srv/chats.db"},
+        "sqlite:///chats.db: still locked by another process after 10 s (/srv/chats.db): "
+        "nothing was changed; try again, or open the store with a longer ?timeout=SECONDS",
+    ),
+    ptree.stores.StoreUnavailableError: (
+        ptree.stores.StoreUnavailableError(
+            "postgresql://db", "the connection is lost: server closed the connection"
+        ),
+        (ValueError, ConnectionError),
+        {
+            "url": "postgresql://db",
+            "reason": "the connection is lost: server closed the connection",
+        },
+        "postgresql://db: the connection is lost: server closed the connection",
+    ),
+    ptree.stores.StoreWriteError: (
+        ptree.stores.StoreWriteError(
+            "sqlite:///chats.db", "/srv/chats.db", 28, "the disk is full: nothing was saved"
+        ),
+        (ValueError, OSError),
+        {
+            "url": "sqlite:///chats.db",
+            "path": "/srv/chats.db",
+            "errno": 28,
+            "filename": "/srv/chats.db",
+            "reason": "the disk is full: nothing was saved",
+        },
+        "sqlite:///chats.db: /srv/chats.db: the disk is full: nothing was saved",
+    ),
     ptree.providers.ProviderError: (
         ptree.providers.ProviderError(
             "openai-chat", "messages[3]", "a tool result needs a call id"
@@ -221,6 +272,20 @@ def _exported(base: type[BaseException]) -> set[type[BaseException]]:
 def test_every_exported_error_has_an_example() -> None:
     """Each exception class exported by ptree or a layer is checked below (add new ones)."""
     assert _exported(BaseException) == set(EXAMPLES) | set(WARNINGS)
+
+
+def test_every_store_error_is_a_store_error() -> None:
+    """Issue 23 item 5: every error ``ptree.stores`` exports is a StoreError (before:
+    SessionNotFoundError and ConflictError were not)."""
+    errors = [
+        value
+        for name in ptree.stores.__all__
+        if isinstance(value := getattr(ptree.stores, name), type)
+        and issubclass(value, BaseException)
+    ]
+    assert len(errors) == 6, errors
+    for cls in errors:
+        assert issubclass(cls, ptree.stores.StoreError), cls
 
 
 @pytest.mark.parametrize("cls", list(EXAMPLES), ids=lambda c: c.__name__)

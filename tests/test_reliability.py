@@ -774,6 +774,50 @@ class TestDumpOverwrite:
         dump(committed.append({"role": "user", "content": "d"}), path, overwrite=True)
         assert len(load(path)) == 3
 
+    def test_the_refusal_names_the_file_and_how_to_replace_it(self, tmp_path: Path) -> None:
+        """Issue 27 item 4: the message names ``s.jsonl`` alone (before: a temporary
+        file ``.s.jsonl.p_sr3xkk.tmp -> s.jsonl``) and says overwrite=True replaces it."""
+        path = tmp_path / "s.jsonl"
+        path.write_text("mine")
+        with pytest.raises(FileExistsError) as info:
+            dump(SessionTree().append({"role": "user", "content": "a"}), path)
+        assert str(info.value) == (
+            f"{path}: a file exists here; overwrite=True replaces it "
+            "(ptree's command line: --force)"
+        )
+        assert (info.value.filename, info.value.filename2) == (str(path), None)
+        assert isinstance(info.value, ptree.SessionExistsError)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.jsonl"]
+
+    @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy", "rebuilt"])
+    def test_a_copied_tree_cannot_drop_another_writers_entry(
+        self, tmp_path: Path, how: str
+    ) -> None:
+        """Issue 23: ``t2 = pickle.loads(pickle.dumps(t))`` is ``== t``, and behaves as
+        ``t``: it cannot overwrite an entry another writer appended since the load
+        (before, the pickled copy could: the file's state was kept by ``id(header)``)."""
+        import copy
+        import pickle
+
+        path = tmp_path / "s.jsonl"
+        dump(SessionTree().append({"role": "user", "content": "a"}), path)
+        t = load(path)
+        if how == "pickle":
+            t2 = pickle.loads(pickle.dumps(t))
+        elif how == "copy":
+            t2 = copy.copy(t)
+        elif how == "deepcopy":
+            t2 = copy.deepcopy(t)
+        else:
+            t2 = SessionTree.from_entries(t.entries(), header=t.header)
+        assert t2 == t
+        with SessionWriter(path) as w:
+            committed = w.commit(w.value.append({"role": "assistant", "content": "b"}))
+        for tree in (t, t2):
+            with pytest.raises(ptree.SessionChangedError):
+                dump(tree.append({"role": "user", "content": "c"}), path, overwrite=True)
+        assert load(path) == committed
+
     def test_a_dumped_tree_may_be_dumped_again(self, tmp_path: Path) -> None:
         """Load, change, dump; change again, dump again: the file is what it wrote."""
         path = tmp_path / "s.jsonl"
@@ -952,9 +996,9 @@ class TestAtomicCommits:
         assert cut_short > 0  # some kills did cut a commit short
 
     def test_new_ids_never_repeat_those_of_an_unfinished_commit(self, tmp_path: Path) -> None:
-        """A writer that reopens a file whose last commit was cut short gives new
-        entries ids the file does not hold yet: Pi reads the unfinished commit's lines
-        too, and would see an id twice."""
+        """Until a writer removes an unfinished commit, a tree loaded from the file gives
+        new entries ids past its lines' (Pi reads those lines, and would see an id
+        twice); the next writer removes the commit, so Pi and ptree read the same."""
         import warnings
 
         path = tmp_path / "s.jsonl"
@@ -976,8 +1020,13 @@ class TestAtomicCommits:
             f.writelines(json.dumps(line) + "\n" for line in unfinished)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with SessionWriter(path) as w:
-                assert w.value.ids() == ("e1",)
-                w.commit(w.value.append({"role": "user", "content": "after"}))
+            loaded = load(path)
+        assert loaded.ids() == ("e1",)
+        assert loaded.append({"role": "user", "content": "next"}).leaf_id == "e4"
+        with pytest.warns(ptree.SessionFileWarning, match="removed the last"):
+            w = SessionWriter(path)
+        with w:
+            assert w.value.ids() == ("e1",)
+            w.commit(w.value.append({"role": "user", "content": "after"}))
         ids = [json.loads(line).get("id") for line in path.read_text().splitlines()[1:]]
-        assert len(ids) == len(set(ids)) == 4, ids
+        assert len(ids) == len(set(ids)) == 2, ids

@@ -536,27 +536,33 @@ class TestJsonlFiles:
         assert len([n for n in names if n.endswith(".jsonl")]) == 6
 
     def test_a_save_cut_short_is_not_seen_and_is_cleaned_up(self, tmp_path: Path) -> None:
-        """Bytes of a save that recorded its intent but never committed are ignored by
-        load and removed by the next save."""
+        """What a save killed mid-write leaves (the first lines of a marked commit, the
+        last torn) is skipped by the store and by ptree.load alike, and removed by
+        the next save, after which the file holds only whole commits."""
         d = tmp_path / "d"
         with stores.open(f"jsonl://{d}") as s:
             t = s.save(grow(new_tree(), 2))
         path = d / "s1.jsonl"
-        state = d / ".s1.jsonl.ptree"
         committed = path.read_bytes()
         import json
 
-        half = b'{"type":"message","id":"e3","parentId":"e2","timestamp":"x","mess'
-        with open(state, "a") as log:
-            log.write(json.dumps({"pending": len(committed) + 200, "from": len(committed)}))
-            log.write("\n")
+        line = {"type": "message", "id": "e3", "parentId": "e2", "timestamp": "x"}
+        first = json.dumps({**line, "message": {"role": "user"}, "ptreeBatch": [1, 3]})
+        half = b'{"type":"message","id":"e4","parentId":"e3","timestamp":"x","mess'
         with open(path, "ab") as f:
-            f.write(half)
+            f.write(first.encode() + b"\n" + half)
+        with pytest.warns(ptree.SessionFileWarning) as caught:
+            same(ptree.load(path), t)
         with stores.open(f"jsonl://{d}") as s:
-            same(s.load("s1"), t)
-            t2 = s.save(t.append(user("after the crash")))
+            with pytest.warns(ptree.SessionFileWarning) as also:
+                same(s.load("s1"), t)
+            assert [str(w.message) for w in also] == [str(w.message) for w in caught]
+            assert any("unfinished commit" in str(w.message) for w in caught)
+            with pytest.warns(ptree.SessionFileWarning):
+                t2 = s.save(t.append(user("after the crash")))
         assert path.read_bytes().startswith(committed)
         assert half not in path.read_bytes()
+        assert first.encode() not in path.read_bytes()
         same(ptree.load(path), t2)
 
     def test_lines_appended_by_someone_else_are_kept(self, tmp_path: Path) -> None:
@@ -579,4 +585,5 @@ def test_the_stores_errors_are_exported() -> None:
     for cls in (stores.ConflictError, stores.SessionNotFoundError, stores.StoreError):
         assert getattr(ptree, cls.__name__) is cls
         assert cls.__module__ == "ptree"
+        assert issubclass(cls, stores.StoreError)
     assert os.environ.get("CI") is None or os.environ.get("PTREE_TEST_POSTGRES_URL")

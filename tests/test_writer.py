@@ -24,6 +24,7 @@ from ptree import (
     dump,
     load,
 )
+from ptree.pi import SessionWriteError
 
 from .strategies import appends
 
@@ -223,21 +224,46 @@ class TestCommit:
         with pytest.raises(ValueError, match="closed"):
             w.commit(w.value.append(user("a")))
 
-    def test_failed_write_breaks_the_writer(
+    def test_a_failed_write_leaves_nothing_and_the_writer_goes_on(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """After a failed write, the committed value stays and later commits are refused."""
+        """A write the disk refuses: SessionWriteError naming the file, its bytes
+        truncated away (the file as before), the committed value kept; once the fault
+        is gone the same writer commits again."""
         p = tmp_path / "s.jsonl"
         w = SessionWriter(p)
         t = w.commit(w.value.append(user("a")))
+        before = p.read_bytes()
 
         def broken(fd: int) -> None:
             raise OSError(28, "no space left")
 
         monkeypatch.setattr(os, "fsync", broken)
-        with pytest.raises(OSError, match="no space"):
-            w.commit(t.append(user("b")))
+        with pytest.raises(SessionWriteError, match="disk is full: the commit was not made"):
+            w.commit(t.append(user("b")).append(user("c")))
         assert w.value is t
+        assert p.read_bytes() == before
+        monkeypatch.undo()
+        t2 = w.commit(t.append(user("d")))
+        w.close()
+        assert ptree.load(p) == t2
+        assert [m["content"] for m in t2.current_path()] == ["a", "d"]
+
+    def test_a_writer_whose_truncation_failed_refuses_commits(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """If even taking the failed commit back fails, later commits are refused."""
+        p = tmp_path / "s.jsonl"
+        w = SessionWriter(p)
+        t = w.commit(w.value.append(user("a")))
+
+        def broken(*args: object) -> None:
+            raise OSError(5, "I/O error")
+
+        monkeypatch.setattr(os, "fsync", broken)
+        monkeypatch.setattr(os, "ftruncate", broken)
+        with pytest.raises(OSError, match="I/O error"):
+            w.commit(t.append(user("b")))
         monkeypatch.undo()
         with pytest.raises(ValueError, match="earlier write failed"):
             w.commit(t.append(user("c")))

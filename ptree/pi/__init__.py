@@ -15,9 +15,11 @@ Imports: the core (modules directly in :mod:`ptree`) only.
 from ..errors import name_public
 from .errors import (
     SessionChangedError,
+    SessionExistsError,
     SessionFileError,
     SessionFileWarning,
     SessionLockedError,
+    SessionWriteError,
     UnsupportedVersionError,
 )
 from .lines import is_torn
@@ -29,9 +31,11 @@ from .writer import CommitError, SessionWriter
 __all__ = [
     "CommitError",
     "SessionChangedError",
+    "SessionExistsError",
     "SessionFileError",
     "SessionFileWarning",
     "SessionLockedError",
+    "SessionWriteError",
     "SessionWriter",
     "UnsupportedVersionError",
     "dump",

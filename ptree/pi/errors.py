@@ -1,5 +1,6 @@
 """Errors of the Pi file layer: a file that cannot be read as asked, a lenient load's
-warnings, a file another writer holds, a commit the file refuses."""
+warnings, a file another writer holds, a commit the file refuses, a file that exists
+or that the disk refuses to write."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from ..errors import SessionError
 
 __all__ = [
     "SessionChangedError",
+    "SessionExistsError",
     "SessionFileError",
     "SessionFileWarning",
     "SessionLockedError",
+    "SessionWriteError",
     "UnsupportedVersionError",
 ]
 
@@ -177,3 +180,60 @@ class SessionLockedError(SessionFileError, BlockingIOError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (SessionLockedError, (self.path, self.reason))
+
+
+class SessionWriteError(SessionFileError, OSError):
+    """A session file that could not be written: the disk is full, the directory or
+    the file is read-only, an I/O error.
+
+    Nothing half-written is left: the file holds what it held before (a
+    :class:`~ptree.SessionWriter` refuses further commits until it is reopened).  Both
+    a :class:`SessionFileError` (so a ``ValueError``) and an ``OSError``, with
+    ``errno`` and ``filename`` set.
+
+    Attributes:
+        path: the session file (never a temporary file beside it).
+        errno: the error number (``ENOSPC``, ``EACCES``, ``EROFS``, ``EFBIG``, ...).
+        reason: what went wrong.
+    """
+
+    def __init__(self, path: object, errno: int | None, reason: str) -> None:
+        SessionFileError.__init__(self, path, None, reason)
+        self.errno = errno
+        self.strerror = reason
+        self.filename = path
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SessionWriteError, (self.path, self.errno, self.reason))
+
+
+class SessionExistsError(SessionFileError, FileExistsError):
+    """A file is already at the path a new session file was to be written to.
+
+    Nothing was written.  ``dump(tree, path, overwrite=True)`` replaces it (the CLI:
+    ``--force``).  Both a :class:`SessionFileError` and a ``FileExistsError``.
+
+    Attributes:
+        path: the file that exists.
+    """
+
+    def __init__(self, path: object, reason: str | None = None) -> None:
+        SessionFileError.__init__(
+            self,
+            path,
+            None,
+            reason
+            or "a file exists here; overwrite=True replaces it (ptree's command line: --force)",
+        )
+        self.errno = errno.EEXIST
+        self.strerror = self.reason
+        self.filename = path
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SessionExistsError, (self.path, self.reason))

@@ -1,35 +1,41 @@
 """Durable-file primitives: fsync'ed temporary files, whole writes, directory syncs,
 the lock a :class:`~ptree.pi.SessionWriter` holds (a replace must not race it),
-reading regular files only, and where a tree was read from (so that a replace does
-not drop what another writer added since).
+reading regular files only, where a tree was read from (a value its header carries,
+so that a replace does not drop what another writer added since), and the typed
+error of a write the disk refuses, naming the file the caller asked for.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import stat
 import tempfile
-import threading
-import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
+
 from ..header import SessionHeader
-from .errors import SessionFileError, SessionLockedError
+from ..tree import SessionTree
+from .errors import SessionExistsError, SessionFileError, SessionLockedError, SessionWriteError
 
 __all__ = [
     "Stamp",
     "lock_existing",
+    "os_error_reason",
     "read_regular",
     "recorded_stamp",
-    "remember_stamp",
     "replace_file",
     "stamp_of",
     "sync_directory",
+    "with_stamp",
     "write_all",
     "write_new",
     "write_temp",
+    "writing",
 ]
 
 Stamp = tuple[int, int, int, int]
@@ -87,51 +93,64 @@ def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, Stamp]:
         os.close(fd)
 
 
-# Where each header's tree was read from, and the file's stamp then: a header (kept
-# by every tree grown from the one loaded) -> {real path: stamp}.  Keyed by identity,
-# not by value (two loads of one file give equal headers), and dropped with the header.
-_STAMPS: dict[int, tuple[weakref.ref[SessionHeader], dict[str, Stamp]]] = {}
-_STAMPS_LOCK = threading.Lock()
-
-
-def _forget(key: int) -> None:
-    _STAMPS.pop(key, None)
-
-
-def remember_stamp(
-    header: SessionHeader | None,
-    path: str | os.PathLike[str],
-    st: Stamp,
-    *,
-    resolved: bool = False,
-) -> None:
-    """Note that trees with ``header`` hold the file at ``path`` as it was at ``st``
-    (``resolved``: ``path`` is ``os.path.realpath``'s already)."""
+def with_stamp(
+    tree: SessionTree, path: str | os.PathLike[str], st: Stamp, *, resolved: bool = False
+) -> SessionTree:
+    """``tree``, its header noting that it holds the file at ``path`` as it was at ``st``
+    (``resolved``: ``path`` is ``os.path.realpath``'s already).  A value, not a cache:
+    a pickled or copied tree carries it too (see :attr:`~ptree.SessionHeader.origin`).
+    A tree without a header is returned as it is.  O(number of files noted).
+    """
+    header = tree.header
     if header is None:
-        return
-    key = id(header)
+        return tree
     real = os.fspath(path) if resolved else os.path.realpath(path)
-    with _STAMPS_LOCK:
-        held = _STAMPS.get(key)
-        if held is None or held[0]() is not header:
-
-            def gone(_: weakref.ref[SessionHeader], key: int = key) -> None:
-                _forget(key)
-
-            held = (weakref.ref(header, gone), {})
-            _STAMPS[key] = held
-        held[1][real] = st
+    origin = (*(o for o in header.origin if o[0] != real), (real, st))
+    return tree.with_header(attrs.evolve(header, origin=origin))
 
 
 def recorded_stamp(header: SessionHeader | None, path: str | os.PathLike[str]) -> Stamp | None:
     """The stamp of ``path`` when trees with ``header`` were read from (or written to)
     it, or ``None`` if they never were."""
-    if header is None:
+    if header is None or not header.origin:
         return None
-    held = _STAMPS.get(id(header))
-    if held is None or held[0]() is not header:
-        return None
-    return held[1].get(os.path.realpath(path))
+    real = os.path.realpath(path)
+    for noted, st in header.origin:
+        if noted == real:
+            return st
+    return None
+
+
+def os_error_reason(exc: OSError) -> str:
+    """What an ``OSError`` of a write means, in words (without the file it named)."""
+    number = exc.errno
+    if number == errno.ENOSPC:
+        return "the disk is full"
+    if number == errno.EDQUOT:
+        return "the disk quota is exceeded"
+    if number == errno.EFBIG:
+        return "the file size limit is reached (RLIMIT_FSIZE, or the file system's)"
+    if number in (errno.EACCES, errno.EPERM):
+        return "permission denied (a read-only directory or file?)"
+    if number == errno.EROFS:
+        return "a read-only file system"
+    return exc.strerror or type(exc).__name__
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str], outcome: str = "nothing was written") -> Iterator[None]:
+    """Turn an ``OSError`` raised while writing ``path`` (or a temporary file beside it)
+    into a :class:`~ptree.SessionWriteError` that names ``path`` and says ``outcome``:
+    a caller is never told about a temporary file it did not ask for.  ptree's own
+    errors pass as they are."""
+    try:
+        yield
+    except SessionFileError:
+        raise
+    except OSError as exc:
+        raise SessionWriteError(
+            os.fspath(path), exc.errno, f"{os_error_reason(exc)}: {outcome}"
+        ) from exc
 
 
 def lock_existing(path: Path) -> int | None:
@@ -155,17 +174,25 @@ def lock_existing(path: Path) -> int | None:
 
 
 def replace_file(path: Path, data: bytes) -> None:
-    try:
-        mode: int | None = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    tmp = write_temp(path, data, mode)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Replace the file at ``path`` (or make it) with one holding ``data``, atomically:
+    a temporary file beside it, on the disk, renamed over it.  Its mode is kept.
+
+    Raises:
+        SessionWriteError: (an ``OSError``) the file cannot be written (a full disk, a
+            read-only directory), naming ``path``; the old file is as it was.
+    """
+    with writing(path):
+        try:
+            mode: int | None = os.stat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        tmp = write_temp(path, data, mode)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     sync_directory(path.parent)
 
 
@@ -177,14 +204,20 @@ def write_new(path: Path, data: bytes) -> None:
     one), so nothing is ever overwritten or written through a link.
 
     Raises:
-        FileExistsError: something is at ``path``.
-        OSError: the file cannot be written.
+        SessionExistsError: (a ``FileExistsError``) something is at ``path``.
+        SessionWriteError: (an ``OSError``) the file cannot be written (a full disk,
+            a read-only directory), naming ``path``.
     """
-    tmp = write_temp(path, data)
-    try:
-        os.link(tmp, path)
-    finally:
-        os.unlink(tmp)
+    if os.path.lexists(path):  # before writing anything: the usual case, said at once
+        raise SessionExistsError(os.fspath(path))
+    with writing(path):
+        tmp = write_temp(path, data)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise SessionExistsError(os.fspath(path)) from None
+        finally:
+            os.unlink(tmp)
     sync_directory(path.parent)
 
 

@@ -54,7 +54,7 @@ from ..ids import counter_of
 from ..tree import SessionTree, TreeBuilder
 from . import fast as fast_path
 from .errors import SessionFileError, SessionFileWarning, UnsupportedVersionError
-from .files import read_regular, remember_stamp
+from .files import read_regular, with_stamp
 from .lines import (
     BATCH_KEY,
     LEAF_TYPE,
@@ -762,8 +762,7 @@ def load(path: StrPath, *, strict: bool = True) -> SessionTree:
         gc.disable()
     try:
         data, stamp = read_regular(path)
-        tree = read_state(path, data, strict=strict).tree
-        remember_stamp(tree.header, path, stamp)
+        tree = with_stamp(read_state(path, data, strict=strict).tree, path, stamp)
     finally:
         if paused:
             gc.enable()

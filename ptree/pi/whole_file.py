@@ -15,14 +15,14 @@ from .files import (
     Stamp,
     lock_existing,
     recorded_stamp,
-    remember_stamp,
     replace_file,
     stamp_of,
+    with_stamp,
     write_new,
 )
 from .lines import ENCODE_COMPACT, StrPath, encode_line, leaf_record, new_leaf_id
 
-__all__ = ["dump", "file_bytes", "header_of"]
+__all__ = ["dump", "file_bytes", "file_parts", "header_of"]
 
 
 def header_of(tree: SessionTree) -> SessionHeader:
@@ -38,22 +38,28 @@ def header_of(tree: SessionTree) -> SessionHeader:
 def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
     """The whole file for ``tree``: header, entries in order, and a leaf record if the
     leaf is not the last entry.  O(size of the tree)."""
+    return file_parts(tree, header)[0]
+
+
+def file_parts(tree: SessionTree, header: SessionHeader) -> tuple[bytes, str | None]:
+    """:func:`file_bytes`, and the id of the leaf record it writes (``None`` if none):
+    what an appender to the new file must know.  O(size of the tree)."""
     encode = ENCODE_COMPACT
     parts = [ENCODE_COMPACT(header.to_json())]
     entries = tree.entries()
     for entry in entries:
         parts.append(encode(entry.json_fields()))
     last = entries[-1].id if entries else None
+    leaf_id: str | None = None
     if tree.leaf_id != last:
-        parts.append(
-            encode(leaf_record(new_leaf_id(tree.__contains__), tree.leaf_id, tree.clock()))
-        )
+        leaf_id = new_leaf_id(tree.__contains__)
+        parts.append(encode(leaf_record(leaf_id, tree.leaf_id, tree.clock())))
     parts.append("")
     text = "\n".join(parts)
     try:
-        return text.encode("utf-8")
+        return text.encode("utf-8"), leaf_id
     except UnicodeEncodeError:
-        return b"".join(encode_line(json.loads(p)) for p in parts[:-1])
+        return b"".join(encode_line(json.loads(p)) for p in parts[:-1]), leaf_id
 
 
 def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> SessionTree:
@@ -82,14 +88,20 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
 
     Returns:
         the tree as written (with the header the file has): ``load(path)`` equals it.
+        Its header notes the file as written (:attr:`~ptree.SessionHeader.origin`), so
+        a later ``dump(returned, path, overwrite=True)`` refuses if the file changed.
 
     Raises:
-        FileExistsError: ``path`` exists and ``overwrite`` is false.
+        SessionExistsError: (a ``FileExistsError``) ``path`` exists and ``overwrite``
+            is false; the message names ``path`` and says that ``overwrite=True``
+            replaces it.
         SessionChangedError: (a ``SessionFileError``) ``overwrite`` is true, the tree
             was read from ``path``, and the file changed since.
         SessionLockedError: a :class:`~ptree.SessionWriter` holds ``path``; replacing
             the file under it would lose its later commits.
-        OSError: the file cannot be written; an existing file is then left as it was.
+        SessionWriteError: (an ``OSError``) the file cannot be written (a full disk,
+            a read-only directory or file), naming ``path`` (never a temporary file);
+            an existing file is left as it was.
 
     >>> import tempfile, os
     >>> from ptree.pi import load
@@ -108,8 +120,7 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
     written = tree if header is tree.header else tree.with_header(header)
     if not overwrite:
         write_new(target, data)
-        remember_stamp(written.header, target, stamp_of(os.stat(target)))
-        return written
+        return with_stamp(written, target, stamp_of(os.stat(target)))
     guard = lock_existing(target)
     try:
         known = recorded_stamp(tree.header, target)
@@ -121,7 +132,7 @@ def dump(tree: SessionTree, path: StrPath, *, overwrite: bool = False) -> Sessio
             if now is not None and now != known:
                 raise SessionChangedError(os.fspath(target))
         replace_file(target, data)
-        remember_stamp(written.header, target, stamp_of(os.stat(target)))
+        written = with_stamp(written, target, stamp_of(os.stat(target)))
     finally:
         if guard is not None:
             os.close(guard)

@@ -7,14 +7,17 @@ entry written (a move without an append).  Whole lines only, in one ``write`` ca
 so a reader never sees half a commit that the writer thinks is done.
 
 A commit is all or nothing, even when the process is killed in the middle of its
-write (a big write reaches the file in parts).  A commit of one line is whole or a torn
-line, which readers skip.  A commit of several lines marks each of them with
-``"ptreeBatch": [k, n]`` (line ``k`` of ``n``): ptree's reader takes the mark off and
-skips a commit whose ``n`` lines are not all there, with a warning, in both modes.
-Pi's readers ignore the field (an unknown field), so Pi reads the file as before; it
-does see the lines of an unfinished commit (ptree does not), so a tree loaded from the
-file gives later entries ids past theirs (:attr:`~ptree.SessionTree.counter`): no id
-is ever in the file twice.  What a power cut can
+write (a big write reaches the file in parts) or the disk fills up.  The protocol is
+:mod:`ptree.pi.commits`'s, which the ``jsonl:`` store follows too: a commit of one line
+is whole or a torn line, which readers skip; a commit of several lines marks each of
+them with ``"ptreeBatch": [k, n]`` (line ``k`` of ``n``): ptree's reader takes the mark
+off and skips a commit whose ``n`` lines are not all there, with a warning, in both
+modes.  Pi's readers ignore the field (an unknown field), so Pi reads the file as
+before; it does see the lines of an unfinished commit (ptree does not) until the next
+writer opens the file: holding the lock, it removes them (with a warning), and from
+then on Pi and ptree read the same entries.  Meanwhile a tree loaded from the file
+gives later entries ids past theirs (:attr:`~ptree.SessionTree.counter`): no id is
+ever in the file twice.  What a power cut can
 still do: with ``fsync=True`` nothing that ``commit`` returned is lost; the commit
 being written may be lost whole (its lines, whole or torn, are skipped).  Without
 ``fsync``, the commits since the last :meth:`~SessionWriter.sync` may be lost, the
@@ -36,9 +39,13 @@ Durability policy (``fsync``):
 A file opened for writing is locked (``flock``); a second writer on it gets
 :class:`~ptree.SessionLockedError`.  Readers (:func:`~ptree.load`) take no lock.
 
-A torn last line (a crash in the middle of a write) is left as it is: the next commit
-starts on a fresh line, so it never glues onto the torn bytes, and loading skips them
-with a warning.  The writer never truncates or rewrites the file's bytes.
+A torn last line (a crash in the middle of a write) is removed by the next writer that
+opens the file, as an unfinished commit is; a commit never glues onto torn bytes.
+Nothing else is ever truncated or rewritten: lines another program appended stay.
+
+A write the disk refuses (full, read-only, over ``RLIMIT_FSIZE``) raises
+:class:`~ptree.SessionWriteError`, naming the file; the lines written before the
+failure are an unfinished commit, which every ptree reader skips.
 """
 
 from __future__ import annotations
@@ -47,15 +54,17 @@ import fcntl
 import os
 import stat
 import threading
+import warnings
 from pathlib import Path
 from types import TracebackType
 
 from ..errors import SessionError
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
-from .errors import SessionFileError, SessionLockedError
-from .files import remember_stamp, stamp_of, sync_directory, write_all, write_new
-from .lines import BATCH_KEY, StrPath, encode_line, leaf_record, new_leaf_id
+from .commits import commit_bytes, unfinished_tail
+from .errors import SessionFileError, SessionFileWarning, SessionLockedError
+from .files import stamp_of, sync_directory, with_stamp, write_all, write_new, writing
+from .lines import StrPath, encode_line
 from .reader import read_state
 from .whole_file import file_bytes, header_of
 
@@ -151,15 +160,20 @@ class SessionWriter:
                     None,
                     f"a new file is written as version {CURRENT_VERSION}, not {header.version}",
                 )
-            write_all(fd, encode_line(header.to_json()))
-            os.fsync(fd)
+            with writing(self._path):
+                write_all(fd, encode_line(header.to_json()))
+                os.fsync(fd)
             sync_directory(Path(self._path).resolve().parent)
-            self._committed = SessionTree(header=header)
-            remember_stamp(header, self._path, stamp_of(os.fstat(fd)))
+            self._committed = with_stamp(
+                SessionTree(header=header), self._path, stamp_of(os.fstat(fd))
+            )
             self._ends_clean = True
             self._leaf_ids: set[str] = set()
             self._file_leaf: str | None = None
             return
+        cut = unfinished_tail(data)
+        if cut < len(data):
+            data = self._remove_unfinished(fd, data, cut)
         state = read_state(self._path, data, strict=strict)
         if state.version != CURRENT_VERSION:
             # Older files need migrating; a newer version may mean lines this writer
@@ -171,11 +185,30 @@ class SessionWriter:
                 f"{CURRENT_VERSION} entries to it would mix formats; convert it first, "
                 "with SessionWriter.create(new_path, load(path)) or dump(load(path), new_path)",
             )
-        self._committed = state.tree
+        self._committed = with_stamp(state.tree, self._path, stamp_of(os.fstat(fd)))
         self._ends_clean = state.ends_clean
         self._leaf_ids = state.leaf_ids
         self._file_leaf = state.tree.leaf_id
-        remember_stamp(state.tree.header, self._path, stamp_of(os.fstat(fd)))
+
+    def _remove_unfinished(self, fd: int, data: bytes, cut: int) -> bytes:
+        """Truncate what a commit cut short left at the end (we hold the lock, so its
+        writer is gone): Pi would read its whole lines, ptree skips them; after this
+        both read the same.  Warns, as loading the file would."""
+        with writing(self._path):
+            os.ftruncate(fd, cut)
+            os.fsync(fd)
+        warnings.warn(
+            SessionFileWarning(
+                f"{self._path}: removed the last {len(data) - cut} bytes, what a commit "
+                "cut short left (a process stopped while writing it); Pi would have read "
+                "its whole lines",
+                path=self._path,
+                reason="an unfinished commit (a process stopped while writing it)",
+                strict_too=True,
+            ),
+            stacklevel=4,
+        )
+        return data[:cut]
 
     @classmethod
     def create(cls, path: StrPath, tree: SessionTree, *, fsync: bool = True) -> SessionWriter:
@@ -202,8 +235,7 @@ class SessionWriter:
             writer.close()
             _remove_if_same(target, made)
             raise SessionFileError(os.fspath(target), None, "the new file reads back wrong")
-        writer._committed = tree
-        remember_stamp(tree.header, target, stamp_of(os.fstat(writer._fd)))
+        writer._committed = with_stamp(tree, target, stamp_of(os.fstat(writer._fd)))
         return writer
 
     # ------------------------------------------------------------------ reading
@@ -240,7 +272,9 @@ class SessionWriter:
         Cost: O(size of what changed), never O(size of the tree).
 
         Returns:
-            the committed value: ``tree`` (with the file's header if it had none).
+            the committed value: equal to ``tree`` (with the file's header if it had
+            none), its header noting the file as it is now
+            (:attr:`~ptree.SessionHeader.origin`): grow the next value from it.
             Reopening the file gives a value equal to it.
 
         Raises:
@@ -248,8 +282,11 @@ class SessionWriter:
                 were dropped or are different), or has another header; to save such
                 a tree, ``dump`` it to a new file.
             ValueError: the writer is closed, or an earlier write failed.
-            OSError: the write failed; the committed value is unchanged and the
-                writer refuses further commits (reopen the file: it recovers).
+            SessionWriteError: (an ``OSError``) the write failed (a full disk, say);
+                what was written of it is truncated away, the committed value is
+                unchanged, and the next commit goes on once the fault is gone.  If
+                even the truncation failed, the writer refuses further commits
+                (``ValueError``): reopen the file, which removes the unfinished commit.
         """
         with self._lock:
             if self._fd < 0:
@@ -276,7 +313,6 @@ class SessionWriter:
                     "(it lacks entries that the file has); a file only grows: "
                     "dump(tree, new_path) to save this tree as a new file",
                 )
-            records: list[dict[str, object]] = []
             for entry in added:
                 if entry.id in self._leaf_ids:
                     raise CommitError(
@@ -284,28 +320,18 @@ class SessionWriter:
                         f"entry id {entry.id!r} is taken by a leaf record of "
                         "the file; give the entry another id",
                     )
-                records.append(entry.json_fields())
-            file_leaf = added[-1].id if added else self._file_leaf
-            leaf_id: str | None = None
-            if tree.leaf_id != file_leaf:
-                leaf_id = new_leaf_id(
-                    lambda i: i in tree or i in self._leaf_ids, len(self._leaf_ids) + 1
-                )
-                records.append(leaf_record(leaf_id, tree.leaf_id, tree.clock()))
-            if len(records) > 1:
-                # All or nothing: a kill in the middle of the write leaves the first
-                # lines only, which the reader recognises by their marks and skips.
-                n = len(records)
-                for k, rec in enumerate(records, 1):
-                    rec[BATCH_KEY] = [k, n]
-            lines = [encode_line(rec) for rec in records]
-            if lines and not self._ends_clean:
-                lines.insert(0, b"\n")  # a torn or unterminated last line: start afresh
-            if lines:
-                self._write(b"".join(lines))
-                # What this writer wrote is in the trees it committed: a later
-                # dump(overwrite=True) of one of them loses nothing.
-                remember_stamp(tree.header, self._real, stamp_of(os.fstat(self._fd)), resolved=True)
+            data, leaf_id = commit_bytes(
+                tree,
+                added,
+                file_leaf=self._file_leaf,
+                leaf_ids=self._leaf_ids,
+                ends_clean=self._ends_clean,
+            )
+            if data:
+                self._write(data)
+                # The committed value notes the file as it is now: a later
+                # dump(overwrite=True) of it (or of a tree grown from it) loses nothing.
+                tree = with_stamp(tree, self._real, stamp_of(os.fstat(self._fd)), resolved=True)
                 if leaf_id is not None:
                     self._leaf_ids.add(leaf_id)
                 self._ends_clean = True
@@ -314,12 +340,26 @@ class SessionWriter:
             return tree
 
     def _write(self, data: bytes) -> None:
+        before = os.fstat(self._fd).st_size
         try:
-            write_all(self._fd, data)
-            if self._fsync:
-                os.fsync(self._fd)
-            else:
-                self._dirty = True
+            with writing(self._path, "the commit was not made"):
+                try:
+                    write_all(self._fd, data)
+                    if self._fsync:
+                        os.fsync(self._fd)
+                    else:
+                        self._dirty = True
+                except OSError:
+                    # Nothing half-written stays (Pi would read its whole lines): we
+                    # hold the lock, so the bytes past ``before`` are this commit's.
+                    # The file is then as it was: the writer goes on once the fault is
+                    # gone.  If this fails too, the writer is broken (below).
+                    os.ftruncate(self._fd, before)
+                    raise
+        except SessionFileError as exc:
+            if os.fstat(self._fd).st_size != before:
+                self._broken = f"{type(exc).__name__}: {exc}"
+            raise
         except BaseException as exc:
             self._broken = f"{type(exc).__name__}: {exc}"
             raise
@@ -374,9 +414,10 @@ def _remove_if_same(path: Path, made: os.stat_result) -> None:
 def _open_locked(path: str) -> int:
     """Open (or create) ``path`` for appending and lock it, or raise if it is locked."""
     for _ in range(10):
-        fd = os.open(
-            path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666
-        )
+        with writing(path):  # a read-only file or directory: said at once, naming it
+            fd = os.open(
+                path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666
+            )
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise SessionFileError(

@@ -23,7 +23,14 @@ from urllib.parse import unquote, urlsplit
 from ..errors import name_public
 from ._base import SessionSummary, Store
 from ._sql import SCHEMA_VERSION
-from .errors import ConflictError, SessionNotFoundError, StoreError
+from .errors import (
+    ConflictError,
+    SessionNotFoundError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+    StoreWriteError,
+)
 from .jsonl import JsonlStore
 from .postgres import PostgresStore
 from .sqlite import SqliteStore
@@ -38,8 +45,14 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreError",
+    "StoreLockedError",
+    "StoreUnavailableError",
+    "StoreWriteError",
     "open",
 ]
+
+for _cls in (StoreLockedError, StoreUnavailableError, StoreWriteError):
+    _cls.__module__ = __name__  # tracebacks read ptree.stores.StoreLockedError
 
 SCHEMES = ("sqlite", "postgresql", "postgres", "jsonl")
 """The URL schemes :func:`open` takes."""
@@ -56,6 +69,10 @@ def open(url: str) -> Store:  # noqa: A001 - stores.open, as the module's one en
       ``jsonl:///ABS/DIR?fsync=false`` hands each save to the operating system
       without waiting for the disk: it survives the process being killed, not a
       power cut, and is several times faster.
+
+    ``sqlite:`` and ``jsonl:`` URLs take ``?timeout=SECONDS`` (default 10): how long
+    a save waits for another process's lock (a write transaction, a save to the same
+    file) before :class:`StoreLockedError`.  Options combine with ``&``.
 
     The tables (or the directory) are created on first use.  Cost: one connection
     (or directory scan, for ``jsonl:``), and creating the tables the first time.
@@ -82,23 +99,49 @@ postgresql, postgres, jsonl
         return PostgresStore(url)
     if scheme not in SCHEMES:
         raise StoreError(url, f"unknown store scheme {scheme!r}: use one of {', '.join(SCHEMES)}")
-    fsync = True
-    if scheme == "jsonl" and parts.query in ("fsync=false", "fsync=0", "fsync=true", "fsync=1"):
-        fsync = parts.query in ("fsync=true", "fsync=1")
-    elif parts.query:
-        raise StoreError(url, f"unknown options {parts.query!r} (a jsonl URL takes fsync=false)")
+    options = _options(url, scheme, parts.query)
+    fsync = options.get("fsync", "true") in ("true", "1")
+    timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
     if parts.netloc not in ("", "localhost") or parts.fragment:
         raise StoreError(
             url, f"a {scheme} URL is {scheme}:///ABSOLUTE/PATH, without host or fragment"
         )
     path = unquote(parts.path, errors="strict")
     if scheme == "sqlite" and path in ("/:memory:", ":memory:"):
-        return SqliteStore(url, ":memory:")
+        return SqliteStore(url, ":memory:", timeout=timeout)
     if not path.startswith("/"):
         raise StoreError(url, f"the path must be absolute: {scheme}:///ABSOLUTE/PATH")
     if scheme == "sqlite":
-        return SqliteStore(url, path)
-    return JsonlStore(url, path, fsync=fsync)
+        return SqliteStore(url, path, timeout=timeout)
+    return JsonlStore(url, path, fsync=fsync, timeout=timeout)
+
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a save waits for another process's lock before :class:`StoreLockedError`."""
+
+_OPTIONS = {"sqlite": ("timeout",), "jsonl": ("fsync", "timeout")}
+
+
+def _options(url: str, scheme: str, query: str) -> dict[str, str]:
+    """The URL's options (``a=1&b=2``), each checked: known for the scheme, a valid value."""
+    known = _OPTIONS.get(scheme, ())
+    out: dict[str, str] = {}
+    for part in query.split("&") if query else ():
+        key, _, value = part.partition("=")
+        if key not in known:
+            takes = " and ".join(known) or "no options"
+            raise StoreError(url, f"unknown option {part!r} (a {scheme} URL takes {takes})")
+        if key == "fsync" and value not in ("true", "1", "false", "0"):
+            raise StoreError(url, f"fsync must be true or false, not {value!r}")
+        if key == "timeout":
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = -1.0
+            if not 0 <= seconds < float("inf"):
+                raise StoreError(url, f"timeout must be a number of seconds, not {value!r}")
+        out[key] = value
+    return out
 
 
 name_public(globals(), "ptree.stores")

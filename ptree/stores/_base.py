@@ -20,7 +20,7 @@ from ..header import SessionHeader
 from ..pi.lines import encode_line
 from ..pi.whole_file import header_of
 from ..tree import SessionTree
-from .errors import ConflictError, StoreError
+from .errors import ConflictError, SessionNotFoundError, StoreError, StoreUnavailableError
 
 __all__ = ["Anchor", "SessionSummary", "Store", "entry_payload", "header_payload"]
 
@@ -216,24 +216,45 @@ class Store(ABC):
             fn: makes the new value from the current one.
             attempts: how many times to try before giving up.
 
+        A lost connection (:class:`~ptree.stores.StoreUnavailableError`: killed, the
+        server restarted) is retried too, the store connecting again: if the save it
+        interrupted had committed, that is found (the stored session begins with the
+        new tree's entries) and the new tree returned, so ``fn``'s change is made
+        exactly once.  Once every attempt has failed to reach the database, that
+        error is raised.
+
         Returns:
             the saved tree.
 
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
             ConflictError: every attempt conflicted.
+            StoreUnavailableError: the database could not be reached on any attempt.
         """
         pause = 0.001
-        for _ in range(max(1, attempts)):
-            current = self._refresh(session_id)
-            new = fn(current)
-            if not isinstance(new, SessionTree):
-                raise TypeError(f"fn must return a SessionTree, not {type(new).__name__}")
+        landed: SessionTree | None = None  # a save whose outcome a lost connection hid
+        for attempt in range(max(1, attempts)):
             try:
-                return self.save(new)
+                if landed is not None:
+                    if self._holds(session_id, landed):
+                        return landed
+                    landed = None
+                current = self._refresh(session_id)
+                new = fn(current)
+                if not isinstance(new, SessionTree):
+                    raise TypeError(f"fn must return a SessionTree, not {type(new).__name__}")
+                try:
+                    return self.save(new)
+                except StoreUnavailableError:
+                    landed = new
+                    raise
             except ConflictError:
-                time.sleep(random.uniform(0, pause))
-                pause = min(pause * 2, 0.1)
+                pass
+            except StoreUnavailableError:
+                if attempt + 1 >= max(1, attempts):
+                    raise
+            time.sleep(random.uniform(0, pause))
+            pause = min(pause * 2, 0.1)
         raise ConflictError(
             session_id,
             self._url,
@@ -333,6 +354,16 @@ class Store(ABC):
             if added is not None:
                 best = (anchor, added)
         return best
+
+    def _holds(self, session_id: str, tree: SessionTree) -> bool:
+        """Whether the stored session begins with ``tree``'s entries (a save of it that
+        a lost connection interrupted did commit).  O(size of the session)."""
+        try:
+            stored = self.load(session_id)
+        except SessionNotFoundError:
+            return False
+        n = len(tree)
+        return len(stored) >= n and stored.entries()[:n] == tree.entries()
 
     def _latest_anchor(self, session_id: str) -> Anchor | None:
         anchors = self._anchors.get(session_id)

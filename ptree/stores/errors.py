@@ -1,15 +1,34 @@
-"""The errors of the stores: an unknown session, a conflicting save, a store ptree
-cannot use (a bad URL, a schema newer than this ptree, a tree without a session id)."""
+"""The errors of the stores, one family under :class:`StoreError`: an unknown session,
+a conflicting save, a store ptree cannot use (a bad URL, a schema newer than this ptree,
+a tree without a session id), and the faults of the machine under it: a database
+another process keeps locked, a connection lost, a disk full or read-only.
+
+Each is also the built-in a caller would catch: ``KeyError`` for an unknown session,
+``RuntimeError`` for a conflict, ``TimeoutError`` for a lock, ``ConnectionError`` for a
+lost connection, ``OSError`` for a write the disk refused; and, as every
+:class:`StoreError`, a ``ValueError``.  No driver's own exception (``sqlite3``,
+``psycopg``) escapes a store.
+"""
 
 from __future__ import annotations
 
+import errno as _errno
+
 from ..errors import SessionError
 
-__all__ = ["ConflictError", "SessionNotFoundError", "StoreError"]
+__all__ = [
+    "ConflictError",
+    "SessionNotFoundError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreUnavailableError",
+    "StoreWriteError",
+]
 
 
 class StoreError(SessionError, ValueError):
-    """A store ptree cannot use as asked: a bad URL, a newer schema, a tree it cannot save.
+    """The base of every store error; raised itself for a store ptree cannot use as
+    asked: a bad URL, a newer schema, a tree it cannot save.
 
     Attributes:
         url: the store's URL (or what was given as one).
@@ -25,7 +44,7 @@ class StoreError(SessionError, ValueError):
         return (type(self), (self.url, self.reason))
 
 
-class SessionNotFoundError(SessionError, KeyError):
+class SessionNotFoundError(StoreError, KeyError):
     """No session with this id in the store.
 
     Attributes:
@@ -36,8 +55,9 @@ class SessionNotFoundError(SessionError, KeyError):
     def __init__(self, session_id: str, url: str) -> None:
         self.session_id = session_id
         self.url = url
-        self.message = f"{url}: no session with id {session_id!r}"
-        super().__init__(self.message)
+        self.reason = f"no session with id {session_id!r}"
+        self.message = f"{url}: {self.reason}"
+        Exception.__init__(self, self.message)
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.message
@@ -46,7 +66,7 @@ class SessionNotFoundError(SessionError, KeyError):
         return (type(self), (self.session_id, self.url))
 
 
-class ConflictError(SessionError, RuntimeError):
+class ConflictError(StoreError, RuntimeError):
     """A save refused because the stored session has entries the tree lacks.
 
     A ``RuntimeError``, as a change made by someone else meanwhile is in Python (a
@@ -67,7 +87,86 @@ class ConflictError(SessionError, RuntimeError):
         self.session_id = session_id
         self.url = url
         self.reason = reason
-        super().__init__(f"{url}: session {session_id!r}: {reason}")
+        Exception.__init__(self, f"{url}: session {session_id!r}: {reason}")
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.session_id, self.url, self.reason))
+
+
+class StoreLockedError(StoreError, TimeoutError):
+    """Another process kept the store (or the session) locked longer than the timeout.
+
+    The save or load changed nothing; try again later, or open the store with a longer
+    ``?timeout=SECONDS``.  A ``TimeoutError`` too.
+
+    Attributes:
+        url: the store's URL.
+        timeout: the seconds waited.
+        path: the file that was locked (the database, the session file), or ``None``.
+    """
+
+    def __init__(self, url: str, timeout: float, path: str | None = None) -> None:
+        self.timeout = timeout
+        self.path = path
+        where = f" ({path})" if path is not None else ""
+        StoreError.__init__(
+            self,
+            url,
+            f"still locked by another process after {timeout:g} s{where}: nothing was "
+            "changed; try again, or open the store with a longer ?timeout=SECONDS",
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.timeout, self.path))
+
+
+class StoreUnavailableError(StoreError, ConnectionError):
+    """The database could not be reached: the connection was lost (the server restarted,
+    the connection was killed) or could not be made.
+
+    An operation that raised it either committed whole or not at all; a save may be
+    repeated as it is (a save of a tree already stored writes nothing).  The same store
+    object connects again on its next call.  A ``ConnectionError`` too.
+
+    Attributes:
+        url: the store's URL.
+        reason: what the driver said.
+    """
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.reason))
+
+
+class StoreWriteError(StoreError, OSError):
+    """The store's disk refused a write: full, read-only, not permitted, an I/O error.
+
+    Nothing half-written is visible: the store holds what it held before.  An
+    ``OSError`` too, with ``errno`` (``ENOSPC``, ``EROFS``, ``EACCES``, ``EIO``) and
+    ``filename`` set.
+
+    Attributes:
+        url: the store's URL.
+        path: the file or directory concerned (the database, the session file), never
+            a temporary file.
+        errno: the error number.
+        reason: what went wrong.
+    """
+
+    def __init__(self, url: str, path: str, errno: int | None, reason: str) -> None:
+        StoreError.__init__(self, url, f"{path}: {reason}")
+        self.reason = reason
+        self.path = path
+        self.errno = errno
+        self.strerror = reason
+        self.filename = path
+
+    def __str__(self) -> str:
+        return f"{self.url}: {self.path}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.path, self.errno, self.reason))
+
+
+def errno_name(number: int | None) -> str:
+    """``ENOSPC`` for 28; ``"an I/O error"`` for ``None`` or an unknown number."""
+    return _errno.errorcode.get(number or 0, "an I/O error")

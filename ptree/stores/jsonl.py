@@ -6,27 +6,28 @@ are.  Sessions are found by the header id of every ``*.jsonl`` file, whatever it
 a new session's file is named after its id (an id that is no safe file name is
 percent-encoded, or hashed when long: never a path outside the directory).
 
-Beside each file the store keeps a small state log, ``.NAME.ptree`` (JSON lines): the
-*committed length* of the file and what a save needs to know (entry count, leaf, the
-ids of leaf records, name, time of the last save).  A save, holding the file's lock
-(``flock``; taken per save, never held between saves, so any number of processes
-share the directory, and a :class:`~ptree.SessionWriter` holding the file excludes
-them):
+A save appends to the file exactly as a :class:`~ptree.SessionWriter` commits
+(:mod:`ptree.pi.commits`, the one owner of that protocol), holding the file's lock
+(``flock``; taken per save, never held between saves, so any number of processes share
+the directory, and a writer holding the file excludes them; loads take no lock, as
+:func:`ptree.load` takes none, so they never wait): the lines of a save go
+in one write, each marked ``[k, n]`` when there are several, so a save cut short (a
+kill, a full disk) is skipped by every ptree reader, the store and :func:`ptree.load`
+alike, and removed by the next save (or at once, when the write itself failed), after
+which Pi reads the same entries too.  A load reads the file with ptree's reader: the
+store and :func:`ptree.load` always read the same session from a file.
 
-1. appends to the log the length it is about to reach (``pending``);
-2. appends the new lines to the file;
-3. appends the new committed state to the log (the commit point).
+Beside each file the store keeps a small cache, ``.NAME.ptree`` (JSON lines, the last
+record counts): the file's length, inode and modification time after the last save,
+and what a save or a listing needs (entry count, leaf, the ids of leaf records, name,
+time of the last save).  It is only a cache: when the file is not exactly as it
+records (Pi appended, a save was cut short, the cache is missing or torn), the file is
+read whole instead.  It is rewritten as its last record when it grows past 64 KiB.
 
-Each step is flushed to the disk before the next (unless opened with ``fsync=false``);
-appends only, no renames, so a save costs three small writes.  A record cut short is
-skipped by readers; the log is rewritten as its last record when it grows past 64 KiB.
-
-A load (holding the lock shared) reads only the committed bytes, so a save cut short
-(kill, full disk) is never seen; the next save finds the file longer than committed
-with a ``pending`` that covers it, and truncates it back.  Bytes beyond the committed
-length *without* such a record were appended by someone else (Pi itself, resuming
-the session): they are read as part of the session, never truncated.  A file without
-a state file (one Pi wrote) is read whole the first time it is saved to.
+Faults: a save the disk refuses raises :class:`~ptree.stores.StoreWriteError` naming
+the session file, and leaves the file as it was; a file another process keeps locked
+longer than the timeout (``jsonl:///dir?timeout=SECONDS``, default 10) raises
+:class:`~ptree.stores.StoreLockedError`.
 """
 
 from __future__ import annotations
@@ -50,22 +51,30 @@ from urllib.parse import quote
 
 import attrs
 
-from ..entries import Entry, entry_from_json
+from ..entries import Entry
 from ..header import CURRENT_VERSION, SessionHeader
-from ..pi.errors import SessionFileWarning, SessionLockedError
-from ..pi.files import replace_file, sync_directory, write_all, write_temp
-from ..pi.lines import LEAF_TYPE, encode_line, leaf_record, new_leaf_id, parse_line
+from ..pi.commits import appended_entries, commit_bytes, unfinished_tail
+from ..pi.errors import SessionFileWarning
+from ..pi.files import os_error_reason, replace_file, sync_directory, write_all, write_temp
+from ..pi.lines import parse_line
 from ..pi.reader import read_state
+from ..pi.whole_file import file_parts
 from ..tree import SessionTree
 from ._base import Anchor, SessionSummary, Store, header_payload
-from .errors import ConflictError, SessionNotFoundError, StoreError
+from .errors import (
+    ConflictError,
+    SessionNotFoundError,
+    StoreError,
+    StoreLockedError,
+    StoreWriteError,
+)
 
 __all__ = ["JsonlStore", "file_name"]
 
 _LOG_TAIL = 1 << 16  # the end of a state log read to find its last record
 _LOG_LIMIT = 1 << 16  # a longer log is rewritten as its last record
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_STATE_FORMAT = 1
+_STATE_FORMAT = 2  # 1 was the log of the old protocol (with pending records)
 
 
 def file_name(session_id: str) -> str:
@@ -87,10 +96,11 @@ def file_name(session_id: str) -> str:
 
 @attrs.define
 class _State:
-    """A file's committed state (what the state file records)."""
+    """A file's state after the last save (what the cache records), or as just read."""
 
     ino: int
     length: int
+    mtime_ns: int
     header: str
     count: int
     leaf: str | None
@@ -99,15 +109,16 @@ class _State:
     updated: str
     incarnation: str
     clean: bool = True
-    pending: int | None = None
     version: int = CURRENT_VERSION
     tree: SessionTree | None = None  # when the file was just read whole
+    cut: int | None = None  # where a save cut short begins, when the file ends in one
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": _STATE_FORMAT,
             "ino": self.ino,
             "length": self.length,
+            "mtime": self.mtime_ns,
             "header": self.header,
             "count": self.count,
             "leaf": self.leaf,
@@ -116,7 +127,6 @@ class _State:
             "updated": self.updated,
             "incarnation": self.incarnation,
             "clean": self.clean,
-            "pending": self.pending,
         }
 
     @classmethod
@@ -127,6 +137,7 @@ class _State:
             return cls(
                 ino=int(obj["ino"]),
                 length=int(obj["length"]),
+                mtime_ns=int(obj["mtime"]),
                 header=str(obj["header"]),
                 count=int(obj["count"]),
                 leaf=obj["leaf"],
@@ -135,31 +146,21 @@ class _State:
                 updated=str(obj["updated"]),
                 incarnation=str(obj["incarnation"]),
                 clean=bool(obj["clean"]),
-                pending=obj["pending"],
             )
         except (AttributeError, KeyError, TypeError, ValueError):
             return None
 
 
 def _last_state(log: bytes) -> _State | None:
-    """The state the last complete records of a log give (see the module doc)."""
-    pending: int | None = None
-    start: int | None = None
+    """The state the last complete record of a cache gives (torn records skipped)."""
     for raw in reversed(log.split(b"\n")):
         try:
             record = json.loads(raw)
         except ValueError:
             continue  # a record cut short, or the start of the tail
-        if not isinstance(record, dict):
-            continue
-        if "format" not in record:
-            if pending is None and start is None and "pending" in record:
-                pending, start = record["pending"], record.get("from")
-            continue
-        state = _State.from_json(record)
-        if state is not None and pending is not None and start == state.length:
-            state.pending = pending
-        return state
+        state = _State.from_json(record) if isinstance(record, dict) else None
+        if state is not None:
+            return state
     return None
 
 
@@ -173,16 +174,23 @@ class JsonlStore(Store):
     Args:
         url: the URL it was opened with (for messages).
         directory: the directory, created if missing.
-        timeout: seconds to wait for a file another process is saving to.
+        timeout: seconds to wait for a file another process is saving to, then
+            :class:`~ptree.stores.StoreLockedError`.
         fsync: flush each save to the disk before it returns (default ``True``).
+
+    Raises:
+        StoreWriteError: the directory cannot be made.
     """
 
     def __init__(
-        self, url: str, directory: str, *, timeout: float = 60.0, fsync: bool = True
+        self, url: str, directory: str, *, timeout: float = 10.0, fsync: bool = True
     ) -> None:
         super().__init__(url)
         self._dir = Path(directory)
-        self._dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreWriteError(url, directory, exc.errno, os_error_reason(exc)) from None
         self._timeout = timeout
         self._fsync = fsync
         self._index: dict[str, str] = {}
@@ -245,19 +253,30 @@ class JsonlStore(Store):
 
     @contextmanager
     def _locked(self, session_id: str, exclusive: bool) -> Iterator[tuple[int, Path] | None]:
-        """The session's file, open and locked; ``None`` if there is no such session."""
+        """The session's file, open (and locked, if ``exclusive``: for a save or a
+        delete); ``None`` if there is no such session.
+
+        Readers take no lock, as :func:`ptree.load` takes none: what a save has not
+        finished is marked as such in the file (an unfinished commit, a torn line),
+        and every reader skips it.  So loads never wait, and never starve a save (a
+        shared ``flock`` held by loaders in a loop kept savers out for over 10 s).
+        """
         while True:
             path = self._find(session_id)
             if path is None:
                 yield None
                 return
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+                # A load needs no write access: a read-only file still loads.
+                fd = os.open(path, (os.O_RDWR if exclusive else os.O_RDONLY) | os.O_CLOEXEC)
             except FileNotFoundError:
                 self._index.pop(session_id, None)
                 continue
+            except OSError as exc:
+                raise self._write_error(path, exc) from None
             try:
-                self._lock_fd(fd, path, exclusive)
+                if exclusive:
+                    self._lock_fd(fd, path)
                 st = os.fstat(fd)
                 try:
                     same = st.st_nlink > 0 and os.stat(path).st_ino == st.st_ino
@@ -270,8 +289,8 @@ class JsonlStore(Store):
                 os.close(fd)  # releases the lock
             self._index.pop(session_id, None)  # deleted or replaced meanwhile: again
 
-    def _lock_fd(self, fd: int, path: Path, exclusive: bool) -> None:
-        mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+    def _lock_fd(self, fd: int, path: Path) -> None:
+        mode = fcntl.LOCK_EX | fcntl.LOCK_NB
         deadline = time.monotonic() + self._timeout
         pause = 0.0005
         while True:
@@ -280,16 +299,17 @@ class JsonlStore(Store):
                 return
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise SessionLockedError(
-                        os.fspath(path), f"still locked after {self._timeout} s"
-                    ) from None
+                    raise StoreLockedError(self._url, self._timeout, os.fspath(path)) from None
                 time.sleep(pause)
                 pause = min(pause * 2, 0.002)
 
     # ------------------------------------------------------------------ file state
 
+    def _write_error(self, path: Path, exc: OSError) -> StoreWriteError:
+        return StoreWriteError(self._url, os.fspath(path), exc.errno, os_error_reason(exc))
+
     def _read_state_file(self, path: Path) -> _State | None:
-        """The last state the log records (with ``pending`` if a save began after it)."""
+        """The state the cache records, if it can be read."""
         try:
             with open(self._state_path(path), "rb") as f:
                 size = os.fstat(f.fileno()).st_size
@@ -303,64 +323,70 @@ class JsonlStore(Store):
         except OSError:
             return None
 
-    def _write_state_file(self, path: Path, record: dict[str, Any], *, fresh: bool = False) -> None:
-        """Append one record to the state log (a new log when ``fresh``, atomically)."""
+    def _write_state_file(self, path: Path, state: _State) -> None:
+        """Append the state to the cache (a new cache, atomically, when it is long).
+
+        Only a cache: it is not flushed to the disk, and a failure to write it (a full
+        disk) is no failure of the save, which is in the file already; the next
+        operation then finds the cache stale and reads the file whole.
+        """
         target = self._state_path(path)
-        line = json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
-        if fresh:
-            replace_file(target, line)
+        line = json.dumps(state.to_json(), ensure_ascii=True).encode("ascii") + b"\n"
+        try:
+            if os.stat(target).st_size > _LOG_LIMIT:
+                replace_file(target, line)
+                return
+        except OSError:
+            pass
+        try:
+            fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError:
             return
-        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line  # after a record cut short: start afresh
             write_all(fd, line)
-            if self._fsync:
-                _sync(fd)
+        except OSError:
+            # Half a record is skipped by readers; a full one would be right anyway.
+            pass
         finally:
             os.close(fd)
-        if size == 0:
-            sync_directory(self._dir)
 
-    def _log_is_long(self, path: Path) -> bool:
-        try:
-            return os.stat(self._state_path(path)).st_size > _LOG_LIMIT
-        except OSError:
-            return False
-
-    def _committed(self, fd: int, path: Path) -> tuple[_State, bool]:
-        """The file's committed state, and whether bytes past it are a save cut short."""
+    def _committed(self, fd: int, path: Path) -> _State:
+        """The file's state: the cache's, when the file is exactly as the cache says;
+        else read whole (with ``tree`` set, and ``cut`` if it ends in a save cut short)."""
         st = os.fstat(fd)
         state = self._read_state_file(path)
-        if state is not None and state.ino == st.st_ino:
-            if st.st_size == state.length:
-                return state, False
-            if state.pending is not None and state.length < st.st_size <= state.pending:
-                return state, True
-        # No state file, or the file changed under it (Pi appended, or it was
-        # replaced): read it whole, as it is.
+        if state is not None and (state.ino, state.length, state.mtime_ns) == (
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+        ):
+            return state
+        # No cache, or the file changed under it (Pi appended, a save was cut short,
+        # it was replaced): read it whole, as ptree.load reads it.
         data = _pread_all(fd, st.st_size)
         read = read_state(os.fspath(path), data)
+        cut = unfinished_tail(data)
         tree = read.tree
         header = tree.header
         assert header is not None
-        return (
-            _State(
-                ino=st.st_ino,
-                length=len(data),
-                header=header_payload(header),
-                count=len(tree),
-                leaf=tree.leaf_id,
-                leaf_ids=sorted(read.leaf_ids),
-                name=tree.session_name,
-                updated=datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="microseconds"),
-                incarnation=uuid.uuid4().hex,
-                clean=read.ends_clean,
-                tree=tree,
-                version=read.version,
-            ),
-            False,
+        return _State(
+            ino=st.st_ino,
+            length=len(data),
+            mtime_ns=st.st_mtime_ns,
+            header=header_payload(header),
+            count=len(tree),
+            leaf=tree.leaf_id,
+            leaf_ids=sorted(read.leaf_ids),
+            name=tree.session_name,
+            updated=datetime.fromtimestamp(st.st_mtime, UTC).isoformat(timespec="microseconds"),
+            incarnation=uuid.uuid4().hex,
+            clean=read.ends_clean,
+            tree=tree,
+            version=read.version,
+            cut=cut if cut < len(data) else None,
         )
 
     # ------------------------------------------------------------------ protocol
@@ -370,7 +396,7 @@ class JsonlStore(Store):
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
             fd, path = found
-            state, _cut = self._committed(fd, path)
+            state = self._committed(fd, path)
             tree = state.tree
             if tree is None:
                 tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
@@ -388,7 +414,7 @@ class JsonlStore(Store):
                 if found is None:
                     raise SessionNotFoundError(session_id, self._url)
                 fd, path = found
-                state, _cut = self._committed(fd, path)
+                state = self._committed(fd, path)
                 if (
                     state.tree is None
                     and state.incarnation == anchor.incarnation
@@ -424,7 +450,7 @@ class JsonlStore(Store):
         """Write a new session's file whole, atomically; ``None`` if one appeared meanwhile."""
         header = tree.header
         assert header is not None
-        data, leaf_ids = _lines(tree, tree.entries(), None, [], header)
+        data, leaf_id = file_parts(tree, header)
         name = file_name(header.id)
         target = self._dir / name
         n = 1
@@ -433,33 +459,41 @@ class JsonlStore(Store):
                 return None  # another process created it: save into it instead
             n += 1
             target = self._dir / name.replace(".jsonl", f"-{n}.jsonl")
-        tmp = write_temp(target, data)
+        try:
+            tmp = write_temp(target, data)
+        except OSError as exc:
+            raise self._write_error(target, exc) from None
         try:
             os.link(tmp, target)  # never replaces a file
         except FileExistsError:
             return None
+        except OSError as exc:
+            raise self._write_error(target, exc) from None
         finally:
             os.unlink(tmp)
+        sync_directory(self._dir)
         self._index[header.id] = target.name
+        st = os.stat(target)
         state = _State(
-            ino=os.stat(target).st_ino,
+            ino=st.st_ino,
             length=len(data),
+            mtime_ns=st.st_mtime_ns,
             header=header_payload(header),
             count=len(tree),
             leaf=tree.leaf_id,
-            leaf_ids=leaf_ids,
+            leaf_ids=[] if leaf_id is None else [leaf_id],
             name=tree.session_name,
             updated=_now(),
             incarnation=uuid.uuid4().hex,
         )
-        self._write_state_file(target, state.to_json(), fresh=True)
+        self._write_state_file(target, state)
         return Anchor(tree, state.incarnation, state.count, state.length)
 
     def _append(self, tree: SessionTree, fd: int, path: Path) -> Anchor:
         header = tree.header
         assert header is not None
         sid = header.id
-        state, cut = self._committed(fd, path)
+        state = self._committed(fd, path)
         if state.version != CURRENT_VERSION:
             # As SessionWriter: appending version 3 lines would mix formats.
             raise StoreError(
@@ -507,42 +541,49 @@ class JsonlStore(Store):
                     f"session {sid!r}: entry id {entry.id!r} is taken by a leaf record "
                     "of the file; give the entry another id",
                 )
-        if cut:
-            # A save cut short: its bytes go, and so does its pending record (else
-            # bytes someone else appends later could be taken for its leftovers).
-            os.ftruncate(fd, state.length)
-            if self._fsync:
-                _sync(fd)
-            self._write_state_file(path, attrs.evolve(state, pending=None).to_json())
+        if state.cut is not None:
+            # A save cut short: every ptree reader skips its lines, Pi reads them;
+            # holding the lock, remove them, so that all read the same again.
+            self._truncate(fd, path, state.cut)
+            state = attrs.evolve(state, length=state.cut, clean=True, cut=None)
         if not new and tree.leaf_id == state.leaf:
             return Anchor(tree, state.incarnation, count, state.length)
-        data, leaf_ids = _lines(tree, new, state.leaf, state.leaf_ids, None)
-        if not state.clean:
-            data = b"\n" + data
-        end = state.length + len(data)
-        # 1. say where this save will end, so that a cut-short save is recognised
-        self._write_state_file(path, {"pending": end, "from": state.length})
-        # 2. append
-        os.lseek(fd, state.length, os.SEEK_SET)
-        write_all(fd, data)
-        if self._fsync:
-            _sync(fd)
-        # 3. commit
+        data, leaf_id = commit_bytes(
+            tree, new, file_leaf=state.leaf, leaf_ids=taken, ends_clean=state.clean
+        )
+        try:
+            os.lseek(fd, state.length, os.SEEK_SET)
+            write_all(fd, data)
+            if self._fsync:
+                _sync(fd)
+        except OSError as exc:
+            # Nothing half-written stays: the lines written so far go again.
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, state.length)
+            raise self._write_error(path, exc) from None
+        st = os.fstat(fd)
         committed = attrs.evolve(
             state,
-            length=end,
+            length=st.st_size,
+            mtime_ns=st.st_mtime_ns,
             count=len(tree),
             leaf=tree.leaf_id,
-            leaf_ids=leaf_ids,
+            leaf_ids=state.leaf_ids if leaf_id is None else [*state.leaf_ids, leaf_id],
             name=tree.session_name,
             updated=_now(),
             clean=True,
-            pending=None,
             tree=None,
         )
-        # The log is rewritten as one record now and then (atomically), so it stays small.
-        self._write_state_file(path, committed.to_json(), fresh=self._log_is_long(path))
-        return Anchor(tree, state.incarnation, len(tree), end)
+        self._write_state_file(path, committed)
+        return Anchor(tree, state.incarnation, len(tree), committed.length)
+
+    def _truncate(self, fd: int, path: Path, length: int) -> None:
+        try:
+            os.ftruncate(fd, length)
+            if self._fsync:
+                _sync(fd)
+        except OSError as exc:
+            raise self._write_error(path, exc) from None
 
     def _sessions(self) -> list[SessionSummary]:
         out: list[SessionSummary] = []
@@ -552,7 +593,7 @@ class JsonlStore(Store):
                     continue
                 fd, path = found
                 try:
-                    state, _cut = self._committed(fd, path)
+                    state = self._committed(fd, path)
                 except (ValueError, OSError) as exc:
                     # One bad file must not hide the others; say which, and why.
                     warnings.warn(
@@ -574,7 +615,10 @@ class JsonlStore(Store):
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
             _fd, path = found
-            os.unlink(path)
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                raise self._write_error(path, exc) from None
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._state_path(path))
             sync_directory(self._dir)
@@ -608,39 +652,7 @@ def _pread_all(fd: int, length: int) -> bytes:
 
 
 def _entries_in(fd: int, start: int, end: int, path: str) -> list[Entry]:
-    """The entries of the lines in bytes ``start:end`` of the file (leaf records skipped)."""
-    out: list[Entry] = []
+    """The entries of whole commits in bytes ``start:end`` of the file."""
     if end <= start:
-        return out
-    for line in os.pread(fd, end - start, start).split(b"\n"):
-        if not line.strip():
-            continue
-        value = parse_line(line.decode("utf-8"))
-        if value.get("type") == LEAF_TYPE:
-            continue
-        out.append(entry_from_json(value))
-    return out
-
-
-def _lines(
-    tree: SessionTree,
-    new: tuple[Entry, ...] | list[Entry],
-    file_leaf: str | None,
-    leaf_ids: list[str],
-    header: SessionHeader | None,
-) -> tuple[bytes, list[str]]:
-    """The lines a save appends (with the header first for a new file): the new
-    entries, then a leaf record if the leaf is not the last entry written."""
-    parts: list[bytes] = []
-    if header is not None:
-        parts.append(encode_line(header.to_json()))
-    for entry in new:
-        parts.append(encode_line(entry.to_json()))
-    last = new[-1].id if new else file_leaf
-    ids = list(leaf_ids)
-    if tree.leaf_id != last:
-        taken = set(ids)
-        record = new_leaf_id(lambda i: i in tree or i in taken, len(ids) + 1)
-        parts.append(encode_line(leaf_record(record, tree.leaf_id, tree.clock())))
-        ids.append(record)
-    return b"".join(parts), ids
+        return []
+    return appended_entries(os.pread(fd, end - start, start), path)

@@ -5,10 +5,18 @@ locks the session's row (``SELECT ... FOR UPDATE``), so writers of one session t
 turns while writers of other sessions run in parallel; reads run at ``REPEATABLE
 READ``, so a load sees one committed state.  Entry lines are kept as ``text`` (not
 ``jsonb``, which would reorder keys and refuse ``\\u0000``): they come back byte for byte.
+
+Faults become the stores' errors, never psycopg's: a connection lost (killed, the
+server restarted or down) raises :class:`~ptree.stores.StoreUnavailableError`; the
+transaction it interrupted committed whole or not at all (a save may be repeated as it
+is), and the same store object connects again on its next call.  A server out of disk
+raises :class:`~ptree.stores.StoreWriteError`; a lock or statement timeout set on the
+server, :class:`~ptree.stores.StoreLockedError`.
 """
 
 from __future__ import annotations
 
+import errno
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,7 +24,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ._sql import Cursor, SqlStore
-from .errors import StoreError
+from .errors import (
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+    StoreWriteError,
+)
 
 __all__ = ["PostgresStore"]
 
@@ -64,6 +77,7 @@ class PostgresStore(SqlStore):
     Raises:
         StoreError: psycopg is not installed, or the database's schema is newer than
             this ptree.
+        StoreUnavailableError: the server cannot be reached.
     """
 
     FOR_UPDATE = " FOR UPDATE"
@@ -76,21 +90,65 @@ class PostgresStore(SqlStore):
             raise StoreError(
                 url, "PostgreSQL stores need psycopg 3: pip install 'ptree[postgres]'"
             ) from None
-        self._conn = psycopg.connect(url, autocommit=True)
+        self._psycopg = psycopg
+        self._conn: Any = None
+        self._connect()
         try:
             with self._transaction(write=True) as cur:
                 cur.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
                 self._init_schema(cur)
         except BaseException:
-            self._conn.close()
+            self._close()
             raise
+
+    def _connect(self) -> None:
+        try:
+            self._conn = self._psycopg.connect(self._url, autocommit=True)
+        except self._psycopg.Error as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: Exception) -> StoreError:
+        """The store error a psycopg error means."""
+        errors = self._psycopg.errors
+        text = str(exc).strip() or type(exc).__name__
+        if isinstance(exc, errors.DiskFull):
+            return StoreWriteError(
+                self._url, "the database server", errno.ENOSPC, f"out of disk: {text}"
+            )
+        if isinstance(exc, (errors.LockNotAvailable, errors.QueryCanceled)):
+            return StoreLockedError(self._url, 0.0)
+        if isinstance(exc, (self._psycopg.OperationalError, self._psycopg.InterfaceError)):
+            return StoreUnavailableError(self._url, f"the connection is lost: {text}")
+        return StoreError(self._url, text)
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[Cursor]:
-        with self._conn.transaction(), self._conn.cursor() as cur:
-            if not write:
-                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            yield _PgCursor(cur)
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            # Lost on an earlier call (killed, the server restarted): connect again.
+            if conn is not None:
+                conn.close()
+            self._connect()
+            conn = self._conn
+        try:
+            with conn.transaction(), conn.cursor() as cur:
+                if not write:
+                    cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                yield _PgCursor(cur)
+        except self._psycopg.Error as exc:
+            error = self._error(exc)
+            if isinstance(error, StoreUnavailableError):
+                conn.close()  # the next call connects again
+            raise error from exc
+        except Exception as exc:
+            if not (conn.closed or conn.broken):
+                raise  # ptree's own (a conflict), or a bug: as it is
+            # The connection died under the driver's own wait (seen as a KeyError
+            # from its selector when the server killed it): a lost connection.
+            conn.close()
+            raise StoreUnavailableError(
+                self._url, f"the connection is lost: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
@@ -115,4 +173,5 @@ class PostgresStore(SqlStore):
         cur.execute("CREATE UNIQUE INDEX ptree_entries_id ON ptree_entries (session, id)")
 
     def _close(self) -> None:
-        self._conn.close()
+        if self._conn is not None:
+            self._conn.close()

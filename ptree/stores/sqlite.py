@@ -5,10 +5,19 @@ The file is in WAL mode (readers never wait for a writer), with a busy timeout s
 writers from many processes take turns instead of failing.  A save is one ``BEGIN
 IMMEDIATE`` transaction: it takes the write lock first, so its check of the stored
 session and its append see the same state.
+
+Faults become the stores' errors, never :mod:`sqlite3`'s: a database another process
+keeps locked longer than the timeout (``sqlite:///path.db?timeout=SECONDS``, default
+10) raises :class:`~ptree.stores.StoreLockedError`; a full disk, a read-only file or
+directory, an I/O error raise :class:`~ptree.stores.StoreWriteError` naming the
+database, at once.  A transaction that fails is rolled back whole: nothing of it is
+visible, and the next one goes on once the fault is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -17,6 +26,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ._sql import Cursor, SqlStore
+from .errors import StoreError, StoreLockedError, StoreWriteError
+
+# SQLite's primary result codes (the low byte of an extended code).
+_BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_WRITE = {
+    sqlite3.SQLITE_FULL: (errno.ENOSPC, "the disk is full"),
+    sqlite3.SQLITE_IOERR: (errno.EIO, "an I/O error (a full disk, or a file size limit?)"),
+    sqlite3.SQLITE_READONLY: (errno.EROFS, "the database is read-only (file or directory)"),
+    sqlite3.SQLITE_CANTOPEN: (errno.EACCES, "the database file cannot be opened or made"),
+    sqlite3.SQLITE_PERM: (errno.EACCES, "permission denied"),
+}
 
 __all__ = ["SqliteStore"]
 
@@ -27,7 +47,13 @@ class SqliteStore(SqlStore):
     Args:
         url: the URL it was opened with (for messages).
         path: the database file, or ``":memory:"`` (a store of its own, gone on close).
-        timeout: seconds a writer waits for another to finish before failing.
+        timeout: seconds a writer waits for another to finish before
+            :class:`~ptree.stores.StoreLockedError`.
+
+    Raises:
+        StoreWriteError: the database cannot be opened or made (a read-only
+            directory, say), at once.
+        StoreLockedError: another process kept it locked past ``timeout``.
 
     >>> from ptree import SessionTree, SessionHeader, stores
     >>> with stores.open("sqlite:///:memory:") as store:
@@ -37,11 +63,16 @@ class SqliteStore(SqlStore):
     True
     """
 
-    def __init__(self, url: str, path: str, *, timeout: float = 60.0) -> None:
+    def __init__(self, url: str, path: str, *, timeout: float = 10.0) -> None:
         super().__init__(url)
-        self._conn = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
+        self._path = path
+        self._timeout = timeout
+        try:
+            self._conn = sqlite3.connect(
+                path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
         try:
             if path != ":memory:":
                 self._wal()
@@ -51,30 +82,51 @@ class SqliteStore(SqlStore):
             self._conn.close()
             raise
 
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        """The store error a :mod:`sqlite3` error means."""
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code in _BUSY:
+            return StoreLockedError(self._url, self._timeout, self._path)
+        if code in _WRITE:
+            number, reason = _WRITE[code]
+            return StoreWriteError(self._url, self._path, number, f"{reason}: nothing was saved")
+        return StoreError(self._url, f"{self._path}: {exc}")
+
     def _wal(self) -> None:
         # Switching to WAL needs a moment without other connections mid-transaction;
         # the mode is kept in the file, so this waits only on a database's first opens.
-        deadline = time.monotonic() + 60.0
+        # Only a busy database is waited for: any other error (read-only) is final.
+        deadline = time.monotonic() + self._timeout
         while True:
             try:
                 self._conn.execute("PRAGMA journal_mode=WAL").fetchone()
                 return
-            except sqlite3.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
+            except sqlite3.Error as exc:
+                error = self._error(exc)
+                if not isinstance(error, StoreLockedError) or time.monotonic() > deadline:
+                    raise error from exc
                 time.sleep(0.01)
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[Cursor]:
         cur = self._conn.cursor()
-        cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         try:
-            yield cur
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        else:
-            cur.execute("COMMIT")
+            cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield cur
+            except BaseException:
+                # After an I/O error SQLite may have rolled back already.
+                with contextlib.suppress(sqlite3.Error):
+                    cur.execute("ROLLBACK")
+                raise
+            try:
+                cur.execute("COMMIT")
+            except sqlite3.Error:
+                with contextlib.suppress(sqlite3.Error):
+                    cur.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
         finally:
             cur.close()
 

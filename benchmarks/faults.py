@@ -1,0 +1,60 @@
+"""Issue 27's fault figures: runs ``tests/test_faults.py`` with a report file and prints
+one table (faults injected, operations attempted, entries lost) and the totals.
+
+    python benchmarks/faults.py                 # the load-while-writing soak: 30 s per kind
+    PTREE_SOAK_SECONDS=2 python benchmarks/faults.py   # CI's length
+
+Needs what the tests need: Node with Pi 0.73.1 and 1.6 (``.cache/``), PostgreSQL
+(``PTREE_TEST_POSTGRES_URL``; ``.ci/postgres start`` starts one) and its server
+programs for the restart test.  Not a timing: the figures are counts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    env = dict(os.environ)
+    env.setdefault("PTREE_SOAK_SECONDS", "30")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "faults.jsonl"
+        env["PTREE_FAULT_REPORT"] = str(report)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "tests/test_faults.py",
+            ],
+            cwd=ROOT,
+            env=env,
+            check=False,
+        )
+        rows = (
+            [json.loads(line) for line in report.read_text().splitlines()]
+            if report.exists()
+            else []
+        )
+    print(f"\nPTREE_SOAK_SECONDS={env['PTREE_SOAK_SECONDS']}\n")
+    print("| fault | faults injected | operations attempted | entries lost |")
+    print("|---|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['test']} | {r['faults']} | {r['operations']} | {r['lost']} |")
+    total = {k: sum(r[k] for r in rows) for k in ("faults", "operations", "lost")}
+    print(f"| **all {len(rows)}** | {total['faults']} | {total['operations']} | {total['lost']} |")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
