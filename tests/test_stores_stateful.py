@@ -58,8 +58,8 @@ def fresh_postgres() -> str:
     import psycopg
 
     with psycopg.connect(_PG_READY[0], autocommit=True) as conn:
-        conn.execute("DELETE FROM ptree_entries")
-        conn.execute("DELETE FROM ptree_sessions")
+        for table in ("ptree_entries", "ptree_sessions", "ptree_search", "ptree_pruned"):
+            conn.execute(f"DELETE FROM {table}")
     return _PG_READY[0]
 
 

@@ -21,8 +21,19 @@ from __future__ import annotations
 from urllib.parse import unquote, urlsplit
 
 from ._base import SessionSummary, Store
-from ._sql import SCHEMA_VERSION
-from .errors import ConflictError, SessionNotFoundError, StoreError
+from ._paging import SessionPage
+from ._prune import Keep, PruneReport
+from ._schema import SCHEMA_VERSION
+from ._search import SearchHit
+from .errors import (
+    ConflictError,
+    CursorError,
+    SchemaVersionError,
+    SearchQueryError,
+    SessionNotFoundError,
+    StoreError,
+    UnknownKeepError,
+)
 from .jsonl import JsonlStore
 from .postgres import PostgresStore
 from .sqlite import SqliteStore
@@ -30,13 +41,21 @@ from .sqlite import SqliteStore
 __all__ = [
     "SCHEMA_VERSION",
     "ConflictError",
+    "CursorError",
     "JsonlStore",
+    "Keep",
     "PostgresStore",
+    "PruneReport",
+    "SchemaVersionError",
+    "SearchHit",
+    "SearchQueryError",
     "SessionNotFoundError",
+    "SessionPage",
     "SessionSummary",
     "SqliteStore",
     "Store",
     "StoreError",
+    "UnknownKeepError",
     "open",
 ]
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from ._search import PostgresIndex
 from ._sql import Cursor, SqlStore
 from .errors import StoreError
 
@@ -63,6 +64,9 @@ class PostgresStore(SqlStore):
     """
 
     FOR_UPDATE = " FOR UPDATE"
+    SEARCH_INDEX = PostgresIndex()
+    # Sorted by code point, as Python and SQLite sort, whatever the database's collation.
+    ID_KEY = 'id COLLATE "C"'
 
     def __init__(self, url: str) -> None:
         super().__init__(url)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from ._search import SqliteIndex
 from ._sql import Cursor, SqlStore
 
 __all__ = ["SqliteStore"]
@@ -37,12 +38,17 @@ class SqliteStore(SqlStore):
     True
     """
 
+    SEARCH_INDEX = SqliteIndex()
+
     def __init__(self, url: str, path: str, *, timeout: float = 60.0) -> None:
         super().__init__(url)
         self._conn = sqlite3.connect(
             path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
         try:
+            # Pages a prune frees go back to the file system (PRAGMA incremental_vacuum);
+            # this takes effect only in a database without tables yet.
+            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             if path != ":memory:":
                 self._wal()
             with self._transaction(write=True) as cur:
@@ -83,6 +89,13 @@ class SqliteStore(SqlStore):
 
     def _datetime(self, value: Any) -> datetime:
         return datetime.fromisoformat(value).astimezone(UTC)
+
+    def _db_time(self, value: datetime | None) -> Any:
+        # As _now() writes it: text that sorts as the time does.
+        return None if value is None else value.astimezone(UTC).isoformat(timespec="microseconds")
+
+    def _after_prune(self) -> None:
+        self._conn.execute("PRAGMA incremental_vacuum").fetchall()
 
     def _create_schema(self, cur: Cursor) -> None:
         cur.execute(

@@ -37,8 +37,12 @@ def sessions() -> list[SessionTree]:
                 "content": [
                     {"type": "thinking", "thinking": "reading the config first"},
                     {"type": "text", "text": "Reading the configuration."},
-                    {"type": "toolCall", "id": f"call{n}", "name": "read",
-                     "arguments": {"path": "/etc/kettle.toml"}},
+                    {
+                        "type": "toolCall",
+                        "id": f"call{n}",
+                        "name": "read",
+                        "arguments": {"path": "/etc/kettle.toml"},
+                    },
                 ],
             }
         )
@@ -52,6 +56,7 @@ def sessions() -> list[SessionTree]:
             }
         )
         fork = t.leaf_id
+        assert fork is not None
         t = t.append({"role": "assistant", "content": "The kettle listens on its port."})
         if n % 2:
             t = t.append_session_info(f"kettle deploy {n}")
@@ -61,10 +66,19 @@ def sessions() -> list[SessionTree]:
             t = t.append_branch_summary(fork, "abandoned the kettle branch")
         t = t.append_custom_message("note", f"custom note {n} — naïve café")
         t = t.append_compaction("summary of the deploy so far", t.path()[1].id, 1000 + n)
-        t = t.append({"role": "user", "content": [
-            {"type": "text", "text": "a picture"},
-            {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB", "mimeType": "image/png"},
-        ]})
+        t = t.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "a picture"},
+                    {
+                        "type": "image",
+                        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB",
+                        "mimeType": "image/png",
+                    },
+                ],
+            }
+        )
         out.append(t)
     return out
 
