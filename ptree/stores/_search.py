@@ -23,9 +23,9 @@ is refused (:class:`~ptree.stores.SearchQueryError`).
 - PostgreSQL: ``ptree_search (session, entry, role, words tsvector)`` with a GIN index;
   the ``tsvector`` is built from the words directly (a ``tsvector`` literal, not
   ``to_tsvector``), so PostgreSQL's parser and dictionaries never split or stem a word
-  differently from SQLite; best first is ``ts_rank``.
+  differently from SQLite; best first is ``ts_rank`` for the entry's length.
 - The ``jsonl:`` store has no index: it reads every session (O(size of the store))
-  and ranks by how often the query's words occur.
+  and ranks by how often the query's words occur for the entry's length.
 
 Snippets are made here from the entry's text, for every store alike.
 """
@@ -344,6 +344,7 @@ class PostgresIndex(SqlIndex):
         if session is not None:
             sql += " AND session = ?"
             params.append(session)
-        sql += " ORDER BY ts_rank(words, q) DESC, session, entry LIMIT ?"
+        # Normalisation 2: the rank divided by the entry's length, as BM25 weighs it.
+        sql += " ORDER BY ts_rank(words, q, 2) DESC, session, entry LIMIT ?"
         params.append(limit)
         return [tuple(r) for r in cur.execute(sql, params).fetchall()]

@@ -598,7 +598,7 @@ class JsonlStore(Store):
 
     def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
         # No index: every session is read (documented in Store.search).
-        scored: list[tuple[int, int, int, SearchHit]] = []
+        scored: list[tuple[float, int, int, SearchHit]] = []
         ids = [session] if session is not None else sorted(self._scan(full=True))
         for n, sid in enumerate(ids):
             try:
@@ -615,7 +615,7 @@ class JsonlStore(Store):
                     hit = SearchHit(
                         sid, entry.id, said[0], snippet("" if text is None else text[1], query)
                     )
-                    scored.append((-score, n, i, hit))
+                    scored.append((-score / len(said[1]), n, i, hit))
         scored.sort(key=lambda s: s[:3])
         return [s[3] for s in scored[:limit]]
 

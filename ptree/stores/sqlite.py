@@ -95,7 +95,8 @@ class SqliteStore(SqlStore):
         return None if value is None else value.astimezone(UTC).isoformat(timespec="microseconds")
 
     def _after_prune(self) -> None:
-        self._conn.execute("PRAGMA incremental_vacuum").fetchall()
+        # executescript steps the pragma to its end (execute() frees one page only).
+        self._conn.executescript("PRAGMA incremental_vacuum;")
 
     def _create_schema(self, cur: Cursor) -> None:
         cur.execute(
