@@ -29,7 +29,7 @@ from ._paging import (
     page_of,
 )
 from ._prune import KeepSpec, PruneReport, as_keep, plan
-from ._search import Query, SearchHit, check_limit, parse_query
+from ._search import MAX_WORD, Query, SearchHit, check_limit, parse_query
 from .errors import ConflictError, SessionNotFoundError, StoreError
 
 __all__ = ["Anchor", "SessionSummary", "Store", "entry_payload", "header_payload"]
@@ -319,6 +319,8 @@ class Store(ABC):
             self._check_open()
             if session is not None and not self._exists(session):
                 raise SessionNotFoundError(session, self._url)
+            if any(len(w) > MAX_WORD for w in parsed.words):
+                return []  # never indexed: nothing to ask the database
             return self._search(parsed, limit, session)
 
     def prune(self, session_id: str, *, keep: KeepSpec, dry_run: bool = False) -> PruneReport:
