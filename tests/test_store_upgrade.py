@@ -60,7 +60,7 @@ class TestUpgrade:
     def test_open_upgrades_and_every_session_loads_equal(self, old_store: str) -> None:
         """Opening upgrades 1 -> 2; each session equals what version 1 saved."""
         with stores.open(old_store) as store:
-            assert store.schema_version == (1, 2)  # type: ignore[attr-defined]
+            assert store.schema_version == (1, 2)
             for tree in sessions():
                 assert tree.header is not None
                 loaded = store.load(tree.header.id)
@@ -70,7 +70,7 @@ class TestUpgrade:
                 assert loaded.leaf_id == tree.leaf_id
                 assert loaded == tree
         with stores.open(old_store) as store:
-            assert store.schema_version == (2, 2)  # type: ignore[attr-defined]
+            assert store.schema_version == (2, 2)
 
     def test_search_finds_what_version_1_stored(self, old_store: str) -> None:
         """The upgrade indexed the stored entries: text, tool results, names, summaries,

@@ -113,6 +113,13 @@ class Store(ABC):
         return self._url
 
     @property
+    def schema_version(self) -> tuple[int, int] | None:
+        """The schema version of the database when this store opened it, and now
+        (``(1, 2)``: opening upgraded it); ``None`` for a store without a schema (the
+        ``jsonl:`` store's files are Pi's)."""
+        return None
+
+    @property
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._closed

@@ -126,8 +126,6 @@ class SqlStore(Store):
 
     @property
     def schema_version(self) -> tuple[int, int]:
-        """The schema version the database had when opened, and the one it has now
-        (``(1, 2)``: this open upgraded it)."""
         return self._schema_found, SCHEMA_VERSION
 
     # ------------------------------------------------------------------ saving

@@ -94,6 +94,19 @@ class SqliteStore(SqlStore):
         # As _now() writes it: text that sorts as the time does.
         return None if value is None else value.astimezone(UTC).isoformat(timespec="microseconds")
 
+    def vacuum(self) -> None:
+        """Rewrite the file compactly (SQLite's ``VACUUM``), and from then on give the
+        pages a prune frees back to the file system (a database made before schema
+        version 2 keeps them for reuse until then).  ``ptree migrate`` calls it.
+
+        Cost: O(size of the database); it waits for other writers, and needs free disk
+        space as large as the database.
+        """
+        with self._lock:
+            self._check_open()
+            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            self._conn.execute("VACUUM")
+
     def _after_prune(self) -> None:
         # executescript steps the pragma to its end (execute() frees one page only).
         self._conn.executescript("PRAGMA incremental_vacuum;")
