@@ -24,10 +24,12 @@ def restore_postgres() -> str:
     import psycopg
 
     url = postgres_url()
+    # Into the schema the URL's search_path names: without psql's \restrict lines,
+    # the dump's empty search_path and its "public." prefixes.
     sql = "\n".join(
-        line
+        line.replace("public.", "")
         for line in (FIXTURES / "postgres.sql").read_text("utf-8").splitlines()
-        if not line.startswith("\\")  # psql's \restrict lines
+        if not line.startswith("\\") and "set_config('search_path'" not in line
     )
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(sql)

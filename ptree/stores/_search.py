@@ -244,10 +244,9 @@ class SqlIndex:
         """Drop a session's rows (only those of ``entries``, if given)."""
         raise NotImplementedError
 
-    def find(
-        self, cur: Cursor, query: Query, limit: int, session: str | None
-    ) -> list[tuple[str, str, str]]:
-        """``(session, entry, role)`` of the best ``limit`` matches, best first."""
+    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
+        """The one query (and its parameters) giving ``(session, entry, role, payload)``
+        of the best ``limit`` matches, best first."""
         raise NotImplementedError
 
 
@@ -293,20 +292,24 @@ class SqliteIndex(SqlIndex):
             )
             cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
 
-    def find(
-        self, cur: Cursor, query: Query, limit: int, session: str | None
-    ) -> list[tuple[str, str, str]]:
+    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
         sql = (
-            "SELECT r.session, r.entry, r.role FROM ptree_search s"
-            " JOIN ptree_search_rows r ON r.rowid = s.rowid WHERE ptree_search MATCH ?"
+            "SELECT r.session, r.entry, r.role, e.payload FROM ("
+            "SELECT rowid, rank FROM ptree_search WHERE ptree_search MATCH ?"
         )
         params: list[object] = [query.fts5()]
         if session is not None:
-            sql += " AND r.session = ?"
+            sql += " AND rowid IN (SELECT rowid FROM ptree_search_rows WHERE session = ?)"
             params.append(session)
-        sql += " ORDER BY s.rank, r.rowid LIMIT ?"
+        # The payloads (for snippets) of the best only.
+        sql += (
+            " ORDER BY rank, rowid LIMIT ?) s"
+            " JOIN ptree_search_rows r ON r.rowid = s.rowid"
+            " JOIN ptree_entries e ON e.session = r.session AND e.id = r.entry"
+            " ORDER BY s.rank, s.rowid"
+        )
         params.append(limit)
-        return [tuple(r) for r in cur.execute(sql, params).fetchall()]
+        return sql, params
 
 
 class PostgresIndex(SqlIndex):
@@ -336,15 +339,22 @@ class PostgresIndex(SqlIndex):
                 (session, list(entries)),
             )
 
-    def find(
-        self, cur: Cursor, query: Query, limit: int, session: str | None
-    ) -> list[tuple[str, str, str]]:
-        sql = "SELECT session, entry, role FROM ptree_search, CAST(? AS tsquery) q WHERE words @@ q"
+    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
+        sql = (
+            "SELECT s.session, s.entry, s.role, e.payload FROM ("
+            "SELECT session, entry, role, ts_rank(words, q, 2) AS rank"
+            " FROM ptree_search, CAST(? AS tsquery) q WHERE words @@ q"
+        )
         params: list[object] = [query.tsquery()]
         if session is not None:
             sql += " AND session = ?"
             params.append(session)
         # Normalisation 2: the rank divided by the entry's length, as BM25 weighs it.
-        sql += " ORDER BY ts_rank(words, q, 2) DESC, session, entry LIMIT ?"
+        # The payloads (for snippets) of the best only.
+        sql += (
+            " ORDER BY rank DESC, session, entry LIMIT ?) s"
+            " JOIN ptree_entries e ON e.session = s.session AND e.id = s.entry"
+            " ORDER BY s.rank DESC, s.session, s.entry"
+        )
         params.append(limit)
-        return [tuple(r) for r in cur.execute(sql, params).fetchall()]
+        return sql, params

@@ -336,13 +336,19 @@ class SqlStore(Store):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
-        with self._transaction(write=False) as cur:
-            rows = cur.execute(sql, params).fetchall()
+        rows = self._read(sql, params)
         summaries = [
             SessionSummary(from_db_key(k), name, count, self._datetime(updated))
             for k, name, count, updated in rows
         ]
         return cut(order, summaries, limit)
+
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of one query: a single statement reads one committed state, so
+        a database may run it without a transaction around it (fewer round trips)."""
+        with self._transaction(write=False) as cur:
+            rows: list[Any] = cur.execute(sql, params).fetchall()
+        return rows
 
     def _db_time(self, value: datetime | None) -> Any:
         """A time of a page cursor as the ``updated`` column holds it."""
@@ -370,21 +376,14 @@ class SqlStore(Store):
             refuse_pruned(self._url, sid, by_id.values(), {(from_db_key(k), d) for k, d in rows})
 
     def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
-        with self._transaction(write=False) as cur:
-            found = self.SEARCH_INDEX.find(
-                cur, query, limit, None if session is None else db_key(session)
-            )
-            hits = []
-            for skey, ekey, role in found:
-                row = cur.execute(
-                    "SELECT payload FROM ptree_entries WHERE session = ? AND id = ?",
-                    (skey, ekey),
-                ).fetchone()
-                said = None if row is None else entry_text(entry_from_json(parse_line(row[0])))
-                text = "" if said is None else said[1]
-                hits.append(
-                    SearchHit(from_db_key(skey), from_db_key(ekey), role, snippet(text, query))
-                )
+        sql, params = self.SEARCH_INDEX.find(
+            query, limit, None if session is None else db_key(session)
+        )
+        hits = []
+        for skey, ekey, role, payload in self._read(sql, params):
+            said = entry_text(entry_from_json(parse_line(payload)))
+            text = "" if said is None else said[1]
+            hits.append(SearchHit(from_db_key(skey), from_db_key(ekey), role, snippet(text, query)))
         return hits
 
     def _prune(
