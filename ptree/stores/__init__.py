@@ -59,6 +59,9 @@ __all__ = [
     "open",
 ]
 
+for _error in (CursorError, SchemaVersionError, SearchQueryError, UnknownKeepError):
+    _error.__module__ = __name__  # tracebacks read ptree.stores.CursorError
+
 SCHEMES = ("sqlite", "postgresql", "postgres", "jsonl")
 """The URL schemes :func:`open` takes."""
 
