@@ -187,21 +187,7 @@ class SqlStore(Store):
             if new and incarnation.startswith(self.PRUNED):
                 self._refuse_pruned(cur, sid, key, new)
             if new:
-                cur.executemany(
-                    "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            key,
-                            count + i,
-                            db_key(e.id),
-                            _opt_key(e.parent_id),
-                            db_key(e.type),
-                            entry_payload(e),
-                        )
-                        for i, e in enumerate(new)
-                    ],
-                )
+                self._insert_entries(cur, key, count, new)
                 self._index(cur, key, new)
             if new or leaf != stored_leaf:
                 cur.execute(
@@ -210,6 +196,24 @@ class SqlStore(Store):
                     (leaf, tree.session_name, self._now(), len(tree), key),
                 )
         return Anchor(tree, incarnation, len(tree), len(tree))
+
+    def _insert_entries(self, cur: Cursor, key: str, start: int, entries: Sequence[Entry]) -> None:
+        """Write entries as rows ``start``, ``start + 1``, ... of the session."""
+        cur.executemany(
+            "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    key,
+                    start + i,
+                    db_key(e.id),
+                    _opt_key(e.parent_id),
+                    db_key(e.type),
+                    entry_payload(e),
+                )
+                for i, e in enumerate(entries)
+            ],
+        )
 
     # ------------------------------------------------------------------ loading
 
@@ -403,14 +407,7 @@ class SqlStore(Store):
                 return False
             # Rewritten whole: seq stays 0, 1, ... (what saves and loads rely on).
             cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
-            cur.executemany(
-                "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (key, i, db_key(e.id), _opt_key(e.parent_id), db_key(e.type), entry_payload(e))
-                    for i, e in enumerate(new.entries())
-                ],
-            )
+            self._insert_entries(cur, key, 0, new.entries())
             self.SEARCH_INDEX.remove(cur, key, [db_key(e.id) for e in removed])
             cur.executemany(
                 "INSERT INTO ptree_pruned (session, id, digest) VALUES (?, ?, ?)"
