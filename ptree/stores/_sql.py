@@ -1,5 +1,5 @@
-"""What the SQL stores share: the schema, its version table and migrations, and the
-save, load and path queries, written once for SQLite and PostgreSQL.
+"""What the SQL stores share: the schema, and the save, load, path, page, search and
+prune queries, written once for SQLite and PostgreSQL.
 
 Tables (prefixed ``ptree_`` so they can live in an application's own database):
 
@@ -12,6 +12,8 @@ Tables (prefixed ``ptree_`` so they can live in an application's own database):
   writes it (so a dump of a stored session is byte-identical to :func:`ptree.dump`).
   Keyed by ``(session, seq)`` (loads and appends are range scans) and unique on
   ``(session, id)`` (the path query follows ``parent`` through it).
+- the search index and ``ptree_pruned`` (schema version 2): see
+  :mod:`ptree.stores._search` and :mod:`ptree.stores._schema`.
 
 Ids go into the id columns as they are, except an id holding a NUL or a lone surrogate
 (which a database's text cannot hold) or starting with ``"``: that one is stored as its
