@@ -67,9 +67,13 @@ def pg_reset(url: str) -> None:
         pconn.execute(f"DROP TABLE IF EXISTS {TABLES}")
 
 
+STORES = ["SQLite", "PostgreSQL"]
+"""Which stores to measure (``--store`` narrows it)."""
+
+
 def urls(tmp: Path, name: str) -> dict[str, str]:
-    out = {"SQLite": f"sqlite://{tmp}/{name}.db"}
-    pg = pg_url()
+    out = {"SQLite": f"sqlite://{tmp}/{name}.db"} if "SQLite" in STORES else {}
+    pg = pg_url() if "PostgreSQL" in STORES else None
     if pg:
         pg_reset(pg)
         out["PostgreSQL"] = pg
@@ -510,7 +514,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--smoke", action="store_true", help="small sizes, for CI")
     parser.add_argument("--only", choices=["paging", "search", "prune"], help="one part")
+    parser.add_argument("--store", choices=STORES, help="one kind of store")
     args = parser.parse_args()
+    if args.store:
+        STORES[:] = [args.store]
     run(args.smoke, only=args.only)
 
 
