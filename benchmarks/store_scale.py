@@ -27,6 +27,7 @@ runs, in wall time; each case is timed beside its baseline in the same run.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import shutil
@@ -191,8 +192,10 @@ def vocabulary(size: int) -> tuple[list[str], list[float]]:
         )
     ordered = sorted(words)
     rng.shuffle(ordered)
-    weights = [1 / (rank + 1) for rank in range(size)]  # Zipf: word k is 1/k as common
-    return ordered, weights
+    # Zipf: word k is 1/k as common.  Cumulative, so that each draw does not add up
+    # 5,000 weights again (random.choices with weights= does).
+    cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(size)))
+    return ordered, cumulative
 
 
 def fill_messages(url: str, sessions: int, per: int) -> tuple[list[str], float]:
@@ -214,7 +217,7 @@ def fill_messages(url: str, sessions: int, per: int) -> tuple[list[str], float]:
         head = f'{{"type":"session","version":3,"id":"{sid}","timestamp":"{TS}","cwd":"/"}}'
         heads.append((sid, head, f"e{per}", now + timedelta(seconds=s), per, uuid.uuid4().hex))
         for i in range(per):
-            text = " ".join(rng.choices(vocab, weights, k=rng.randint(10, 40)))
+            text = " ".join(rng.choices(vocab, cum_weights=weights, k=rng.randint(10, 40)))
             role = "assistant" if i % 2 else "user"
             parent = "null" if i == 0 else f'"e{i}"'
             payload = (
@@ -331,7 +334,7 @@ def index_cost(
     rng = random.Random(3)
 
     def text() -> str:
-        return " ".join(rng.choices(vocab, weights, k=30))
+        return " ".join(rng.choices(vocab, cum_weights=weights, k=30))
 
     results: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     with stores.open(url) as store:
@@ -395,7 +398,9 @@ def pruning(url: str, n: int) -> tuple[int, int, int, float]:
         for i in range(n - 1):
             if i % 10 == 0:
                 t = t.move_to("e1")  # a new dead branch every ten entries
-            t = t.append({"role": "user", "content": " ".join(rng.choices(vocab, weights, k=40))})
+            t = t.append(
+                {"role": "user", "content": " ".join(rng.choices(vocab, cum_weights=weights, k=40))}
+            )
         t = t.move_to("e1").append({"role": "user", "content": "the leaf"})
         store.save(t)
         if url.startswith("sqlite"):
