@@ -32,6 +32,7 @@ Snippets are made here from the entry's text, for every store alike.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -278,19 +279,18 @@ class SqliteIndex(SqlIndex):
             )
 
     def remove(self, cur: Cursor, session: str, entries: Sequence[str] | None = None) -> None:
-        if entries is None:
-            where, params = "session = ?", [session]
-        else:
-            where, params = "session = ? AND entry = ?", [session, ""]
-        for entry in [None] if entries is None else entries:
-            if entry is not None:
-                params[1] = entry
-            cur.execute(
-                f"DELETE FROM ptree_search WHERE rowid IN"
-                f" (SELECT rowid FROM ptree_search_rows WHERE {where})",
-                params,
-            )
-            cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
+        where, params = "session = ?", [session]
+        if entries is not None:
+            # All in one statement: the ids as a JSON array (no id column value holds
+            # a NUL or a lone surrogate: see db_key).
+            where += " AND entry IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(list(entries)))
+        cur.execute(
+            f"DELETE FROM ptree_search WHERE rowid IN"
+            f" (SELECT rowid FROM ptree_search_rows WHERE {where})",
+            params,
+        )
+        cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
 
     def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
         sql = (
