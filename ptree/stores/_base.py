@@ -87,7 +87,8 @@ class Anchor:
 
 
 class Store(ABC):
-    """Many sessions behind one protocol: save, load, update, list, delete.
+    """Many sessions behind one protocol: save, load, update, list (a page at a time),
+    search, prune, delete.
 
     Open one with :func:`ptree.stores.open`; use it as a context manager or call
     :meth:`close`.  A store object may be shared by the threads of a process (calls
