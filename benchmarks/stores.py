@@ -1,7 +1,8 @@
 """The stores' benchmarks (issue 15): incremental saves, loads, path loads, many writers.
 
     python benchmarks/stores.py           # full sizes (10^5 entries); prints the table
-    python benchmarks/stores.py --smoke   # small sizes, a few seconds (CI)
+    python benchmarks/stores.py --smoke   # small sizes, a few seconds (CI); with
+                                          # store_scale.py's cases (paging, search, prune)
 
 PostgreSQL is measured when ``PTREE_BENCH_POSTGRES_URL`` (or
 ``PTREE_TEST_POSTGRES_URL``) names a server (its ptree tables are dropped first) (``eval
@@ -78,7 +79,10 @@ def urls(tmp: Path) -> dict[str, str]:
         import psycopg
 
         with psycopg.connect(pg, autocommit=True) as conn:
-            conn.execute("DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema")
+            conn.execute(
+                "DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema,"
+                " ptree_search, ptree_pruned"
+            )
         out["PostgreSQL"] = pg
     return out
 
@@ -227,6 +231,12 @@ def main() -> None:
                 )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if args.smoke:
+        # Issue 25's cases (paging, search, prune) at small sizes; their full table
+        # is benchmarks/store_scale.py's own.
+        import store_scale
+
+        store_scale.run(smoke=True, rows=rows)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,10 @@ def postgres_url() -> str:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema")
+        conn.execute(
+            "DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema, ptree_search,"
+            " ptree_pruned"
+        )
     return url
 
 

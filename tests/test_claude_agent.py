@@ -349,7 +349,7 @@ class TestBadInput:
 
         run(go())
         with stores.open(url) as s:
-            assert s.sessions() == []
+            assert list(s.sessions()) == []
 
     def test_a_project_key_that_is_not_a_string(self) -> None:
         async def go() -> None:

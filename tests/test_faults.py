@@ -494,7 +494,7 @@ class TestFullDisk:
         leftovers = [p.name for p in out.iterdir() if not p.name.endswith((".db-wal", ".db-shm"))]
         if command == "copy":  # the database may exist, holding no session
             with stores.open(f"sqlite://{out}/c.db") as s:
-                assert s.sessions() == []
+                assert list(s.sessions()) == []
         else:
             assert leftovers == [], leftovers
         again = subprocess.run(cmd, capture_output=True, text=True)

@@ -185,7 +185,7 @@ class TestSave:
         with pytest.raises(stores.StoreError) as info:
             store.save(SessionTree().append(user("x")))
         assert isinstance(info.value, ValueError)
-        assert store.sessions() == []
+        assert list(store.sessions()) == []
 
     def test_an_old_header_is_stored_as_version_3(self, store: stores.Store) -> None:
         """A version-1 header is saved as version 3, as dump writes it."""
@@ -360,7 +360,7 @@ class TestSessions:
         assert [s.id for s in store.sessions()] == ["old", "new"]
 
     def test_an_empty_store(self, store: stores.Store) -> None:
-        assert store.sessions() == []
+        assert list(store.sessions()) == []
 
 
 class TestDelete:
@@ -371,7 +371,7 @@ class TestDelete:
         assert "s1" not in store
         with pytest.raises(stores.SessionNotFoundError):
             store.load("s1")
-        assert store.sessions() == []
+        assert list(store.sessions()) == []
         new = store.save(grow(new_tree(), 2, "new"))
         same(store.load("s1"), new)
         with pytest.raises(stores.ConflictError):

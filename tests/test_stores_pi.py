@@ -63,3 +63,23 @@ def test_the_store_goes_on_after_pi_appends(pi_package: Path, tmp_path: Path) ->
         later = store.save(loaded.append(user("after Pi")))
     with stores.open(f"jsonl://{d}") as store:
         assert store.load("s-pi") == later
+
+
+def test_pi_opens_a_pruned_session(pi_package: Path, tmp_path: Path) -> None:  # noqa: F811
+    """After a prune, Pi sees in the rewritten file what ptree loads: the kept entries,
+    labels, name, leaf and the context at the leaf."""
+    d = tmp_path / "store"
+    tree = rich_tree()
+    assert tree.header is not None
+    sid = tree.header.id
+    tree = tree.move_to("e3").append(user("a branch to prune")).append(user("its end"))
+    tree = tree.append_label("e1", "first").append_session_info("Named").move_to("e2")
+    with stores.open(f"jsonl://{d}") as store:
+        store.save(tree)
+        report = store.prune(sid, keep=[])
+        assert report.removed
+        pruned = store.load(sid)
+    copy = tmp_path / "pruned.jsonl"
+    copy.write_bytes((d / f"{sid}.jsonl").read_bytes())
+    (view,) = pi_views(pi_package, [copy], tmp_path)
+    assert_pi_sees(pruned, view)

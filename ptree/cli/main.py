@@ -6,10 +6,10 @@ id) print one line on stderr and give a non-zero status, never a traceback.
 
 Subcommands: ``demo``, ``show``, ``path``, ``check``, ``fork``, ``export`` (html,
 markdown, dot, mermaid, jsonl; ``--redact``), ``import`` (``claude-code``, ``codex``,
-``librechat``, ``chatgpt``, ``openwebui``, or detected), and for stores ``sessions``
-and ``copy`` (:mod:`~ptree.cli.store_commands`); ``ptree COMMAND --help`` explains
-each.  Wherever a command takes a session file, ``STORE_URL#SESSION_ID`` names a
-stored session.
+``librechat``, ``chatgpt``, ``openwebui``, or detected), and for stores ``sessions``,
+``copy``, ``search``, ``prune`` and ``migrate`` (:mod:`~ptree.cli.store_commands`);
+``ptree COMMAND --help`` explains each.  Wherever a command takes a session file,
+``STORE_URL#SESSION_ID`` names a stored session.
 """
 
 from __future__ import annotations

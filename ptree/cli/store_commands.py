@@ -1,17 +1,22 @@
-"""The ``ptree`` subcommands for stores: ``sessions`` and ``copy``, and how the other
-commands read ``STORE_URL#SESSION_ID`` where they take a file."""
+"""The ``ptree`` subcommands for stores: ``sessions``, ``copy``, ``search``, ``prune``
+and ``migrate``, and how the other commands read ``STORE_URL#SESSION_ID`` where they
+take a file."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import warnings
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import unquote, urlsplit
 
 from .commands import UsageError, register
 from .progress import Progress
+from .text import one_line
 
 if TYPE_CHECKING:
     from ..tree import SessionTree
@@ -77,6 +82,16 @@ def _setup_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "name.  STORE_URL is sqlite:///ABS/PATH.db, postgresql://... or jsonl:///ABS/DIR.",
     )
     p.add_argument("store", metavar="STORE_URL", help="the store")
+    p.add_argument("--limit", type=int, metavar="N", help="list N sessions (one page)")
+    p.add_argument(
+        "--after", metavar="CURSOR", help="the page after this one (the cursor a page printed)"
+    )
+    p.add_argument(
+        "--order",
+        choices=["updated", "id"],
+        default="updated",
+        help="newest first (default) or by id",
+    )
 
 
 @register("sessions", _setup_sessions)
@@ -84,12 +99,158 @@ def _sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .. import stores
 
     with stores.open(args.store) as store:
-        listed = store.sessions()
+        listed = store.sessions(limit=args.limit, after=args.after, order=args.order)
     for s in listed:
         when = s.updated.strftime("%Y-%m-%d %H:%M:%S")
-        name = f"  {s.name}" if s.name else ""
-        out.write(f"{s.id}  {s.entry_count} entries  {when}{name}\n")
+        name = f"  {one_line(s.name)}" if s.name else ""
+        out.write(f"{one_line(s.id)}  {s.entry_count} entries  {when}{name}\n")
     print(f"{len(listed)} session{'' if len(listed) == 1 else 's'}", file=err)
+    if listed.next_cursor is not None:
+        order = "" if args.order == "updated" else f" --order {args.order}"
+        print(
+            f"next page: ptree sessions {args.store} --limit {args.limit}{order}"
+            f" --after {listed.next_cursor}",
+            file=err,
+        )
+    return 0
+
+
+# ------------------------------------------------------------------ search
+
+
+def _setup_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "search",
+        help="find messages across a store's sessions",
+        description="Find the entries whose text holds every word of QUERY (any order, "
+        'any case), or a "quoted phrase"; best first.  Punctuation and operators are '
+        "not syntax.  SQL stores answer from their index; a jsonl store reads every "
+        "session.  Prints SESSION_ID ENTRY_ID ROLE SNIPPET per hit.",
+    )
+    p.add_argument("store", metavar="STORE_URL", help="the store (or URL#SESSION_ID)")
+    p.add_argument("query", metavar="QUERY", help="words, or a phrase in double quotes")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    p.add_argument("--json", action="store_true", help="one JSON object per hit")
+
+
+@register("search", _setup_search)
+def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .. import stores
+
+    ref = store_ref(args.store)
+    if ref is None:
+        raise UsageError(f"{args.store}: search takes a store URL (sqlite://, postgresql://...)")
+    url, sid = ref
+    with stores.open(url) as store:
+        hits = store.search(args.query, limit=args.limit, session=sid)
+    for h in hits:
+        if args.json:
+            record = {
+                "session": h.session_id,
+                "entry": h.entry_id,
+                "role": h.role,
+                "snippet": h.snippet,
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(
+                f"{one_line(h.session_id)}  {one_line(h.entry_id)}  {h.role}  "
+                f"{one_line(h.snippet)}\n"
+            )
+    print(f"{len(hits)} hit{'' if len(hits) == 1 else 's'}", file=err)
+    return 0
+
+
+# ------------------------------------------------------------------ prune
+
+_AGE = re.compile(r"(\d+)([smhdw])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def _age(text: str) -> timedelta:
+    m = _AGE.fullmatch(text.strip())
+    if m is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: an age is a number and s, m, h, d or w: 30d")
+    return timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
+
+
+def _setup_prune(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "prune",
+        help="remove the branches of a stored session that nothing kept hangs from",
+        description="Remove the branches of URL#SESSION_ID that no kept entry hangs from.  "
+        "The current leaf always stays, and with every kept entry its path, its tool "
+        "calls' results, a compaction's kept range, a branch summary's source and its "
+        "labels.  Say what to keep with the options (combined: any of them keeps).",
+    )
+    p.add_argument("ref", metavar="URL#SESSION_ID", help="the stored session")
+    p.add_argument("--keep-leaves", action="store_true", help="keep every branch's tip")
+    p.add_argument("--keep-labelled", action="store_true", help="keep labelled entries")
+    p.add_argument(
+        "--newer-than", type=_age, metavar="AGE", help="keep entries younger than AGE (30d, 12h)"
+    )
+    p.add_argument(
+        "--keep", action="append", default=[], metavar="ENTRY_ID", help="keep this entry"
+    )
+    p.add_argument("--dry-run", action="store_true", help="say what would go; change nothing")
+
+
+@register("prune", _setup_prune)
+def _prune(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .. import stores
+
+    ref = store_ref(args.ref)
+    sid = None if ref is None else ref[1]
+    if ref is None or sid is None:
+        raise UsageError(f"{args.ref}: name a stored session: URL#SESSION_ID")
+    url = ref[0]
+    keep = stores.Keep.ids(args.keep)
+    if args.keep_leaves:
+        keep |= stores.Keep.leaves()
+    if args.keep_labelled:
+        keep |= stores.Keep.labelled()
+    if args.newer_than is not None:
+        keep |= stores.Keep.newer(args.newer_than)
+    with stores.open(url) as store:
+        report = store.prune(sid, keep=keep, dry_run=args.dry_run)
+    verb = "would remove" if report.dry_run else "removed"
+    out.write(
+        f"{verb} {len(report.removed)} of {len(report.kept) + len(report.removed)} entries;"
+        f" {len(report.kept)} kept\n"
+    )
+    return 0
+
+
+# ------------------------------------------------------------------ migrate
+
+
+def _setup_migrate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sub.add_parser(
+        "migrate",
+        help="upgrade a store's schema to this ptree's",
+        description="Upgrade a SQL store's tables to this ptree's schema version, in one "
+        "transaction (opening a store does it too; this says what it did).  A SQLite "
+        "file is then compacted (VACUUM) so that prunes give space back.  A store "
+        "made by a newer ptree is refused, untouched.",
+    ).add_argument("store", metavar="STORE_URL", help="the store")
+
+
+@register("migrate", _setup_migrate)
+def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .. import stores
+
+    with stores.open(args.store) as store:
+        versions = store.schema_version
+        if versions is None:
+            out.write("a jsonl store has no schema: its files are Pi's, nothing to upgrade\n")
+            return 0
+        was, now = versions
+        if isinstance(store, stores.SqliteStore):
+            store.vacuum()
+    if was == now:
+        out.write(f"schema version {now}: up to date\n")
+    else:
+        out.write(f"schema version {was} -> {now}: upgraded\n")
     return 0
 
 

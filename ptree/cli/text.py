@@ -23,6 +23,7 @@ from ..entries import (
     Usage,
 )
 from ..pi.fast import LoadedMessage
+from ..pi.readable import content_text, message_text
 
 __all__ = ["content_text", "entry_preview", "message_role", "message_text", "one_line"]
 
@@ -30,45 +31,6 @@ try:
     import msgspec
 except ImportError:  # pragma: no cover - msgspec is a dependency; a stripped install
     msgspec = None  # type: ignore[assignment]
-
-
-def content_text(content: Any) -> str:
-    """The text of a message ``content``: a string, or the text of its blocks.
-
-    Text blocks give their text, thinking blocks their thinking, tool calls
-    ``name(...)``, images ``[image]``.  O(size of the content).
-
-    >>> content_text([{"type": "text", "text": "a"}, {"type": "toolCall", "name": "read"}])
-    'a read(...)'
-    """
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, (list, tuple)):
-        return ""
-    parts: list[str] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif kind == "thinking" and isinstance(block.get("thinking"), str):
-            parts.append(block["thinking"])
-        elif kind == "toolCall":
-            parts.append(f"{block.get('name', '?')}(...)")
-        elif kind == "image":
-            parts.append("[image]")
-    return " ".join(p for p in parts if p)
-
-
-def message_text(message: Mapping[str, Any]) -> str:
-    """The readable text of a message (its content, or a bash command and output).
-
-    Cost: O(size of the message).
-    """
-    if message.get("role") == "bashExecution":
-        return f"$ {message.get('command', '')}"
-    return content_text(message.get("content"))
 
 
 # What a message may hold but a drawing must not pass on: C0 and C1 control

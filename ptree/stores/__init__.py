@@ -22,14 +22,21 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import name_public
 from ._base import SessionSummary, Store
-from ._sql import SCHEMA_VERSION
+from ._paging import SessionPage
+from ._prune import Keep, PruneReport
+from ._schema import SCHEMA_VERSION
+from ._search import SearchHit
 from .errors import (
     ConflictError,
+    CursorError,
+    SchemaVersionError,
+    SearchQueryError,
     SessionNotFoundError,
     StoreError,
     StoreLockedError,
     StoreUnavailableError,
     StoreWriteError,
+    UnknownKeepError,
 )
 from .jsonl import JsonlStore
 from .postgres import PostgresStore
@@ -38,9 +45,16 @@ from .sqlite import SqliteStore
 __all__ = [
     "SCHEMA_VERSION",
     "ConflictError",
+    "CursorError",
     "JsonlStore",
+    "Keep",
     "PostgresStore",
+    "PruneReport",
+    "SchemaVersionError",
+    "SearchHit",
+    "SearchQueryError",
     "SessionNotFoundError",
+    "SessionPage",
     "SessionSummary",
     "SqliteStore",
     "Store",
@@ -48,11 +62,9 @@ __all__ = [
     "StoreLockedError",
     "StoreUnavailableError",
     "StoreWriteError",
+    "UnknownKeepError",
     "open",
 ]
-
-for _cls in (StoreLockedError, StoreUnavailableError, StoreWriteError):
-    _cls.__module__ = __name__  # tracebacks read ptree.stores.StoreLockedError
 
 SCHEMES = ("sqlite", "postgresql", "postgres", "jsonl")
 """The URL schemes :func:`open` takes."""

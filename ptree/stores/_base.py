@@ -20,6 +20,16 @@ from ..header import SessionHeader
 from ..pi.lines import encode_line
 from ..pi.whole_file import header_of
 from ..tree import SessionTree
+from ._paging import (
+    Order,
+    Position,
+    SessionPage,
+    check_page_args,
+    decode_cursor,
+    page_of,
+)
+from ._prune import KeepSpec, PruneReport, as_keep, plan
+from ._search import MAX_WORD, Query, SearchHit, check_limit, parse_query
 from .errors import ConflictError, SessionNotFoundError, StoreError, StoreUnavailableError
 
 __all__ = ["Anchor", "SessionSummary", "Store", "entry_payload", "header_payload"]
@@ -77,7 +87,8 @@ class Anchor:
 
 
 class Store(ABC):
-    """Many sessions behind one protocol: save, load, update, list, delete.
+    """Many sessions behind one protocol: save, load, update, list (a page at a time),
+    search, prune, delete.
 
     Open one with :func:`ptree.stores.open`; use it as a context manager or call
     :meth:`close`.  A store object may be shared by the threads of a process (calls
@@ -104,6 +115,13 @@ class Store(ABC):
     def url(self) -> str:
         """The URL the store was opened with."""
         return self._url
+
+    @property
+    def schema_version(self) -> tuple[int, int] | None:
+        """The schema version of the database when this store opened it, and now
+        (``(1, 2)``: opening upgraded it); ``None`` for a store without a schema (the
+        ``jsonl:`` store's files are Pi's)."""
+        return None
 
     @property
     def closed(self) -> bool:
@@ -261,15 +279,133 @@ class Store(ABC):
             f"update gave up after {attempts} attempts: other writers kept saving first",
         )
 
-    def sessions(self) -> list[SessionSummary]:
-        """Every session's summary, newest first (by :attr:`SessionSummary.updated`).
+    def sessions(
+        self, *, limit: int | None = None, after: str | None = None, order: Order = "updated"
+    ) -> SessionPage:
+        """Sessions' summaries, a page at a time: newest first (``order="updated"``, by
+        :attr:`SessionSummary.updated`, then id) or by id (``order="id"``).
 
-        Reads no entries: O(number of sessions) for SQL stores; the ``jsonl:`` store
-        reads each file's first line and its small state file.
+        Without ``limit``, every session.  With it, at most ``limit``, and the page's
+        :attr:`~ptree.stores.SessionPage.next_cursor` (``None`` on the last page) is
+        passed as ``after`` for the next one.  The walk stays correct while others
+        save, delete and add sessions: no session is listed twice, and every session
+        nobody changed meanwhile is listed (see :mod:`ptree.stores._paging`).
+
+        Cost: SQL stores read only the page, through an index: O(limit + log n).  The
+        ``jsonl:`` store reads each file's first line and its small state file, O(n),
+        for every page.
+
+        Raises:
+            CursorError: (a :class:`StoreError`) ``after`` is not a cursor of this
+                ``order``, or ``limit`` or ``order`` is invalid.
+
+        >>> from ptree import SessionHeader, SessionTree, stores
+        >>> def new(sid):
+        ...     return SessionTree(header=SessionHeader(id=sid, timestamp="2026-01-01", cwd="/"))
+        >>> with stores.open("sqlite:///:memory:") as store:
+        ...     for n in range(3):
+        ...         _ = store.save(new(f"s{n}"))
+        ...     first = store.sessions(limit=2, order="id")
+        ...     rest = store.sessions(limit=2, order="id", after=first.next_cursor)
+        >>> [s.id for s in first], [s.id for s in rest], rest.next_cursor
+        (['s0', 's1'], ['s2'], None)
         """
+        check_page_args(self._url, limit, order)
+        position = None if after is None else decode_cursor(self._url, order, after)
         with self._lock:
             self._check_open()
-            return self._sessions()
+            return self._page(order, limit, position)
+
+    def search(self, query: str, *, limit: int = 20, session: str | None = None) -> list[SearchHit]:
+        """The entries whose readable text holds every word of ``query`` (or its
+        quoted phrase), best first, across sessions (or in ``session`` only).
+
+        What is indexed, and what a query means, is described in
+        :mod:`ptree.stores._search`: the text a person reads, cut into words; a
+        query's punctuation and operators are separators, never syntax.
+
+        Cost: SQL stores answer from their full-text index, kept current by every save
+        in its transaction (SQLite FTS5, PostgreSQL ``tsvector`` + GIN): about
+        O(matches of the rarest word).  The ``jsonl:`` store has no index and reads
+        every session: O(size of the store).
+
+        Args:
+            query: words, or a phrase in double quotes.
+            limit: the most hits returned (1 to 1000).
+            session: only this session's entries.
+
+        Returns:
+            the hits (:class:`~ptree.stores.SearchHit`), best first.
+
+        Raises:
+            SearchQueryError: (a :class:`StoreError`) no word in ``query``, or a bad
+                ``limit``.
+            SessionNotFoundError: ``session`` names no session.
+
+        >>> from ptree import SessionHeader, SessionTree, stores
+        >>> with stores.open("sqlite:///:memory:") as store:
+        ...     t = SessionTree(header=SessionHeader(id="s1", timestamp="2026-01-01", cwd="/"))
+        ...     t = store.save(t.append({"role": "user", "content": "Boil the kettle!"}))
+        ...     [(h.session_id, h.role, h.snippet) for h in store.search("KETTLE boil")]
+        [('s1', 'user', '«Boil» the «kettle»!')]
+        """
+        parsed = parse_query(self._url, query)
+        limit = check_limit(self._url, query, limit)
+        if session is not None and not isinstance(session, str):
+            raise TypeError(f"session is a str, not {type(session).__name__}")
+        with self._lock:
+            self._check_open()
+            if session is not None and not self._exists(session):
+                raise SessionNotFoundError(session, self._url)
+            if any(len(w) > MAX_WORD for w in parsed.words):
+                return []  # never indexed: nothing to ask the database
+            return self._search(parsed, limit, session)
+
+    def prune(self, session_id: str, *, keep: KeepSpec, dry_run: bool = False) -> PruneReport:
+        """Remove the branches of a session that nothing kept hangs from.
+
+        ``keep`` names what must survive: a :class:`~ptree.stores.Keep`
+        (``Keep.leaves() | Keep.labelled() | Keep.newer(timedelta(days=30))``), an
+        iterable of entry ids, or a predicate on entries.  The current leaf always
+        stays, and with every kept entry what it needs (its path, its tool calls'
+        results, a compaction's kept range, a branch summary's source, its labels:
+        see :mod:`ptree.stores._prune`).  So loading the session and building the
+        context at any kept entry give what they gave before.
+
+        The removal is one transaction, checked against the version the plan was made
+        from (made again if another writer saved meanwhile).  The removed ids are
+        remembered (their id and the SHA-256 of their JSON): a save of an older tree
+        that still holds them raises
+        :class:`ConflictError`, never brings them back.  SQLite gives the freed pages
+        back to the file system (the file shrinks; a database made before schema 2
+        after a ``VACUUM``); PostgreSQL leaves them to ``VACUUM``.
+
+        Cost: O(size of the session): a load, the plan, and a rewrite of the session's
+        rows (or file).
+
+        Returns:
+            the report (:class:`~ptree.stores.PruneReport`): kept and removed ids.
+
+        Raises:
+            SessionNotFoundError: (a ``KeyError``) no such session.
+            UnknownKeepError: (a ``KeyError``) ``keep`` names entries the session does
+                not have; nothing is removed.
+            ConflictError: other writers kept saving first, 16 times.
+        """
+        spec = as_keep(keep)
+        for _ in range(16):
+            with self._lock:
+                self._check_open()
+                anchor = self._load(session_id)
+                new, report = plan(self._url, anchor.tree, spec)
+                if dry_run or not report.removed:
+                    self._remember(session_id, anchor)
+                    return attrs.evolve(report, dry_run=dry_run)
+                self._anchors.pop(session_id, None)
+                removed = tuple(anchor.tree[i] for i in report.removed)
+                if self._prune(session_id, anchor, new, removed):
+                    return report
+        raise ConflictError(session_id, self._url, "prune gave up: other writers kept saving first")
 
     def delete(self, session_id: str) -> None:
         """Remove the session and all its entries, atomically.  Its id may be saved again.
@@ -384,6 +520,21 @@ class Store(ABC):
 
     @abstractmethod
     def _sessions(self) -> list[SessionSummary]: ...
+
+    def _page(self, order: Order, limit: int | None, after: Position | None) -> SessionPage:
+        """A page of :meth:`sessions`; by default cut from the whole list, in Python."""
+        return page_of(self._url, self._sessions(), order, limit, after)
+
+    @abstractmethod
+    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]: ...
+
+    @abstractmethod
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> bool:
+        """Store ``new`` in place of ``anchor.tree`` and remember ``removed``, if the
+        stored session is still ``anchor``'s version; ``False`` (nothing changed) if
+        another writer saved since."""
 
     @abstractmethod
     def _delete(self, session_id: str) -> None: ...

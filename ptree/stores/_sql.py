@@ -1,5 +1,5 @@
-"""What the SQL stores share: the schema, its version table and migrations, and the
-save, load and path queries, written once for SQLite and PostgreSQL.
+"""What the SQL stores share: the schema, and the save, load, path, page, search and
+prune queries, written once for SQLite and PostgreSQL.
 
 Tables (prefixed ``ptree_`` so they can live in an application's own database):
 
@@ -12,6 +12,8 @@ Tables (prefixed ``ptree_`` so they can live in an application's own database):
   writes it (so a dump of a stored session is byte-identical to :func:`ptree.dump`).
   Keyed by ``(session, seq)`` (loads and appends are range scans) and unique on
   ``(session, id)`` (the path query follows ``parent`` through it).
+- the search index and ``ptree_pruned`` (schema version 2): see
+  :mod:`ptree.stores._search` and :mod:`ptree.stores._schema`.
 
 Ids go into the id columns as they are, except an id holding a NUL or a lone surrogate
 (which a database's text cannot hold) or starting with ``"``: that one is stored as its
@@ -28,17 +30,19 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..entries import entry_from_json
+from ..entries import Entry, entry_from_json
 from ..pi.lines import parse_line
+from ..pi.readable import entry_text
 from ..pi.reader import read_state
 from ..tree import SessionTree
 from ._base import Anchor, SessionSummary, Store, entry_payload, header_payload
-from .errors import ConflictError, SessionNotFoundError, StoreError
+from ._paging import Order, Position, SessionPage, cut
+from ._prune import digest, refuse_pruned
+from ._schema import SCHEMA_VERSION, init_schema
+from ._search import Query, SearchHit, SqlIndex, entry_words, snippet
+from .errors import ConflictError, SessionNotFoundError
 
 __all__ = ["SCHEMA_VERSION", "Cursor", "SqlStore", "db_key", "from_db_key"]
-
-SCHEMA_VERSION = 1
-"""The version of the tables this ptree writes; a database with a newer one is refused."""
 
 
 class Cursor(Protocol):
@@ -87,6 +91,12 @@ class SqlStore(Store):
 
     #: Appended to the query that reads a session's row before changing it.
     FOR_UPDATE = ""
+    #: The search index of the dialect (:mod:`ptree.stores._search`).
+    SEARCH_INDEX: SqlIndex
+    #: The session id as sorted by paging (a PostgreSQL database may collate otherwise).
+    ID_KEY = "id"
+    #: The incarnation of a session a prune rewrote starts with this.
+    PRUNED = "pruned-"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -110,31 +120,15 @@ class SqlStore(Store):
     def _create_schema(self, cur: Cursor) -> None:
         """Create the tables and indexes of :data:`SCHEMA_VERSION` (fresh database)."""
 
-    def _migrations(self) -> dict[int, list[str]]:
-        """Statements taking the schema from version ``n`` to ``n + 1``, by ``n``."""
-        return {}
-
     def _init_schema(self, cur: Cursor) -> None:
-        """Create or migrate the schema; refuse a newer one.  Inside a write transaction."""
-        cur.execute("CREATE TABLE IF NOT EXISTS ptree_schema (version INTEGER NOT NULL)")
-        row = cur.execute("SELECT max(version) FROM ptree_schema").fetchone()
-        version = row[0] if row else None
-        if version is None:
-            self._create_schema(cur)
-            cur.execute("INSERT INTO ptree_schema (version) VALUES (?)", (SCHEMA_VERSION,))
-            return
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                self._url,
-                f"the database has ptree schema version {version}, newer than this "
-                f"ptree's ({SCHEMA_VERSION}): upgrade ptree to use it",
-            )
-        migrations = self._migrations()
-        while version < SCHEMA_VERSION:  # pragma: no cover - no migration exists yet
-            for statement in migrations[version]:
-                cur.execute(statement)
-            version += 1
-            cur.execute("UPDATE ptree_schema SET version = ?", (version,))
+        """Create, check or upgrade the schema (:mod:`ptree.stores._schema`).  Inside a
+        write transaction."""
+        found = init_schema(self, cur)
+        self._schema_found = SCHEMA_VERSION if found is None else found
+
+    @property
+    def schema_version(self) -> tuple[int, int]:
+        return self._schema_found, SCHEMA_VERSION
 
     # ------------------------------------------------------------------ saving
 
@@ -192,22 +186,11 @@ class SqlStore(Store):
                         )
             new = tail[count - start :]
             leaf = _opt_key(tree.leaf_id)
+            if new and incarnation.startswith(self.PRUNED):
+                self._refuse_pruned(cur, sid, key, new)
             if new:
-                cur.executemany(
-                    "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            key,
-                            count + i,
-                            db_key(e.id),
-                            _opt_key(e.parent_id),
-                            db_key(e.type),
-                            entry_payload(e),
-                        )
-                        for i, e in enumerate(new)
-                    ],
-                )
+                self._insert_entries(cur, key, count, new)
+                self._index(cur, key, new)
             if new or leaf != stored_leaf:
                 cur.execute(
                     "UPDATE ptree_sessions SET leaf = ?, name = ?, updated = ?, entry_count = ?"
@@ -215,6 +198,24 @@ class SqlStore(Store):
                     (leaf, tree.session_name, self._now(), len(tree), key),
                 )
         return Anchor(tree, incarnation, len(tree), len(tree))
+
+    def _insert_entries(self, cur: Cursor, key: str, start: int, entries: Sequence[Entry]) -> None:
+        """Write entries as rows ``start``, ``start + 1``, ... of the session."""
+        cur.executemany(
+            "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    key,
+                    start + i,
+                    db_key(e.id),
+                    _opt_key(e.parent_id),
+                    db_key(e.type),
+                    entry_payload(e),
+                )
+                for i, e in enumerate(entries)
+            ],
+        )
 
     # ------------------------------------------------------------------ loading
 
@@ -316,7 +317,112 @@ class SqlStore(Store):
                 raise SessionNotFoundError(session_id, self._url)
             cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
             cur.execute("DELETE FROM ptree_sessions WHERE id = ?", (key,))
+            cur.execute("DELETE FROM ptree_pruned WHERE session = ?", (key,))
+            self.SEARCH_INDEX.remove(cur, key)
 
     def _exists(self, session_id: str) -> bool:
         with self._transaction(write=False) as cur:
             return self._session_row(cur, db_key(session_id), lock=False) is not None
+
+    # ------------------------------------------------------------------ scale (issue 25)
+
+    def _page(self, order: Order, limit: int | None, after: Position | None) -> SessionPage:
+        where, params = "", []
+        if order == "updated":
+            if after is not None:
+                where = f" WHERE (updated, {self.ID_KEY}) < (?, ?)"
+                params = [self._db_time(after[0]), db_key(after[1])]
+            by = f"updated DESC, {self.ID_KEY} DESC"
+        else:
+            if after is not None:
+                where = f" WHERE {self.ID_KEY} > ?"
+                params = [db_key(after[1])]
+            by = self.ID_KEY
+        sql = f"SELECT id, name, entry_count, updated FROM ptree_sessions{where} ORDER BY {by}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit + 1)
+        rows = self._read(sql, params)
+        summaries = [
+            SessionSummary(from_db_key(k), name, count, self._datetime(updated))
+            for k, name, count, updated in rows
+        ]
+        return cut(order, summaries, limit)
+
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """The rows of one query: a single statement reads one committed state, so
+        a database may run it without a transaction around it (fewer round trips)."""
+        with self._transaction(write=False) as cur:
+            rows: list[Any] = cur.execute(sql, params).fetchall()
+        return rows
+
+    def _db_time(self, value: datetime | None) -> Any:
+        """A time of a page cursor as the ``updated`` column holds it."""
+        return value
+
+    def _index(self, cur: Cursor, key: str, entries: Sequence[Entry]) -> None:
+        """Index new entries for search, in the save's transaction."""
+        rows = []
+        for e in entries:
+            said = entry_words(e)
+            if said is not None:
+                rows.append((db_key(e.id), said[0], said[1]))
+        self.SEARCH_INDEX.add(cur, key, rows)
+
+    def _refuse_pruned(self, cur: Cursor, sid: str, key: str, new: Sequence[Entry]) -> None:
+        by_id = {db_key(e.id): e for e in new}
+        ids = list(by_id)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = cur.execute(
+                f"SELECT id, digest FROM ptree_pruned WHERE session = ? AND id IN ({marks})",
+                [key, *chunk],
+            ).fetchall()
+            refuse_pruned(self._url, sid, by_id.values(), {(from_db_key(k), d) for k, d in rows})
+
+    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
+        sql, params = self.SEARCH_INDEX.find(
+            query, limit, None if session is None else db_key(session)
+        )
+        hits = []
+        for skey, ekey, role, payload in self._read(sql, params):
+            said = entry_text(entry_from_json(parse_line(payload)))
+            text = "" if said is None else said[1]
+            hits.append(SearchHit(from_db_key(skey), from_db_key(ekey), role, snippet(text, query)))
+        return hits
+
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> bool:
+        key = db_key(session_id)
+        with self._transaction(write=True) as cur:
+            row = self._session_row(cur, key, lock=True)
+            if row is None:
+                raise SessionNotFoundError(session_id, self._url)
+            _head, leaf, count, incarnation = row
+            if (
+                incarnation != anchor.incarnation
+                or count != anchor.count
+                or leaf != _opt_key(anchor.tree.leaf_id)
+            ):
+                return False
+            # Rewritten whole: seq stays 0, 1, ... (what saves and loads rely on).
+            cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
+            self._insert_entries(cur, key, 0, new.entries())
+            self.SEARCH_INDEX.remove(cur, key, [db_key(e.id) for e in removed])
+            cur.executemany(
+                "INSERT INTO ptree_pruned (session, id, digest) VALUES (?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
+                [(key, db_key(e.id), digest(e)) for e in removed],
+            )
+            cur.execute(
+                "UPDATE ptree_sessions SET name = ?, updated = ?, entry_count = ?,"
+                " incarnation = ? WHERE id = ?",
+                (new.session_name, self._now(), len(new), self.PRUNED + uuid.uuid4().hex, key),
+            )
+        self._after_prune()
+        return True
+
+    def _after_prune(self) -> None:
+        """Give freed space back, where the database can (outside the transaction)."""

@@ -18,11 +18,15 @@ from ..errors import SessionError
 
 __all__ = [
     "ConflictError",
+    "CursorError",
+    "SchemaVersionError",
+    "SearchQueryError",
     "SessionNotFoundError",
     "StoreError",
     "StoreLockedError",
     "StoreUnavailableError",
     "StoreWriteError",
+    "UnknownKeepError",
 ]
 
 
@@ -170,3 +174,80 @@ class StoreWriteError(StoreError, OSError):
 def errno_name(number: int | None) -> str:
     """``ENOSPC`` for 28; ``"an I/O error"`` for ``None`` or an unknown number."""
     return _errno.errorcode.get(number or 0, "an I/O error")
+
+
+class SchemaVersionError(StoreError):
+    """A database written by a newer ptree: its schema version is one this ptree does
+    not know, so it is left untouched.
+
+    Attributes:
+        found: the database's schema version.
+        supported: the newest version this ptree reads and writes.
+    """
+
+    def __init__(self, url: str, found: int, supported: int) -> None:
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            url,
+            f"the database has ptree schema version {found}, newer than this ptree's "
+            f"({supported}): upgrade ptree to use it",
+        )
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.found, self.supported))
+
+
+class SearchQueryError(StoreError):
+    """A search query that names nothing to find (no word in it), or a bad limit.
+
+    Attributes:
+        query: the query as given.
+    """
+
+    def __init__(self, url: str, query: object, reason: str) -> None:
+        self.query = query
+        super().__init__(url, reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.query, self.reason))
+
+
+class CursorError(StoreError):
+    """A page cursor this store did not give (or given with another ``order``).
+
+    Attributes:
+        cursor: the cursor as given.
+    """
+
+    def __init__(self, url: str, cursor: object, reason: str) -> None:
+        self.cursor = cursor
+        super().__init__(url, reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.cursor, self.reason))
+
+
+class UnknownKeepError(StoreError, KeyError):
+    """A prune asked to keep entries the session does not have: nothing was pruned
+    (a typo in an id must not cost the entries it meant to keep).
+
+    A ``KeyError`` too, as for any id that names nothing.
+
+    Attributes:
+        session_id: the session.
+        entry_ids: the ids naming no entry of it.
+    """
+
+    def __init__(self, url: str, session_id: str, entry_ids: tuple[str, ...]) -> None:
+        self.session_id = session_id
+        self.entry_ids = entry_ids
+        shown = ", ".join(repr(i) for i in entry_ids[:5])
+        more = f" and {len(entry_ids) - 5} more" if len(entry_ids) > 5 else ""
+        super().__init__(url, f"session {session_id!r} has no entry {shown}{more}: nothing pruned")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return f"{self.url}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, self.session_id, self.entry_ids))

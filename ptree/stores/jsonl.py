@@ -57,10 +57,13 @@ from ..pi.commits import appended_entries, commit_bytes, unfinished_tail
 from ..pi.errors import SessionFileWarning
 from ..pi.files import os_error_reason, replace_file, sync_directory, write_all, write_temp
 from ..pi.lines import parse_line
+from ..pi.readable import entry_text
 from ..pi.reader import read_state
 from ..pi.whole_file import file_parts
 from ..tree import SessionTree
 from ._base import Anchor, SessionSummary, Store, header_payload
+from ._prune import digest, refuse_pruned
+from ._search import Query, SearchHit, entry_words, snippet
 from .errors import (
     ConflictError,
     SessionNotFoundError,
@@ -75,6 +78,7 @@ _LOG_TAIL = 1 << 16  # the end of a state log read to find its last record
 _LOG_LIMIT = 1 << 16  # a longer log is rewritten as its last record
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _STATE_FORMAT = 2  # 1 was the log of the old protocol (with pending records)
+_PRUNED = "pruned-"  # starts the incarnation of a session a prune rewrote
 
 
 def file_name(session_id: str) -> str:
@@ -533,6 +537,8 @@ class JsonlStore(Store):
                     "version of the session",
                 )
         new = tail[len(stored) :]
+        if new and state.incarnation.startswith(_PRUNED):
+            self._refuse_pruned(path, sid, new)
         taken = set(state.leaf_ids)
         for entry in new:
             if entry.id in taken:
@@ -621,6 +627,8 @@ class JsonlStore(Store):
                 raise self._write_error(path, exc) from None
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._state_path(path))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._pruned_path(path))
             sync_directory(self._dir)
         self._index.pop(session_id, None)
 
@@ -629,6 +637,103 @@ class JsonlStore(Store):
 
     def _close(self) -> None:
         self._index.clear()
+
+    # ------------------------------------------------------------------ scale (issue 25)
+
+    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
+        # No index: every session is read (documented in Store.search).
+        scored: list[tuple[float, int, int, SearchHit]] = []
+        ids = [session] if session is not None else sorted(self._scan(full=True))
+        for n, sid in enumerate(ids):
+            try:
+                tree = self._load(sid).tree
+            except SessionNotFoundError:
+                continue  # deleted meanwhile
+            for i, entry in enumerate(tree.entries()):
+                said = entry_words(entry)
+                if said is None:
+                    continue
+                score = query.matches(said[1])
+                if score:
+                    text = entry_text(entry)
+                    hit = SearchHit(
+                        sid, entry.id, said[0], snippet("" if text is None else text[1], query)
+                    )
+                    scored.append((-score / len(said[1]), n, i, hit))
+        scored.sort(key=lambda s: s[:3])
+        return [s[3] for s in scored[:limit]]
+
+    def _pruned_path(self, path: Path) -> Path:
+        return path.with_name(f".{path.name}.pruned")
+
+    def _refuse_pruned(self, path: Path, sid: str, new: tuple[Entry, ...]) -> None:
+        try:
+            lines = self._pruned_path(path).read_bytes().split(b"\n")
+        except FileNotFoundError:
+            return
+        gone: set[tuple[str, str]] = set()
+        for line in lines:
+            with contextlib.suppress(ValueError, TypeError):
+                eid, dig = json.loads(line)
+                gone.add((eid, dig))
+        refuse_pruned(self._url, sid, new, gone)
+
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> bool:
+        header = new.header
+        assert header is not None
+        with self._locked(session_id, exclusive=True) as found:
+            if found is None:
+                raise SessionNotFoundError(session_id, self._url)
+            fd, path = found
+            state = self._committed(fd, path)
+            unchanged = (
+                state.tree == anchor.tree
+                if state.tree is not None
+                else state.incarnation == anchor.incarnation and state.length == anchor.position
+            )
+            if not unchanged:
+                return False
+            data, leaf_id = file_parts(new, header)
+            leaf_ids = [] if leaf_id is None else [leaf_id]
+            tmp = write_temp(path, data, os.fstat(fd).st_mode & 0o7777)
+            try:
+                # The removed ids first: a save of an older tree finds them once the
+                # new file is in place.
+                records = b"".join(
+                    json.dumps([e.id, digest(e)], ensure_ascii=True).encode("ascii") + b"\n"
+                    for e in removed
+                )
+                with open(self._pruned_path(path), "ab") as f:
+                    f.write(records)
+                    f.flush()
+                    if self._fsync:
+                        _sync(f.fileno())
+                written = os.stat(tmp)
+                committed = _State(
+                    ino=written.st_ino,
+                    length=len(data),
+                    mtime_ns=written.st_mtime_ns,
+                    header=header_payload(header),
+                    count=len(new),
+                    leaf=new.leaf_id,
+                    leaf_ids=leaf_ids,
+                    name=new.session_name,
+                    updated=_now(),
+                    incarnation=_PRUNED + uuid.uuid4().hex,
+                )
+                # Until the rename, this state names a file that is not there yet, so
+                # readers read the old file whole: a crash leaves the old session.
+                self._write_state_file(path, committed)
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            sync_directory(self._dir)
+        self._index.pop(session_id, None)
+        return True
 
 
 def _sync(fd: int) -> None:

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from ._search import SqliteIndex
 from ._sql import Cursor, SqlStore
 from .errors import StoreError, StoreLockedError, StoreWriteError
 
@@ -63,6 +64,8 @@ class SqliteStore(SqlStore):
     True
     """
 
+    SEARCH_INDEX = SqliteIndex()
+
     def __init__(self, url: str, path: str, *, timeout: float = 10.0) -> None:
         super().__init__(url)
         self._path = path
@@ -74,6 +77,9 @@ class SqliteStore(SqlStore):
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         try:
+            # Pages a prune frees go back to the file system (PRAGMA incremental_vacuum);
+            # this takes effect only in a database without tables yet.
+            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             if path != ":memory:":
                 self._wal()
             with self._transaction(write=True) as cur:
@@ -135,6 +141,27 @@ class SqliteStore(SqlStore):
 
     def _datetime(self, value: Any) -> datetime:
         return datetime.fromisoformat(value).astimezone(UTC)
+
+    def _db_time(self, value: datetime | None) -> Any:
+        # As _now() writes it: text that sorts as the time does.
+        return None if value is None else value.astimezone(UTC).isoformat(timespec="microseconds")
+
+    def vacuum(self) -> None:
+        """Rewrite the file compactly (SQLite's ``VACUUM``), and from then on give the
+        pages a prune frees back to the file system (a database made before schema
+        version 2 keeps them for reuse until then).  ``ptree migrate`` calls it.
+
+        Cost: O(size of the database); it waits for other writers, and needs free disk
+        space as large as the database.
+        """
+        with self._lock:
+            self._check_open()
+            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            self._conn.execute("VACUUM")
+
+    def _after_prune(self) -> None:
+        # executescript steps the pragma to its end (execute() frees one page only).
+        self._conn.executescript("PRAGMA incremental_vacuum;")
 
     def _create_schema(self, cur: Cursor) -> None:
         cur.execute(

@@ -1,0 +1,92 @@
+"""The SQL stores' schema versions: what each version adds, and the upgrade in place.
+
+``ptree_schema (version)`` holds the version of a database's tables.  Opening a store
+(or ``ptree migrate URL``) creates the tables of a new database, refuses one whose
+version is newer than :data:`SCHEMA_VERSION` (:class:`~ptree.stores.SchemaVersionError`,
+naming both), and upgrades an older one in place, step by step, inside the same
+transaction: either the whole upgrade is committed, or nothing changed.
+
+Versions:
+
+1. ``ptree_sessions``, ``ptree_entries`` (ptree 0.x, before search).
+2. The search index (see :mod:`ptree.stores._search`), filled from the stored entries
+   by the upgrade; ``ptree_pruned (session, id, digest)``, the entries a prune removed
+   (the SHA-256 of their JSON line: a save bringing one back is refused); the
+   sessions' paging index on ``(updated, id)``.
+
+A new database is made as version 1, then upgraded: one path for new and old
+databases, so the upgrade is run by every test that opens a store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..entries import entry_from_json
+from ..pi.lines import parse_line
+from ._search import entry_words
+from .errors import SchemaVersionError
+
+if TYPE_CHECKING:
+    from ._sql import Cursor, SqlStore
+
+__all__ = ["SCHEMA_VERSION", "init_schema"]
+
+SCHEMA_VERSION = 2
+"""The version of the tables this ptree writes; a database with a newer one is refused."""
+
+
+def init_schema(store: SqlStore, cur: Cursor) -> int | None:
+    """Create, check or upgrade the schema, inside the caller's write transaction.
+
+    Returns:
+        the version the database had before (``None``: it was new).
+
+    Raises:
+        SchemaVersionError: the database's version is newer than this ptree's.
+    """
+    cur.execute("CREATE TABLE IF NOT EXISTS ptree_schema (version INTEGER NOT NULL)")
+    row = cur.execute("SELECT max(version) FROM ptree_schema").fetchone()
+    found: int | None = row[0] if row else None
+    version = found
+    if version is None:
+        store._create_schema(cur)
+        cur.execute("INSERT INTO ptree_schema (version) VALUES (?)", (1,))
+        version = 1
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(store.url, version, SCHEMA_VERSION)
+    while version < SCHEMA_VERSION:
+        _UPGRADES[version](store, cur)
+        version += 1
+        cur.execute("UPDATE ptree_schema SET version = ?", (version,))
+    return found
+
+
+def _to_2(store: SqlStore, cur: Cursor) -> None:
+    """Version 2: search, prune tombstones, the paging index."""
+    index = store.SEARCH_INDEX
+    index.create(cur)
+    cur.execute(
+        "CREATE TABLE ptree_pruned (session TEXT NOT NULL, id TEXT NOT NULL,"
+        " digest TEXT NOT NULL, PRIMARY KEY (session, id, digest))"
+    )
+    cur.execute("DROP INDEX IF EXISTS ptree_sessions_updated")
+    cur.execute(f"CREATE INDEX ptree_sessions_page ON ptree_sessions (updated, {store.ID_KEY})")
+    if store.ID_KEY != "id":
+        cur.execute(f"CREATE INDEX ptree_sessions_id ON ptree_sessions ({store.ID_KEY})")
+    # Index what is stored, a session at a time (a database may be large).
+    keys = [k for (k,) in cur.execute("SELECT id FROM ptree_sessions ORDER BY id").fetchall()]
+    for key in keys:
+        rows = cur.execute(
+            "SELECT id, payload FROM ptree_entries WHERE session = ? ORDER BY seq", (key,)
+        ).fetchall()
+        found = []
+        for entry_key, payload in rows:
+            said = entry_words(entry_from_json(parse_line(payload)))
+            if said is not None:
+                found.append((entry_key, said[0], said[1]))
+        index.add(cur, key, found)
+
+
+_UPGRADES: dict[int, Callable[[SqlStore, Cursor], None]] = {1: _to_2}
