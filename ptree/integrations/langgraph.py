@@ -39,6 +39,7 @@ import asyncio
 import base64
 import builtins
 import contextlib
+import json
 import math
 import threading
 from collections import OrderedDict
@@ -71,7 +72,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from ..entries import Custom, MessageEntry
-from ..frozen import thaw
+from ..frozen import FrozenList, thaw
 from ..header import SessionHeader
 from ..ids import counter_ids, utc_now
 from ..stores import ConflictError, SessionNotFoundError, Store
@@ -96,7 +97,9 @@ WRITES_TYPE = "langgraph.writes"
 DELETED_TYPE = "langgraph.deleted"
 """The ``customType`` of an entry hiding checkpoints (``delete_for_runs``, ``prune``)."""
 MESSAGE_FIELD = "langchain"
-"""The message entry field keeping the LangChain original: ``[type, base64, id]``."""
+"""The message entry field keeping the LangChain original, ``[kind, data, id]``: kind
+``"lc:<type>"`` with the message's fields as JSON (its ``content`` left out when it is
+the Pi message's text), or the serializer's type with its bytes in base64."""
 
 _T = TypeVar("_T")
 
@@ -285,6 +288,7 @@ class _Ckpt:
     checkpoint_id: str
     parent: str | None
     data: Any  # the entry's frozen data
+    timestamp: str  # the entry's: the checkpoint's ts, unless its data has another
 
 
 @dataclass
@@ -299,6 +303,8 @@ class _Thread:
     )
     deleted: set[tuple[str, str]] = field(default_factory=set)
     latest: dict[str, str] = field(default_factory=dict)
+    # checkpoint entry id -> its whole (channel versions, versions seen)
+    fulls: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # ns -> the last entry of the namespace's current run: where its next entries go
     frontier: dict[str, str] = field(default_factory=dict)
     # (serializer type, base64 of the message without id) -> [(entry id, stored id)]
@@ -311,34 +317,38 @@ class _Thread:
             if isinstance(entry, MessageEntry):
                 original = entry.extra.get(MESSAGE_FIELD)
                 if original is not None:
-                    key = (original[0], original[1])
+                    key = _stored_key(original, entry.message)
                     self.messages.setdefault(key, []).append((entry.id, original[2]))
                 continue
             if not isinstance(entry, Custom):
                 continue
             data = entry.data
             if entry.custom_type in (CHECKPOINT_TYPE, WRITES_TYPE):
-                here = self.frontier.get(data["ns"])
+                ns = data.get("ns", "")
+                here = self.frontier.get(ns)
                 if (
                     here is None
                     or entry.custom_type == CHECKPOINT_TYPE
                     or self.tree.is_ancestor(here, entry.id)
                 ):
-                    self.frontier[data["ns"]] = entry.id
+                    self.frontier[ns] = entry.id
             if entry.custom_type == CHECKPOINT_TYPE:
-                ns, cid = data["ns"], data["id"]
-                self.checkpoints[(ns, cid)] = _Ckpt(entry.id, ns, cid, data["parent"], data)
+                cid = data["id"]
+                parent = data["parent"] if "parent" in data else self.above(entry, ns)
+                self.checkpoints[(ns, cid)] = _Ckpt(
+                    entry.id, ns, cid, parent, data, entry.timestamp
+                )
                 self.tails[(ns, cid)] = entry.id
                 if (ns, cid) not in self.deleted and cid > self.latest.get(ns, ""):
                     self.latest[ns] = cid
             elif entry.custom_type == WRITES_TYPE:
-                key2 = (data["ns"], data["checkpoint"])
+                key2 = (ns, data["checkpoint"] if "checkpoint" in data else self.above(entry, ns))
                 bucket = self.writes.setdefault(key2, {})
                 for idx, channel, value in data["writes"]:
                     slot = (data["task"], idx)
                     if idx >= 0 and slot in bucket:
                         continue
-                    bucket[slot] = (channel, value, data["path"], self.order)
+                    bucket[slot] = (channel, value, data.get("path", ""), self.order)
                 self.tails[key2] = entry.id
             elif entry.custom_type == DELETED_TYPE:
                 touched: set[str] = set()
@@ -353,6 +363,36 @@ class _Thread:
                         self.latest[ns] = max(live)
                     else:
                         self.latest.pop(ns, None)
+
+    def above(self, entry: Any, ns: str) -> Any:
+        """The id of the nearest checkpoint of ``ns`` above ``entry``, what an entry
+        whose parent (or checkpoint) is that one leaves out."""
+        return (
+            None if entry.parent_id is None else _nearest_checkpoint(self.tree, entry.parent_id, ns)
+        )
+
+    def full(self, ckpt: _Ckpt) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The checkpoint's channel versions and versions seen, whole: its entry keeps
+        what changed since its parent's.  O(checkpoints since one already built)."""
+        chain: list[_Ckpt] = []
+        current: _Ckpt | None = ckpt
+        while current is not None and current.entry_id not in self.fulls:
+            chain.append(current)
+            if current.data.get("full"):
+                current = None
+            else:
+                current = self.checkpoints.get((current.ns, current.parent or ""))
+        base = ({}, {}) if current is None else self.fulls[current.entry_id]
+        for c in reversed(chain):
+            versions, seen = dict(base[0]), dict(base[1])
+            versions.update(thaw(c.data["versions"]))
+            for channel in c.data.get("dropped", ()):
+                versions.pop(channel, None)
+            seen.update(thaw(c.data["seen"]))
+            for node in c.data.get("unseen", ()):
+                seen.pop(node, None)
+            base = self.fulls[c.entry_id] = (versions, seen)
+        return base
 
     def live(self, ns: str, cid: str) -> _Ckpt | None:
         if (ns, cid) in self.deleted:
@@ -547,11 +587,12 @@ class TreeSaver(BaseCheckpointSaver[int]):
             )
         ):
             return {"rd": {k: self._encode_value(v, build, why) for k, v in value.items()}}
-        return {"t": self._typed(value, why)}
+        typed = self._typed(value, why)
+        return typed if typed[1] else typed[:1]
 
     def _decode_value(self, value: Any, state: _Thread) -> Any:
-        if "t" in value:
-            return self._untyped(value["t"])
+        if isinstance(value, (list, FrozenList)):
+            return self._untyped([value[0], value[1] if len(value) > 1 else ""])
         if "r" in value:
             return self._message(value["r"], state)
         if "rl" in value:
@@ -570,9 +611,17 @@ class TreeSaver(BaseCheckpointSaver[int]):
         parent's messages): so each message of the list has an entry of its own, on
         the path.  Otherwise a new entry under the build's leaf.
         """
-        blank = message if message.id is None else message.model_copy(update={"id": None})
-        kind, data = self._typed(blank, why)
-        key = (kind, data)
+        now = utc_now()
+        pi = pi_message(message, _ms(now))
+        compact = _compact(message, pi)
+        data: Any
+        key: tuple[str, str]
+        if compact is not None:
+            kind, data, key = compact
+        else:
+            blank = message if message.id is None else message.model_copy(update={"id": None})
+            kind, data = self._typed(blank, why)
+            key = (kind, data)
         candidates = [*build.state.messages.get(key, ()), *build.messages.get(key, ())]
         tree = build.tree
         usable = [
@@ -591,12 +640,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
         for entry_id, stored_id in usable:
             if stored_id is None:
                 return [entry_id, message.id]
-        now = utc_now()
         entry = MessageEntry(
             id=counter_ids(tree),
             parent_id=tree.leaf_id,
             timestamp=now,
-            message=pi_message(message, _ms(now)),
+            message=pi,
             extra={MESSAGE_FIELD: [kind, data, message.id]},
         )
         build.tree = tree.append_entry(entry)
@@ -608,7 +656,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
         entry = state.tree[entry_id]
         assert isinstance(entry, MessageEntry)
         kind, data, stored_id = entry.extra[MESSAGE_FIELD]
-        message: BaseMessage = self._untyped([kind, data])
+        message: BaseMessage
+        if kind.startswith("lc:"):
+            message = _restore(kind, thaw(data), entry.message)
+        else:
+            message = self._untyped([kind, data])
         wanted = stored_id if isinstance(ref, str) else ref[1]
         if wanted is not None:
             message.id = wanted
@@ -622,12 +674,12 @@ class TreeSaver(BaseCheckpointSaver[int]):
         of it, else the nearest holding it at all.  O(depth)."""
         if ckpt is None:
             return None
-        version = str(ckpt.data["versions"].get(channel))
+        version = str(state.full(ckpt)[0].get(channel))
         current: _Ckpt | None = ckpt
         nearest = None
         while current is not None:
             if channel in current.data["values"]:
-                if str(current.data["versions"].get(channel)) == version:
+                if str(state.full(current)[0].get(channel)) == version:
                     return current
                 if nearest is None:
                     nearest = current
@@ -662,9 +714,13 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return None, refs
 
     def _tuple(self, thread_id: str, state: _Thread, ckpt: _Ckpt) -> CheckpointTuple:
-        data = ckpt.data
-        skeleton = data["checkpoint"]
-        skeleton = self._untyped(skeleton["typed"]) if "typed" in skeleton else thaw(skeleton)
+        rest = ckpt.data["checkpoint"]
+        skeleton = self._untyped(rest["typed"]) if "typed" in rest else thaw(rest)
+        versions, seen = state.full(ckpt)
+        skeleton["id"] = ckpt.checkpoint_id
+        skeleton.setdefault("ts", ckpt.timestamp)
+        skeleton["channel_versions"] = dict(versions)
+        skeleton["versions_seen"] = {node: dict(v) for node, v in seen.items()}
         values: dict[str, Any] = {}
         for channel in skeleton["channel_versions"]:
             encoded, refs = self._channel(state, ckpt, channel)
@@ -698,10 +754,9 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return CheckpointTuple(config, checkpoint, self._metadata(ckpt), parent, pending)
 
     def _metadata(self, ckpt: _Ckpt) -> Any:
-        metadata = ckpt.data["metadata"]
-        if "typed" in metadata:
-            return self._untyped(metadata["typed"])
-        return thaw(metadata["json"])
+        if "metadataTyped" in ckpt.data:
+            return self._untyped(ckpt.data["metadataTyped"])
+        return thaw(ckpt.data["metadata"])
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (its ``checkpoint_id``, else the thread's
@@ -799,7 +854,14 @@ class TreeSaver(BaseCheckpointSaver[int]):
         parent_id = configurable.get("checkpoint_id")
         cid = checkpoint["id"]
         values = checkpoint["channel_values"]
-        skeleton = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+        # The id, versions and ts are said elsewhere: the data, deltas, the entry's timestamp.
+        ts = checkpoint.get("ts")
+        omitted = {"channel_values", "id", "channel_versions", "versions_seen"}
+        if type(ts) is str:
+            omitted.add("ts")
+        rest = {k: v for k, v in checkpoint.items() if k not in omitted}
+        versions = dict(checkpoint["channel_versions"])
+        seen = {node: dict(v) for node, v in checkpoint["versions_seen"].items()}
         meta = get_checkpoint_metadata(config, metadata)
         recents: dict[str, tuple[str, builtins.list[Any], builtins.list[Any]]] = {}
 
@@ -830,21 +892,39 @@ class TreeSaver(BaseCheckpointSaver[int]):
                     recents[channel] = (cid, list(value), refs)
                 else:
                     stored[channel] = self._encode_value(value, b, why)
-            plain = _is_plain_json(skeleton)
-            data = {
-                "ns": ns,
-                "id": cid,
-                "parent": parent_id,
-                "versions": dict(checkpoint["channel_versions"]),
-                "checkpoint": skeleton
-                if plain
-                else {"typed": self._typed(skeleton, (thread_id, cid, None))},
-                "metadata": {"json": meta}
-                if _is_plain_json(meta)
-                else {"typed": self._typed(meta, (thread_id, cid, None))},
-                "values": stored,
-            }
-            return b.tree.append_custom(CHECKPOINT_TYPE, data)
+            data: dict[str, Any] = {"id": cid}
+            leaf = b.tree.leaf_id
+            if parent_id != (None if leaf is None else _nearest_checkpoint(b.tree, leaf, ns)):
+                data["parent"] = parent_id  # else the nearest checkpoint above says it
+            if ns:
+                data["ns"] = ns
+            # Versions as changed since the parent's (most stay the same each step).
+            old_versions, old_seen = ({}, {}) if parent is None else state.full(parent)
+            if parent is None:
+                data["full"] = 1
+            data["versions"] = {k: v for k, v in versions.items() if old_versions.get(k) != v}
+            dropped = [k for k in old_versions if k not in versions]
+            if dropped:
+                data["dropped"] = dropped
+            data["seen"] = {k: v for k, v in seen.items() if old_seen.get(k) != v}
+            unseen = [k for k in old_seen if k not in seen]
+            if unseen:
+                data["unseen"] = unseen
+            if not (_is_plain_json(versions) and _is_plain_json(seen)):
+                raise CheckpointSerializationError(
+                    thread_id, cid, "channel_versions", "versions are str, int or float"
+                )
+            if _is_plain_json(rest):
+                data["checkpoint"] = rest
+            else:
+                data["checkpoint"] = {"typed": self._typed(rest, (thread_id, cid, None))}
+            if _is_plain_json(meta):
+                data["metadata"] = meta
+            else:
+                data["metadataTyped"] = self._typed(meta, (thread_id, cid, None))
+            data["values"] = stored
+            stamp = ts if type(ts) is str else None
+            return b.tree.append_custom(CHECKPOINT_TYPE, data, timestamp=stamp)
 
         with self._lock:
             self._change(thread_id, build)
@@ -930,7 +1010,15 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 )
             if not rows:
                 return state.tree
-            data = {"ns": ns, "checkpoint": cid, "task": task_id, "path": task_path, "writes": rows}
+            data: dict[str, Any] = {"task": task_id}
+            leaf = b.tree.leaf_id
+            if leaf is None or _nearest_checkpoint(b.tree, leaf, ns) != cid:
+                data["checkpoint"] = cid
+            if ns:
+                data["ns"] = ns
+            if task_path:
+                data["path"] = task_path
+            data["writes"] = rows
             return b.tree.append_custom(WRITES_TYPE, data)
 
         with self._lock:
@@ -1085,6 +1173,74 @@ class TreeSaver(BaseCheckpointSaver[int]):
         await self._in_thread(self.prune, thread_ids, strategy=strategy)
 
 
+_CLASSES: dict[str, type[BaseMessage]] = {
+    "human": HumanMessage,
+    "ai": AIMessage,
+    "tool": ToolMessage,
+    "system": SystemMessage,
+    "chat": ChatMessage,
+}
+
+
+def _pi_text(pi: Mapping[str, Any]) -> str | None:
+    """The text a Pi message holds, when it holds at most one text (else ``None``)."""
+    content = pi.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, FrozenList)):
+        texts = [b["text"] for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
+        if len(texts) <= 1:
+            return texts[0] if texts else ""
+    return None
+
+
+def _canonical(fields: Any) -> str:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _compact(
+    message: BaseMessage, pi: Mapping[str, Any]
+) -> tuple[str, dict[str, Any], tuple[str, str]] | None:
+    """A message of one of LangChain's own types as ``("lc:<type>", fields, key)``: its
+    fields but the id as JSON, without the content when the Pi message holds it; the
+    key names the message without its id.  ``None`` when that would not load back
+    ``==`` (another class, values that are not JSON): the serializer keeps it."""
+    cls = _CLASSES.get(message.type)
+    if cls is None or type(message) is not cls:
+        return None
+    fields = message.model_dump(exclude_defaults=True, exclude={"id", "type"})
+    if not _is_plain_json(fields):
+        return None
+    kind = "lc:" + message.type
+    key = (kind, _canonical(fields))
+    if isinstance(message.content, str) and _pi_text(pi) == message.content:
+        del fields["content"]
+    try:
+        back = _restore(kind, dict(fields), pi)
+    except Exception:  # a validator that does not take its own dump back
+        return None
+    back.id = message.id
+    if back != message:
+        return None
+    return kind, fields, key
+
+
+def _restore(kind: str, fields: dict[str, Any], pi: Mapping[str, Any]) -> BaseMessage:
+    if "content" not in fields:
+        fields["content"] = _pi_text(pi)
+    return _CLASSES[kind[3:]](**fields)
+
+
+def _stored_key(original: Any, pi: Mapping[str, Any]) -> tuple[str, str]:
+    kind, data = original[0], original[1]
+    if not kind.startswith("lc:"):
+        return (kind, data)
+    fields = thaw(data)
+    if "content" not in fields:
+        fields["content"] = _pi_text(pi)
+    return (kind, _canonical(fields))
+
+
 def _nearest_checkpoint(tree: SessionTree, entry_id: str, ns: str) -> str | None:
     """The id of the nearest checkpoint of ``ns`` at or above ``entry_id``.  O(distance)."""
     entry = tree.get(entry_id)
@@ -1092,7 +1248,7 @@ def _nearest_checkpoint(tree: SessionTree, entry_id: str, ns: str) -> str | None
         if (
             isinstance(entry, Custom)
             and entry.custom_type == CHECKPOINT_TYPE
-            and entry.data["ns"] == ns
+            and entry.data.get("ns", "") == ns
         ):
             return entry.data["id"]  # type: ignore[no-any-return]
         entry = tree.parent(entry.id)
