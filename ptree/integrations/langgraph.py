@@ -468,6 +468,8 @@ class TreeSaver(BaseCheckpointSaver[int]):
             self._store, self._owns = open_store(store), True
         self._lock = threading.RLock()
         self._threads: OrderedDict[str, _Thread] = OrderedDict()
+        # (thread, ns, checkpoint id) -> writes to a checkpoint not stored yet
+        self._deferred: dict[tuple[str, str, str], list[tuple[Any, str, str]]] = {}
         # (thread, ns, channel) -> (checkpoint id, the message list put, its refs)
         self._recent: dict[tuple[str, str, str], tuple[str, list[Any], list[Any]]] = {}
 
@@ -550,13 +552,16 @@ class TreeSaver(BaseCheckpointSaver[int]):
             try:
                 saved = self._store.update(thread_id, step)
             except SessionNotFoundError:
+                # A new thread: its header and first entries in one save (nothing
+                # stored if fn fails); another writer making it first is a conflict.
                 header = SessionHeader(id=thread_id, timestamp=utc_now(), cwd="/")
-                with contextlib.suppress(ConflictError):  # another writer made it first
-                    self._store.save(SessionTree(header=header))
-                continue
+                try:
+                    saved = self._store.save(step(SessionTree(header=header)))
+                except ConflictError:
+                    continue
             self._sync(thread_id, saved)
             return
-        raise ConflictError(thread_id, self._store.url, "the thread kept disappearing")
+        raise ConflictError(thread_id, self._store.url, "the thread kept changing")
 
     # ------------------------------------------------------------------ encoding
 
@@ -924,10 +929,15 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 data["metadataTyped"] = self._typed(meta, (thread_id, cid, None))
             data["values"] = stored
             stamp = ts if type(ts) is str else None
-            return b.tree.append_custom(CHECKPOINT_TYPE, data, timestamp=stamp)
+            b.tree = b.tree.append_custom(CHECKPOINT_TYPE, data, timestamp=stamp)
+            taken: set[tuple[str, int]] = set()
+            for writes, task_id, task_path in self._deferred.get((thread_id, ns, cid), ()):
+                self._writes_entry(b, thread_id, ns, cid, writes, task_id, task_path, taken)
+            return b.tree
 
         with self._lock:
             self._change(thread_id, build)
+            self._deferred.pop((thread_id, ns, cid), None)
             for channel, recent in recents.items():
                 self._recent[(thread_id, ns, channel)] = recent
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": cid}}
@@ -988,41 +998,72 @@ class TreeSaver(BaseCheckpointSaver[int]):
         ns = configurable.get("checkpoint_ns", "")
         cid = configurable["checkpoint_id"]
 
-        def build(state: _Thread) -> SessionTree:
-            bucket = state.writes.get((ns, cid), {})
-            # At the end of the run when the checkpoint is on it, or not stored yet
-            # (LangGraph may store a step's writes before its checkpoint); else
-            # beside the checkpoint's earlier writes.
-            ckpt = state.checkpoints.get((ns, cid))
-            here = state.frontier.get(ns)
-            if ckpt is None or (here is not None and state.tree.is_ancestor(ckpt.entry_id, here)):
-                start = here
-            else:
-                start = state.tails[(ns, cid)]
-            b = _Build(state, state.tree if start is None else state.tree.move_to(start))
-            rows = []
-            for idx, (channel, value) in enumerate(writes):
-                slot = WRITES_IDX_MAP.get(channel, idx)
-                if slot >= 0 and (task_id, slot) in bucket:
-                    continue
-                rows.append(
-                    [slot, channel, self._encode_value(value, b, (thread_id, cid, channel))]
-                )
-            if not rows:
-                return state.tree
-            data: dict[str, Any] = {"task": task_id}
-            leaf = b.tree.leaf_id
-            if leaf is None or _nearest_checkpoint(b.tree, leaf, ns) != cid:
-                data["checkpoint"] = cid
-            if ns:
-                data["ns"] = ns
-            if task_path:
-                data["path"] = task_path
-            data["writes"] = rows
-            return b.tree.append_custom(WRITES_TYPE, data)
-
         with self._lock:
+            state = self._read(thread_id)
+            if state is None or (ns, cid) not in state.checkpoints:
+                # LangGraph stores a step's writes without waiting for the checkpoint
+                # they belong to, which is of no use to anyone before it is stored:
+                # they are kept until it is, and stored after it, in its transaction.
+                # Encoding them now (and throwing that away) reports bad values now.
+                empty = _Thread(SessionTree()) if state is None else state
+                self._writes_entry(
+                    _Build(empty, empty.tree), thread_id, ns, cid, writes, task_id, task_path, set()
+                )
+                self._deferred.setdefault((thread_id, ns, cid), []).append(
+                    (list(writes), task_id, task_path)
+                )
+                return
+
+            def build(state: _Thread) -> SessionTree:
+                # At the end of the run when the checkpoint is on it, else beside the
+                # checkpoint's earlier writes.
+                ckpt = state.checkpoints[(ns, cid)]
+                here = state.frontier.get(ns)
+                if here is not None and state.tree.is_ancestor(ckpt.entry_id, here):
+                    start = here
+                else:
+                    start = state.tails[(ns, cid)]
+                b = _Build(state, state.tree.move_to(start))
+                if not self._writes_entry(b, thread_id, ns, cid, writes, task_id, task_path, set()):
+                    return state.tree
+                return b.tree
+
             self._change(thread_id, build)
+
+    def _writes_entry(
+        self,
+        b: _Build,
+        thread_id: str,
+        ns: str,
+        cid: str,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str,
+        taken: set[tuple[str, int]],
+    ) -> bool:
+        """Append one task's writes to ``cid`` under the build's leaf (the message
+        entries they need first); ``False`` if every one is stored already."""
+        bucket = b.state.writes.get((ns, cid), {})
+        rows = []
+        for idx, (channel, value) in enumerate(writes):
+            slot = WRITES_IDX_MAP.get(channel, idx)
+            if slot >= 0 and ((task_id, slot) in bucket or (task_id, slot) in taken):
+                continue
+            taken.add((task_id, slot))
+            rows.append([slot, channel, self._encode_value(value, b, (thread_id, cid, channel))])
+        if not rows:
+            return False
+        data: dict[str, Any] = {"task": task_id}
+        leaf = b.tree.leaf_id
+        if leaf is None or _nearest_checkpoint(b.tree, leaf, ns) != cid:
+            data["checkpoint"] = cid
+        if ns:
+            data["ns"] = ns
+        if task_path:
+            data["path"] = task_path
+        data["writes"] = rows
+        b.tree = b.tree.append_custom(WRITES_TYPE, data)
+        return True
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread (its session) with all its checkpoints and writes."""
@@ -1031,6 +1072,8 @@ class TreeSaver(BaseCheckpointSaver[int]):
             self._threads.pop(thread_id, None)
             for key in [k for k in self._recent if k[0] == thread_id]:
                 del self._recent[key]
+            for key2 in [k for k in self._deferred if k[0] == thread_id]:
+                del self._deferred[key2]
             with contextlib.suppress(SessionNotFoundError):
                 self._store.delete(thread_id)
 
