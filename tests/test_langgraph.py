@@ -6,14 +6,23 @@ from __future__ import annotations
 import asyncio
 import io
 import itertools
+import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.conformance import checkpointer_test, validate
@@ -324,3 +333,106 @@ def test_async_methods_leave_the_loop(tmp_path: Path) -> None:
     saver.close()
     assert threads
     assert loop_thread not in threads
+
+
+# ---------------------------------------------------------------------------- properties
+
+_MESSAGE = st.builds(
+    lambda kind, text, mid: {
+        "human": HumanMessage,
+        "ai": AIMessage,
+        "system": SystemMessage,
+    }[kind](text, id=mid),
+    st.sampled_from(["human", "ai", "system"]),
+    st.sampled_from(["hi", "ok", "", "a\u00e9\U0001f600", "x" * 30]),
+    st.one_of(st.none(), st.sampled_from(["m1", "m2", "m3"])),
+) | st.builds(
+    lambda text, mid, call: ToolMessage(text, id=mid, tool_call_id=call),
+    st.sampled_from(["ok", "err"]),
+    st.one_of(st.none(), st.just("t1")),
+    st.sampled_from(["c1", "c2"]),
+)
+
+_STEP = st.tuples(
+    st.one_of(st.none(), st.integers(0, 30)),  # the parent: None, or one of those put
+    st.integers(0, 5),  # how many of the parent's messages to keep (at most)
+    st.lists(_MESSAGE, max_size=3),  # messages added after them
+    st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.booleans())),
+    st.booleans(),  # whether the other channel changes (or is dropped, when None)
+    st.sampled_from(["", "child:1"]),
+)
+
+
+@settings(max_examples=int(os.environ.get("PTREE_LANGGRAPH_EXAMPLES", "25")))
+@given(st.lists(_STEP, min_size=1, max_size=12))
+def test_any_checkpoint_reads_back_as_in_memory(steps: list[Any]) -> None:
+    """Whatever checkpoints are put (forks, kept or replaced messages, messages without
+    ids or repeated, channels changed or dropped), each one reads back exactly as
+    InMemorySaver gives it: values, versions, metadata, parent."""
+    memory = InMemorySaver()
+    with TreeSaver("sqlite:///:memory:") as saver:
+        put: list[tuple[Any, Any]] = []  # (config, checkpoint) as put
+        for n, (parent_at, keep, added, other, change, ns) in enumerate(steps):
+            parent = None
+            config: Any = {"configurable": {"thread_id": "t", "checkpoint_ns": ns}}
+            same_ns = [p for p in put if p[0]["configurable"]["checkpoint_ns"] == ns]
+            if parent_at is not None and same_ns:
+                parent = same_ns[parent_at % len(same_ns)]
+                config["configurable"]["checkpoint_id"] = parent[0]["configurable"]["checkpoint_id"]
+            old = {} if parent is None else parent[1]
+            old_messages = old.get("channel_values", {}).get("messages", [])
+            messages = [*old_messages[:keep], *added]
+            versions = dict(old.get("channel_versions", {}))
+            values = {"messages": messages}
+            new_versions: dict[str, Any] = {"messages": n + 1}
+            if change:
+                new_versions["other"] = n + 1
+                if other is not None:
+                    values["other"] = other
+                else:
+                    versions.pop("other", None)
+                    new_versions.pop("other")
+            elif "other" in versions:
+                values["other"] = old["channel_values"]["other"]
+            versions.update(new_versions)
+            checkpoint: Any = {
+                "v": 4,
+                "id": f"1f0-{n:04}",
+                "ts": f"2026-12-03T00:00:{n:02}+00:00",
+                "channel_values": values,
+                "channel_versions": versions,
+                "versions_seen": {"node": {"messages": n}} if n % 2 else {},
+                "updated_channels": list(new_versions),
+            }
+            metadata: Any = {"source": "loop", "step": n, "parents": {}}
+            stored = memory.put(config, checkpoint, metadata, new_versions)
+            assert saver.put(config, checkpoint, metadata, new_versions) == stored
+            put.append((stored, checkpoint))
+        fresh = TreeSaver(saver.store)  # what another process would read
+        for config, _ in put:
+            expected = memory.get_tuple(config)
+            for reader in (saver, fresh):
+                actual = reader.get_tuple(config)
+                assert actual is not None
+                assert expected is not None
+                assert actual.checkpoint == expected.checkpoint
+                assert actual.metadata == expected.metadata
+                assert actual.parent_config == expected.parent_config
+                assert actual.config == expected.config
+
+
+def test_store_refresh_reads_what_others_added(tmp_path: Path) -> None:
+    """Store.refresh gives the session as stored now, grown from the tree this store
+    object last gave (so added_since names what another writer saved since)."""
+    from ptree import SessionHeader, SessionTree
+
+    url = f"sqlite://{tmp_path}/s.db"
+    with open_store(url) as mine, open_store(url) as other:
+        header = SessionHeader(id="s", timestamp="2026-12-03T00:00:00Z", cwd="/")
+        first = mine.save(SessionTree(header=header).append({"role": "user", "content": "a"}))
+        other.update("s", lambda t: t.append({"role": "assistant", "content": "b"}))
+        now = mine.refresh("s")
+        added = now.added_since(first)
+        assert added is not None
+        assert [e.message["content"] for e in added if isinstance(e, MessageEntry)] == ["b"]
+        assert now == other.load("s")
