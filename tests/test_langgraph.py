@@ -357,7 +357,9 @@ _STEP = st.tuples(
     st.one_of(st.none(), st.integers(0, 30)),  # the parent: None, or one of those put
     st.integers(0, 5),  # how many of the parent's messages to keep (at most)
     st.lists(_MESSAGE, max_size=3),  # messages added after them
-    st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.booleans())),
+    st.one_of(
+        st.none(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=5), st.lists(st.booleans())
+    ),
     st.booleans(),  # whether the other channel changes (or is dropped, when None)
     st.sampled_from(["", "child:1"]),
 )

@@ -303,6 +303,8 @@ class _Thread:
     )
     deleted: set[tuple[str, str]] = field(default_factory=set)
     latest: dict[str, str] = field(default_factory=dict)
+    # message entry id -> its LangChain fields, read once
+    fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     # checkpoint entry id -> its whole (channel versions, versions seen)
     fulls: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # ns -> the last entry of the namespace's current run: where its next entries go
@@ -661,12 +663,13 @@ class TreeSaver(BaseCheckpointSaver[int]):
         entry = state.tree[entry_id]
         assert isinstance(entry, MessageEntry)
         kind, data, stored_id = entry.extra[MESSAGE_FIELD]
-        message: BaseMessage
-        if kind.startswith("lc:"):
-            message = _restore(kind, thaw(data), entry.message)
-        else:
-            message = self._untyped([kind, data])
         wanted = stored_id if isinstance(ref, str) else ref[1]
+        if kind.startswith("lc:"):
+            fields = state.fields.get(entry_id)
+            if fields is None:
+                fields = state.fields[entry_id] = thaw(data)
+            return _restore(kind, {**fields, "id": wanted}, entry.message)
+        message: BaseMessage = self._untyped([kind, data])
         if wanted is not None:
             message.id = wanted
         return message
@@ -1259,16 +1262,17 @@ def _compact(
     if isinstance(message.content, str) and _pi_text(pi) == message.content:
         del fields["content"]
     try:
-        back = _restore(kind, dict(fields), pi)
+        back = _restore(kind, {**fields, "id": message.id}, pi)
     except Exception:  # a validator that does not take its own dump back
         return None
-    back.id = message.id
     if back != message:
         return None
     return kind, fields, key
 
 
 def _restore(kind: str, fields: dict[str, Any], pi: Mapping[str, Any]) -> BaseMessage:
+    """The message of stored fields (validation copies their containers: ``fields``
+    is not shared with it)."""
     if "content" not in fields:
         fields["content"] = _pi_text(pi)
     return _CLASSES[kind[3:]](**fields)
