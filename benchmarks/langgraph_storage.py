@@ -3,6 +3,7 @@
     python benchmarks/langgraph_storage.py                  # 100 and 1,000 turns
     python benchmarks/langgraph_storage.py --turns 100      # only some sizes
     python benchmarks/langgraph_storage.py --smoke          # 10 turns, a few seconds (CI)
+    python benchmarks/langgraph_storage.py --savers TreeSaver   # one saver only
 
 The same ``StateGraph`` chat (``MessagesState``, an ``agent`` node calling a fake chat
 model, a ``ToolNode``, ``tools_condition``) runs ``turns`` turns on one thread, checkpointed
@@ -136,12 +137,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, nargs="*", default=[100, 1000])
     parser.add_argument("--smoke", action="store_true", help="10 turns, a few seconds")
+    parser.add_argument(
+        "--savers", nargs="*", default=["TreeSaver", "SqliteSaver"], help="which to run"
+    )
     args = parser.parse_args()
     sizes = [10] if args.smoke else args.turns
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for turns in sizes:
-            for kind in ("TreeSaver", "SqliteSaver"):
+            for kind in args.savers:
                 row = run(kind, turns, Path(tmp))
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)

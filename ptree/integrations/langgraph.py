@@ -1008,10 +1008,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 # they belong to, which is of no use to anyone before it is stored:
                 # they are kept until it is, and stored after it, in its transaction.
                 # Encoding them now (and throwing that away) reports bad values now.
-                empty = _Thread(SessionTree()) if state is None else state
-                self._writes_entry(
-                    _Build(empty, empty.tree), thread_id, ns, cid, writes, task_id, task_path, set()
-                )
+                # (on a tree of its own: appending to the thread's would make its
+                # next version branch its storage)
+                known = _Thread(SessionTree()) if state is None else state
+                trial = _Build(known, SessionTree())
+                self._writes_entry(trial, thread_id, ns, cid, writes, task_id, task_path, set())
                 self._deferred.setdefault((thread_id, ns, cid), []).append(
                     (list(writes), task_id, task_path)
                 )
