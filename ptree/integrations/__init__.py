@@ -5,6 +5,9 @@
   undo (``pip install 'ptree[openai-agents]'``);
 - :mod:`ptree.integrations.pydantic_ai`: pydantic-ai message history to and from a
   tree (``pip install 'ptree[pydantic-ai]'``);
+- :mod:`ptree.integrations.langgraph`: :class:`~ptree.integrations.langgraph.TreeSaver`,
+  a LangGraph checkpointer keeping each thread as a tree in any ptree store
+  (``pip install 'ptree[langgraph]'``);
 - :mod:`ptree.integrations.claude_agent`:
   :class:`~ptree.integrations.claude_agent.TreeSessionStore`, the Claude Agent SDK's
   session store on any ptree store URL (``pip install 'ptree[claude-agent]'``).

@@ -190,6 +190,20 @@ class Store(ABC):
             self._remember(session_id, anchor)
             return anchor.tree
 
+    def refresh(self, session_id: str) -> SessionTree:
+        """The session as stored now, like :meth:`load`, reading only what was saved
+        since this store object last loaded or saved it.
+
+        The read :meth:`update` makes: SQL stores read the entries added since
+        (O(entries added)), the ``jsonl:`` store loads the file.  The tree returned
+        grew from the one this store object last gave, so
+        :meth:`~ptree.SessionTree.added_since` tells what is new.
+
+        Raises:
+            SessionNotFoundError: (a ``KeyError``) no such session.
+        """
+        return self._refresh(session_id)
+
     def load_path(self, session_id: str) -> SessionTree:
         """Only the path from the root to the leaf: what a model is sent next.
 
