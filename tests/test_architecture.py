@@ -307,3 +307,21 @@ class TestImportCycles:
             _name_of(p): {m for m in _module_level_imports(p) if m != "ptree"} for p in _modules()
         }
         assert _cycles(graph) == []
+
+
+ARCHITECTURE_PAGE = PACKAGE.parent / "docs" / "explanation" / "architecture.md"
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    """docs/explanation/architecture.md names each module (``reader.py``, ``_scan.c``)
+    of each layer: a new module without a line there fails."""
+    page = ARCHITECTURE_PAGE.read_text(encoding="utf-8")
+    missing = []
+    for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.c")]):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        layer = path.parent.relative_to(PACKAGE).as_posix()
+        heading = {".": "The core", "": "The core"}.get(layer, f"`ptree/{layer}/`")
+        if f"`{path.name}`" not in page or (layer not in (".", "") and heading not in page):
+            missing.append(str(path.relative_to(PACKAGE.parent)))
+    assert missing == [], f"not named on {ARCHITECTURE_PAGE.name}: {missing}"

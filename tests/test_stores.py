@@ -581,9 +581,9 @@ class TestJsonlFiles:
 
 
 def test_the_stores_errors_are_exported() -> None:
-    """The errors are ptree's, for tracebacks and pickling."""
+    """The errors are ptree.stores', for tracebacks and pickling."""
     for cls in (stores.ConflictError, stores.SessionNotFoundError, stores.StoreError):
-        assert getattr(ptree, cls.__name__) is cls
-        assert cls.__module__ == "ptree"
+        assert getattr(stores, cls.__name__) is cls
+        assert cls.__module__ == "ptree.stores"
         assert issubclass(cls, stores.StoreError)
     assert os.environ.get("CI") is None or os.environ.get("PTREE_TEST_POSTGRES_URL")
