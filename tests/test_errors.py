@@ -164,6 +164,31 @@ EXAMPLES: dict[type[BaseException], tuple[BaseException, tuple[type, ...], dict[
         },
         "c.json: [0].mapping: expected an object (record 'u7')",
     ),
+    ptree.stores.SchemaVersionError: (
+        ptree.stores.SchemaVersionError("sqlite:///s.db", 3, 2),
+        (ValueError,),
+        {"url": "sqlite:///s.db", "found": 3, "supported": 2},
+        "sqlite:///s.db: the database has ptree schema version 3, newer than this "
+        "ptree's (2): upgrade ptree to use it",
+    ),
+    ptree.stores.SearchQueryError: (
+        ptree.stores.SearchQueryError("sqlite:///s.db", '"*"', "the query has no word to find"),
+        (ValueError,),
+        {"url": "sqlite:///s.db", "query": '"*"', "reason": "the query has no word to find"},
+        "sqlite:///s.db: the query has no word to find",
+    ),
+    ptree.stores.CursorError: (
+        ptree.stores.CursorError("sqlite:///s.db", "zz", "not a cursor this store gave"),
+        (ValueError,),
+        {"url": "sqlite:///s.db", "cursor": "zz", "reason": "not a cursor this store gave"},
+        "sqlite:///s.db: not a cursor this store gave",
+    ),
+    ptree.stores.UnknownKeepError: (
+        ptree.stores.UnknownKeepError("sqlite:///s.db", "chat-1", ("e9",)),
+        (ValueError, KeyError),
+        {"url": "sqlite:///s.db", "session_id": "chat-1", "entry_ids": ("e9",)},
+        "sqlite:///s.db: session 'chat-1' has no entry 'e9': nothing pruned",
+    ),
     ptree.stores.StoreError: (
         ptree.stores.StoreError("mysql://db", "unknown scheme 'mysql'"),
         (ValueError,),
@@ -283,7 +308,7 @@ def test_every_store_error_is_a_store_error() -> None:
         if isinstance(value := getattr(ptree.stores, name), type)
         and issubclass(value, BaseException)
     ]
-    assert len(errors) == 6, errors
+    assert len(errors) == 10, errors  # the six of issue 23 and 27, four of issue 25
     for cls in errors:
         assert issubclass(cls, ptree.stores.StoreError), cls
 
