@@ -325,3 +325,41 @@ def test_the_architecture_page_names_every_module() -> None:
         if f"`{path.name}`" not in page or (layer not in (".", "") and heading not in page):
             missing.append(str(path.relative_to(PACKAGE.parent)))
     assert missing == [], f"not named on {ARCHITECTURE_PAGE.name}: {missing}"
+
+
+class TestStartup:
+    """The front door and ``ptree --help`` load only what they need (issue 23's start-up
+    targets, measured in benchmarks/startup.py, hold only while this does)."""
+
+    @staticmethod
+    def _loaded(code: str) -> set[str]:
+        import json
+        import subprocess
+        import sys
+
+        script = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=PACKAGE.parent,
+        )
+        return {m for m in json.loads(done.stdout.splitlines()[-1]) if m.startswith("ptree")}
+
+    def test_import_ptree_loads_no_layer(self) -> None:
+        """``import ptree`` loads the errors and the lazy loader, nothing else."""
+        assert self._loaded("import ptree") == {"ptree", "ptree.errors", "ptree.lazy"}
+
+    def test_help_loads_no_tree_reader_importer_or_store(self) -> None:
+        """``ptree --help`` builds the parser without the tree, Pi's reader, an
+        importer, a store or a framework."""
+        loaded = self._loaded(
+            "import contextlib, io\nimport ptree.cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        ptree.cli.main(['--help'])\n"
+            "    except SystemExit:\n        pass"
+        )
+        heavy = {"ptree.tree", "ptree.entries", "ptree.pi", "ptree.stores", "ptree.context"}
+        assert loaded & heavy == set()
+        assert not any(m.startswith(("ptree.integrations", "ptree.providers")) for m in loaded)

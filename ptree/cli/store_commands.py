@@ -16,7 +16,6 @@ from urllib.parse import unquote, urlsplit
 
 from .commands import UsageError, register
 from .progress import Progress
-from .text import one_line
 
 if TYPE_CHECKING:
     from ..tree import SessionTree
@@ -97,6 +96,7 @@ def _setup_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 @register("sessions", _setup_sessions)
 def _sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .. import stores
+    from .text import one_line
 
     with stores.open(args.store) as store:
         listed = store.sessions(limit=args.limit, after=args.after, order=args.order)
@@ -136,6 +136,7 @@ def _setup_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 @register("search", _setup_search)
 def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .. import stores
+    from .text import one_line
 
     ref = store_ref(args.store)
     if ref is None:

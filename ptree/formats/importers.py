@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._common import ImportedSession, Report
+if TYPE_CHECKING:  # the table loads no importer: ``ptree --help`` lists the formats
+    from ._common import ImportedSession, Report
 
 __all__ = ["IMPORTERS", "Importer"]
 
