@@ -40,7 +40,7 @@ from ..pi import SessionFileError, SessionFileWarning, dump, load
 from ..pi.files import replace_file, write_new
 from ..tree import SessionTree
 from .demo import run_demo
-from .message_json import compact, message_json, message_peek
+from .message_json import compact, message_json
 from .progress import Progress
 from .render import render_dot, render_mermaid, render_text, tree_to_json
 from .text import one_line
@@ -314,7 +314,7 @@ def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     # The same text as context_json's, but a message the context gives as stored
     # goes out from its raw bytes while it has them: nothing decoded, frozen or kept.
-    sources = context_sources(tree, args.leaf, peek=message_peek)
+    sources = context_sources(tree, args.leaf)
     _json(out, {**_state_json(sources), "messages": sources.sources}, "messages", message_json)
     return 0
 
