@@ -505,11 +505,12 @@ class _Walk:
             if e_.shape & mask:
                 if isinstance(e_, MessageEntry):
                     self.found_model(_assistant_model(e_.message))
-                    mask = SHAPE_OTHER
                 else:
                     self.setting(e_)
-                if self.model_set and self.thinking is not None and self.tools_set:
-                    return
+                if self.model_set:
+                    if self.thinking is not None and self.tools_set:
+                        return
+                    mask = SHAPE_OTHER
             e_ = e_.parent_entry
 
 
@@ -641,6 +642,10 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     (Pi's harness).  An assistant message without a string ``provider`` and ``model``
     still sets the model, to ``None``: Pi sets one with undefined fields, which names
     no model.
+
+    A field the lenient loader set aside for its type (``load(strict=False)``: a
+    custom message's ``display`` or ``content``, a compaction's ``systemMessage``)
+    reaches the messages as Pi passes it, even a checkpoint that is no object.
 
     With ``pi="0.73.1"``, as Pi 0.73.1: no edits (a ``context_edit`` gives nothing),
     system messages in the kept range stay, no checkpoint, and contents are given as

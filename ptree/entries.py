@@ -243,12 +243,6 @@ def message_shape(message: Mapping[str, Any]) -> int:
     return shape
 
 
-def _shape_of(entry: MessageEntry) -> int:
-    # attrs computes this before the validators run, which refuse a non-mapping.
-    message = entry.message
-    return message_shape(message) if isinstance(message, Mapping) else SHAPE_NO_CONTENT
-
-
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class Entry(_Links):
     """The fields every entry has.  Not made directly: use one of the kinds.
@@ -386,14 +380,19 @@ class MessageEntry(Entry):
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message", "message", True),)
 
     message: FrozenDict = attrs.field(converter=_freeze_message)
-    # Internal, not part of the value: the message's shape, for the context walk.
-    shape: int = attrs.field(
-        init=False,
-        eq=False,
-        hash=False,
-        repr=False,
-        default=attrs.Factory(_shape_of, takes_self=True),
-    )
+    # Internal, not part of the value: the message's shape (message_shape), for the
+    # context walk.  Left empty when the entry is made (append pays nothing for it)
+    # and filled on the first read (__getattr__); a fast reader gives it at once.
+    shape: int = attrs.field(init=False, eq=False, hash=False, repr=False)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an empty slot: the shape before its first read (or a link a
+        # tree has not set yet, which stays an AttributeError).
+        if name != "shape":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        shape = message_shape(self.message)
+        _set_shape(self, shape)
+        return shape
 
     @message.validator
     def _check_message(self, attr: attrs.Attribute[Any], value: Any) -> None:
@@ -435,7 +434,6 @@ class MessageEntry(Entry):
         _set_timestamp(entry, timestamp)
         _set_extra(entry, extra)
         _set_message(entry, message)
-        _set_shape(entry, message_shape(message))
         return entry
 
 
@@ -500,7 +498,7 @@ class LazyMessageEntry(MessageEntry):
         # Called only for a slot left empty: the message before its first read (or a
         # link a tree has not set yet, which stays an AttributeError).
         if name != "message":
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            return super().__getattr__(name)
         try:
             source = _get_source(self)
         except AttributeError:  # another thread decoded it and dropped the source
