@@ -176,16 +176,16 @@ def evaluate(r: Results) -> None:
         _target(
             r,
             f"build_context, depth {d:,}",
-            "<= 3x a bare walk of the path",
+            "<= 2x a bare walk of the path (issue 26)",
             _ratio(pts[d], bc.get("bare walk of the path", d)),
-            3.0,
+            2.0,
         )
         _target(
             r,
             f"build_context with a compaction, depth {d:,}",
-            "<= 3x a bare walk of the path",
+            "<= 2x a bare walk of the path (issue 26)",
             _ratio(bc.get("ptree, with a compaction", d), bc.get("bare walk of the path", d)),
-            3.0,
+            2.0,
         )
     ld = c.get("load")
     if ld:

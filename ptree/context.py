@@ -13,14 +13,17 @@ says so.
 
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, cast
 
 import attrs
 
 from .entries import (
+    SHAPE_ASSISTANT,
+    SHAPE_NO_CONTENT,
+    SHAPE_OTHER,
+    SHAPE_SYSTEM,
     ActiveToolsChange,
     BranchSummary,
     Compaction,
@@ -44,7 +47,6 @@ __all__ = [
     "Context",
     "ContextSources",
     "ModelRef",
-    "Peek",
     "PiVersion",
     "build_context",
     "context_sources",
@@ -221,25 +223,82 @@ def _check_version(pi: object) -> bool:
     raise ValueError(f"pi must be one of {_VERSIONS}, not {pi!r}")
 
 
-def _custom_message(entry: CustomMessage, new: bool) -> FrozenDict:
-    content: Any = entry.content
+@attrs.frozen(weakref_slot=False)
+class _Policy:
+    """What one Pi release's context does, as data; the one walk reads it.
+
+    Pi 0.73.1 and Pi 1.6 select and turn entries into messages alike but for these
+    (``docs/pi-1.6-changes.md``): 1.6 fills a missing content in (``fills_content``),
+    leaves system messages out of a compaction's kept range (``drops_kept_system``),
+    applies ``context_edit`` entries (``edits``) and gives a compaction's
+    ``systemMessage`` checkpoint before its summary (``checkpoint``).
+    """
+
+    fills_content: bool
+    drops_kept_system: bool
+    edits: bool
+    checkpoint: bool
+    # The shape flags (ptree.entries) of the entries that give more, or other, than
+    # their stored message: outside a kept range, and inside one.
+    mask: int = attrs.field(init=False)
+    kept_mask: int = attrs.field(init=False)
+
+    @mask.default
+    def _mask(self) -> int:
+        return SHAPE_OTHER | (SHAPE_NO_CONTENT if self.fills_content else 0)
+
+    @kept_mask.default
+    def _kept_mask(self) -> int:
+        return self.mask | (SHAPE_SYSTEM if self.drops_kept_system else 0)
+
+
+_POLICIES = {
+    "1.6": _Policy(fills_content=True, drops_kept_system=True, edits=True, checkpoint=True),
+    "0.73.1": _Policy(fills_content=False, drops_kept_system=False, edits=False, checkpoint=False),
+}
+
+
+def _policy(pi: object) -> _Policy:
+    _check_version(pi)
+    return _POLICIES["1.6" if _check_version(pi) else "0.73.1"]
+
+
+_EMPTY_LIST = FrozenList()
+# Pi 1.6 gives a message without content (null or absent) this content in the context.
+_NO_CONTENT: dict[str, Any] = {
+    "system": "",
+    "user": _EMPTY_LIST,
+    "assistant": _EMPTY_LIST,
+    "toolResult": _EMPTY_LIST,
+}
+_EDITABLE = frozenset({"user", "assistant", "toolResult", "custom"})
+_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
+
+
+def _aside(entry: Entry, key: str, value: Any) -> Any:
+    """An optional field as Pi reads it: ``value``, or when it is ``None`` what the
+    lenient loader set aside under ``key`` (a ``null`` or a value of the wrong type,
+    kept as it was), or ``_UNDEFINED`` when the line has no such field."""
+    if value is None:
+        return entry.extra.get(key, _UNDEFINED)
+    return value
+
+
+def _custom_message(entry: CustomMessage, policy: _Policy) -> FrozenDict:
+    """Pi's ``createCustomMessage`` of a custom message entry."""
     out: dict[str, Any] = {"role": "custom", "customType": entry.custom_type}
-    if content is not None:
-        out["content"] = content
-    elif new:
-        out["content"] = _EMPTY_LIST  # Pi 1.6: `entry.content ?? []`
-    elif "content" in entry.extra:
-        out["content"] = None
-    # Pi copies display and details even when undefined, and JSON drops an undefined
-    # field: so each is present exactly when the entry has it (a null stays null).
-    if entry.display is not None:
-        out["display"] = entry.display
-    elif "display" in entry.extra:
-        out["display"] = None
-    if entry.details is not None:
-        out["details"] = entry.details
-    elif "details" in entry.extra:
-        out["details"] = None
+    content = _aside(entry, "content", entry.content)
+    if policy.fills_content and (content is None or content is _UNDEFINED):
+        content = _EMPTY_LIST  # Pi 1.6: `entry.content ?? []`
+    # Pi copies each field even when undefined, and JSON drops an undefined field: so
+    # each is present exactly when the entry's line has it, with the line's value.
+    for key, value in (
+        ("content", content),
+        ("display", _aside(entry, "display", entry.display)),
+        ("details", _aside(entry, "details", entry.details)),
+    ):
+        if value is not _UNDEFINED:
+            out[key] = value
     out["timestamp"] = iso_to_ms(entry.timestamp)
     return frozen_dict_unchecked(out)
 
@@ -274,47 +333,35 @@ def _assistant_model(message: Mapping[str, Any]) -> ModelRef | None:
     return None
 
 
-_EMPTY_LIST = FrozenList()
-# Pi 1.6 gives a message without content (null or absent) this content in the context.
-_NO_CONTENT: dict[str, Any] = {
-    "system": "",
-    "user": _EMPTY_LIST,
-    "assistant": _EMPTY_LIST,
-    "toolResult": _EMPTY_LIST,
-}
-_EDITABLE = frozenset({"user", "assistant", "toolResult", "custom"})
-_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
-
-
-def _message(message: FrozenDict) -> FrozenDict:
-    """A stored message as Pi 1.6's context gives it: missing content normalised."""
-    role = message.get("role")
-    if role in _NO_CONTENT:
-        return frozen_dict_unchecked({**message, "content": _NO_CONTENT[role]})
-    return message
-
-
-def _entry_messages(e: Any, head: bool, new: bool) -> list[FrozenDict]:
-    """The messages one selected entry gives; ``head``: it is the compaction at the head."""
-    kind = type(e)
+def _entry_messages(e: Entry, policy: _Policy, head: bool) -> list[Any]:
+    """The messages one selected entry gives (Pi's ``sessionEntryToContextMessages``):
+    the one owner of that rule.  ``head``: ``e`` is the latest compaction, which
+    stands first in the selection (an older compaction gives nothing).  A message
+    entry whose shape the policy does not call special gives its stored message: the
+    walk adds those itself, many at a time (see :func:`_select`)."""
     if isinstance(e, MessageEntry):
         message = e.message
-        if new and message.get("content") is None:
-            return [_message(message)]
+        if policy.fills_content and message.get("content") is None:
+            role = message.get("role")
+            if role in _NO_CONTENT:
+                return [frozen_dict_unchecked({**message, "content": _NO_CONTENT[role]})]
         return [message]
-    if kind is CustomMessage:
-        return [_custom_message(e, new)]
-    if kind is BranchSummary:
+    if isinstance(e, CustomMessage):
+        return [_custom_message(e, policy)]
+    if isinstance(e, BranchSummary):
         return [_branch_summary(e)] if e.summary else []
-    if kind is Compaction and head:
+    if isinstance(e, Compaction) and head:
         summary = _compaction_summary(e)
-        if new and e.system_message is not None:
-            return [e.system_message, summary]
+        # Pi 1.6: `entry.systemMessage ? [systemMessage, summary] : [summary]`; a
+        # value the lenient loader set aside counts as Pi reads it.
+        checkpoint = _aside(e, "systemMessage", e.system_message)
+        if policy.checkpoint and checkpoint is not _UNDEFINED and truthy(checkpoint):
+            return [checkpoint, summary]
         return [summary]
     return []
 
 
-def _edited(messages: list[FrozenDict], edit: ContextEdit) -> list[FrozenDict]:
+def _edited(messages: list[Any], edit: ContextEdit) -> list[Any]:
     """An entry's messages with a context edit applied, as Pi 1.6 applies it."""
     replacement = edit.replacement
     if replacement is None:
@@ -322,7 +369,7 @@ def _edited(messages: list[FrozenDict], edit: ContextEdit) -> list[FrozenDict]:
     content = replacement.get("content", _UNDEFINED)
     out = []
     for m in messages:
-        role = m.get("role")
+        role = m.get("role") if isinstance(m, Mapping) else None
         if role in _EDITABLE:
             new: dict[str, Any] = dict(m)
             value = content
@@ -337,212 +384,218 @@ def _edited(messages: list[FrozenDict], edit: ContextEdit) -> list[FrozenDict]:
     return out
 
 
-def _selection(path: tuple[Entry, ...], new: bool) -> tuple[list[Entry], Compaction | None]:
-    """The entries that give the context (Pi 1.6's ``buildContextEntries``), and the head.
+class _Walk:
+    """One backward walk of a path (the one selection algorithm; see :func:`_select`).
 
-    Without a compaction, the path; otherwise the latest compaction C, the entries from
-    C's first kept entry up to C (less system messages, in 1.6), and those after C.
+    Walking from the leaf towards the root, the first compaction met is the latest,
+    and the first value of each setting met is the one that holds; nothing dropped is
+    ever collected.  ``out`` gets the context's items latest first: a message, or with
+    ``stored`` a message entry standing for its stored message; ``owners`` names the
+    entry of each other item (by its place in ``out``), for the edits.
     """
-    for i in range(len(path) - 1, -1, -1):
-        c = path[i]
-        if type(c) is Compaction:
-            break
-    else:
-        return list(path), None
-    first = c.first_kept_entry_id
-    k = i
-    if first is not None:
-        for j in range(i):
-            if path[j].id == first:
-                k = j
-                break
-    kept: list[Entry] = [c]
-    if new:
-        # The checkpoint (or, without one, nothing) stands for the system messages.
-        for e in path[k:i]:
-            if not isinstance(e, MessageEntry) or e.message.get("role") != "system":
-                kept.append(e)
-    else:
-        kept.extend(path[k:i])
-    kept.extend(path[i + 1 :])
-    return kept, c
 
+    __slots__ = (
+        "edits",
+        "mask",
+        "model",
+        "model_set",
+        "out",
+        "owners",
+        "policy",
+        "stored",
+        "thinking",
+        "tools",
+        "tools_set",
+    )
 
-class _State:
-    """The state a backward walk has found so far: the first value met is the latest."""
-
-    __slots__ = ("edited", "model", "model_set", "thinking_level", "tools", "tools_set")
-
-    def __init__(self) -> None:
+    def __init__(self, policy: _Policy, stored: bool) -> None:
+        self.policy = policy
+        self.stored = stored
+        self.out: list[Any] = []
+        self.owners: dict[int, str] = {}
+        self.edits: dict[str, ContextEdit] = {}
         self.model: ModelRef | None = None
         # The latest model setter may name no model (an assistant message without
         # provider and model), so whether one was met is kept apart from the value.
         self.model_set = False
-        self.thinking_level: str | None = None
+        self.thinking: str | None = None
         self.tools: tuple[str, ...] | None = None
         self.tools_set = False
-        self.edited = False  # a context edit was met among the selected entries
+        # Until the model is known, assistant messages are looked at too.
+        self.mask = policy.mask | SHAPE_ASSISTANT
 
-    def see(self, e: Entry) -> None:
-        """Take the state an entry other than a message sets, unless a later one did."""
-        kind = type(e)
-        if kind is ThinkingLevelChange:
-            if self.thinking_level is None:
-                self.thinking_level = e.thinking_level  # type: ignore[attr-defined]
-        elif kind is ModelChange:
+    def collect(self, e: Entry | None, end: Entry | None, kept: bool) -> Compaction | None:
+        """Collect from ``e`` back to ``end`` (an ancestor, or ``None``), excluded.
+
+        Outside the kept range the walk stops at a compaction and returns it; in the
+        kept range (``kept``) an older compaction gives nothing.  The hot loop: a
+        shape test, a message read and an append per plain message.
+        """
+        add = self.out.append
+        stored = self.stored
+        mask = self.mask | self.policy.kept_mask if kept else self.mask
+        # Any: ``e`` is an entry until it is ``end``, and only a message entry has no
+        # bit of the mask set (SHAPE_OTHER is in every mask); mypy cannot follow that.
+        e_: Any = e
+        while e_ is not end:
+            if not e_.shape & mask:
+                add(e_ if stored else e_.message)
+            elif self.special(e_, kept):
+                return cast(Compaction, e_)
+            else:  # the model may have been found: the mask may be smaller now
+                mask = self.mask | self.policy.kept_mask if kept else self.mask
+            e_ = e_.parent_entry
+        return None
+
+    def special(self, e: Entry, kept: bool) -> bool:
+        """Take an entry the mask picked out; true when it is the latest compaction."""
+        policy = self.policy
+        if isinstance(e, MessageEntry):
+            shape = e.shape
+            if shape & SHAPE_ASSISTANT and not self.model_set:
+                self.found_model(_assistant_model(e.message))
+            if kept and policy.drops_kept_system and shape & SHAPE_SYSTEM:
+                return False  # not selected: the checkpoint stands for it
+            if policy.fills_content and shape & SHAPE_NO_CONTENT:
+                self.give(e, _entry_messages(e, policy, head=False))
+            else:
+                self.out.append(e if self.stored else e.message)
+            return False
+        if isinstance(e, Compaction):
+            return not kept  # in the kept range, an older compaction gives nothing
+        if isinstance(e, ContextEdit):
+            if policy.edits:
+                self.edits.setdefault(e.target_id, e)  # the first met is the latest
+            return False
+        self.setting(e)
+        if isinstance(e, (CustomMessage, BranchSummary)):
+            self.give(e, _entry_messages(e, policy, head=False))
+        return False
+
+    def give(self, e: Entry, messages: list[Any]) -> None:
+        """Add an entry's messages (latest first), noting whose they are."""
+        out = self.out
+        for m in reversed(messages):
+            self.owners[len(out)] = e.id
+            out.append(m)
+
+    def found_model(self, model: ModelRef | None) -> None:
+        self.model = model
+        self.model_set = True
+        self.mask = self.policy.mask
+
+    def setting(self, e: Entry) -> None:
+        """Take the setting an entry other than a message sets, unless a later one did."""
+        if isinstance(e, ThinkingLevelChange):
+            if self.thinking is None:
+                self.thinking = e.thinking_level
+        elif isinstance(e, ModelChange):
             if not self.model_set:
-                self.model = ModelRef(e.provider, e.model_id)  # type: ignore[attr-defined]
-                self.model_set = True
-        elif kind is ActiveToolsChange and not self.tools_set:
-            self.tools = tuple(e.active_tool_names)  # type: ignore[attr-defined]
+                self.found_model(ModelRef(e.provider, e.model_id))
+        elif isinstance(e, ActiveToolsChange) and not self.tools_set:
+            self.tools = tuple(e.active_tool_names)
             self.tools_set = True
 
-
-def _collect(
-    e: Entry | None,
-    end: Entry | None,
-    out: list[Any],
-    state: _State,
-    new: bool,
-    kept: bool,
-    peek: Peek,
-    direct: bool = False,
-) -> Entry | None:
-    """Walk from ``e`` towards the root until ``end`` (excluded), adding to ``out``.
-
-    What is added, in backward order: a message entry whose message the context
-    gives as stored is added itself (see :class:`ContextSources`), any other message
-    as the message.  ``new``: Pi 1.6's meaning (else 0.73.1's).  ``kept``: the walk is
-    in the latest compaction's kept range, where an older compaction gives nothing
-    (and Pi 1.6 leaves system messages out); otherwise the walk stops at a compaction
-    and returns it.  ``end`` is None or an ancestor of ``e``, so the walk always
-    reaches it.  ``peek`` tells a message entry's role and whether its content is
-    missing (see :func:`context_sources`); the message itself is read only for a
-    content to fill in and for the latest assistant message's model.  ``direct``: add
-    every message itself, never its entry (what :func:`build_context` needs; ``peek``
-    is then the message, and the hot loops read it once).
-    """
-    add = out.append
-    message_kind = MessageEntry
-    kept_range = new and kept
-    mode = (2 if kept else 1) if new else (3 if kept else 0)
-    # Any: the kinds are told apart by `type(...) is` tests, which mypy does not narrow.
-    e_: Any = e
-    # Until the model is known, every message's role is read; usually a step or two.
-    while not state.model_set and e_ is not end:
-        if isinstance(e_, message_kind):
-            head = peek(e_)
-            role = head.get("role")
-            if role == "assistant":
-                state.model = _assistant_model(e_.message)
-                state.model_set = True
-            if not kept_range or role != "system":
-                if new and head.get("content") is None:
-                    add(_message(e_.message))
+    def settle(self, e: Entry | None) -> None:
+        """The settings over the rest of the path (back to the root), collecting
+        nothing; stops once every setting is known."""
+        mask = SHAPE_OTHER if self.model_set else SHAPE_OTHER | SHAPE_ASSISTANT
+        e_: Any = e  # Any: as in collect()
+        while e_ is not None:
+            if e_.shape & mask:
+                if isinstance(e_, MessageEntry):
+                    self.found_model(_assistant_model(e_.message))
                 else:
-                    add(e_.message if direct else e_)
-        elif _other(e_, add, state, mode):
-            return e_  # type: ignore[no-any-return]
-        e_ = e_.parent_entry
-    # The hot loops: a type test, an append and a link per message (and, for Pi 1.6,
-    # a look at the content, which may be missing).
-    if direct:
-        return _collect_messages(e_, end, add, state, mode)  # type: ignore[no-any-return]
-    if kept_range:
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                head = peek(e_)
-                if head.get("role") != "system":
-                    add(e_ if head.get("content") is not None else _message(e_.message))
-            else:
-                _other(e_, add, state, mode)
+                    self.setting(e_)
+                if self.model_set:
+                    if self.thinking is not None and self.tools_set:
+                        return
+                    mask = SHAPE_OTHER
             e_ = e_.parent_entry
-    elif new:
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                add(e_ if peek(e_).get("content") is not None else _message(e_.message))
-            elif _other(e_, add, state, mode):
-                return e_  # type: ignore[no-any-return]
-            e_ = e_.parent_entry
-    else:
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                add(e_)
-            elif _other(e_, add, state, mode):
-                return e_  # type: ignore[no-any-return]
-            e_ = e_.parent_entry
-    return None
 
 
-def _collect_messages(e_: Any, end: Entry | None, add: Any, state: _State, mode: int) -> Any:
-    """:func:`_collect`'s hot loops when it adds messages themselves (``direct``): each
-    message is read once, no peek is called."""
-    message_kind = MessageEntry
-    if mode == 2:  # Pi 1.6, in a kept range: no system messages
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                m = e_.message
-                if m.get("role") != "system":
-                    add(m if m.get("content") is not None else _message(m))
-            else:
-                _other(e_, add, state, mode)
-            e_ = e_.parent_entry
-    elif mode == 1:  # Pi 1.6
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                m = e_.message
-                add(m if m.get("content") is not None else _message(m))
-            elif _other(e_, add, state, mode):
-                return e_
-            e_ = e_.parent_entry
-    else:  # Pi 0.73.1 (in a kept range or not: _other tells)
-        while e_ is not end:
-            if isinstance(e_, message_kind):
-                add(e_.message)
-            elif _other(e_, add, state, mode):
-                return e_
-            e_ = e_.parent_entry
-    return None
+def _select(
+    tree: SessionTree, start: Entry, policy: _Policy, *, stored: bool
+) -> tuple[list[Any], tuple[ModelRef | None, str, tuple[str, ...] | None, str]]:
+    """The context's messages at ``start`` (with ``stored``, a message given as stored
+    stands as its entry), then the rest of the value (model, thinking level, active
+    tools, leaf): the one algorithm under :func:`build_context` and
+    :func:`context_sources`, for both Pi releases (``policy``).
 
+    As Pi 1.6's ``buildSessionProjection``: without a compaction on the path, every
+    entry of it is selected; otherwise only the latest compaction C counts: C, the
+    entries from C's first kept entry up to C (the kept range), and those after C.
+    Edits among the selected entries apply to their targets, the latest per target.
+    Each selected entry gives its messages (:func:`_entry_messages`).
 
-def _other(e: Any, add: Any, state: _State, mode: int) -> bool:
-    """Take an entry other than a message; true when the walk must stop at it.
-
-    ``mode``: 0 (0.73.1) and 1 (1.6) stop at a compaction; 2 (1.6) and 3 (0.73.1) are
-    in a kept range, where a compaction gives nothing.
+    Cost: one walk from ``start`` back to the root: per plain message a shape test,
+    a read and an append; the rest (other entries, messages to fill in, the latest
+    assistant message) looked at one by one.  When the selection holds context edits
+    (rare), the walk runs again keeping entries, to find the edits' targets.
     """
-    kind = type(e)
-    if kind is CustomMessage:
-        add(_custom_message(e, mode in (1, 2)))
-    elif kind is BranchSummary:
-        if e.summary:
-            add(_branch_summary(e))
-    elif kind is Compaction:
-        return mode < 2
-    elif kind is ContextEdit:
-        state.edited = mode in (1, 2)
-    else:
-        state.see(e)
-    return False
+    walk = _walk(tree, start, policy, stored)
+    fields = (
+        walk.model,
+        "off" if walk.thinking is None else walk.thinking,
+        walk.tools,
+        start.id,
+    )
+    out = walk.out
+    if walk.edits:
+        keeping = walk if stored else _walk(tree, start, policy, True)
+        out = _edited_items(keeping.out, keeping.owners, keeping.edits)
+        if not stored:
+            out = [s.message if isinstance(s, MessageEntry) else s for s in out]
+    out.reverse()
+    return out, fields
 
 
-def _resolve_state(e: Entry | None, state: _State, peek: Peek) -> None:
-    """Finish resolving the state over the rest of the path, collecting no message."""
-    message_kind = MessageEntry
-    while e is not None:
-        if isinstance(e, message_kind):
-            if not state.model_set and peek(e).get("role") == "assistant":
-                state.model = _assistant_model(e.message)
-                state.model_set = True
+def _walk(tree: SessionTree, start: Entry, policy: _Policy, stored: bool) -> _Walk:
+    """The walk of :func:`_select`: after the latest compaction, its kept range, then
+    the settings over the rest of the path."""
+    walk = _Walk(policy, stored)
+    head = walk.collect(start, None, kept=False)
+    if head is not None:
+        first = _first_kept(tree, head)
+        rest: Entry | None = head.parent_entry
+        if first is not None:
+            walk.collect(rest, first.parent_entry, kept=True)
+            rest = first.parent_entry
+        walk.settle(rest)
+        walk.give(head, _entry_messages(head, policy, head=True))
+    return walk
+
+
+def _edited_items(
+    out: list[Any], owners: Mapping[int, str], edits: Mapping[str, ContextEdit]
+) -> list[Any]:
+    """A walk's items (latest first, entries standing for their messages) with the
+    edits applied to their targets' messages.  O(items)."""
+    done: list[Any] = []
+    i, n = 0, len(out)
+    while i < n:
+        item = out[i]
+        owner = item.id if isinstance(item, MessageEntry) else owners.get(i)
+        j = i + 1
+        if owner is not None:
+            while j < n and owners.get(j) == owner:  # the rest of that entry's messages
+                j += 1
+        edit = None if owner is None else edits.get(owner)
+        if edit is None:
+            done.extend(out[i:j])
         else:
-            state.see(e)
-        e = e.parent_entry
+            messages = [m.message if isinstance(m, MessageEntry) else m for m in out[i:j]]
+            messages.reverse()
+            edited = _edited(messages, edit)
+            edited.reverse()
+            done.extend(edited)
+        i = j
+    return done
 
 
 def _first_kept(tree: SessionTree, compaction: Compaction) -> Entry | None:
-    """``compaction``'s first kept entry if it is on the path before it, else ``None``.
-
-    Cost: O(length of the kept range).
+    """``compaction``'s first kept entry if it is on the path before it, else ``None``
+    (missing, ``None``, the compaction itself: nothing kept).  O(length of the kept range).
     """
     first_id = compaction.first_kept_entry_id
     first = None if first_id is None else tree.get(first_id)
@@ -553,23 +606,6 @@ def _first_kept(tree: SessionTree, compaction: Compaction) -> Entry | None:
     while e is not None and e.depth > depth:
         e = e.parent_entry
     return first if e is first else None
-
-
-def _edited_context(path: tuple[Entry, ...], new: bool) -> list[Any]:
-    """The messages of a path with context edits: selection, edits, then messages."""
-    selected, head = _selection(path, new)
-    edits: dict[str, ContextEdit] = {}
-    for e in selected:
-        if type(e) is ContextEdit:
-            edits[e.target_id] = e
-    out: list[Any] = []
-    for e in selected:
-        messages = _entry_messages(e, e is head, new)
-        edit = edits.get(e.id)
-        if edit is not None:
-            messages = _edited(messages, edit)
-        out.extend(messages)
-    return out
 
 
 def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6") -> Context:
@@ -607,6 +643,10 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     still sets the model, to ``None``: Pi sets one with undefined fields, which names
     no model.
 
+    A field the lenient loader set aside for its type (``load(strict=False)``: a
+    custom message's ``display`` or ``content``, a compaction's ``systemMessage``)
+    reaches the messages as Pi passes it, even a checkpoint that is no object.
+
     With ``pi="0.73.1"``, as Pi 0.73.1: no edits (a ``context_edit`` gives nothing),
     system messages in the kept range stay, no checkpoint, and contents are given as
     stored.  On files both versions read, the two agree everywhere else.
@@ -640,19 +680,12 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     >>> build_context(t.append_context_edit("q", "hello")).messages
     ({'role': 'user', 'content': 'hello'},)
     """  # noqa: E501
-    gathered = _gather(tree, leaf, pi, _MESSAGE, direct=True)
-    if gathered is None:
+    policy = _policy(pi)
+    start = tree.leaf if leaf is None else tree[leaf]
+    if start is None:
         return Context(())
-    messages, fields = gathered
-    return Context(messages, *fields)
-
-
-Peek = Callable[[MessageEntry], Mapping[str, Any]]
-"""How :func:`context_sources` reads a message entry: the entry's message, or a
-stand-in mapping whose ``get("role")`` is the message's and whose ``get("content")``
-is ``None`` exactly when the message's is (absent or null)."""
-
-_MESSAGE: Peek = operator.attrgetter("message")
+    messages, fields = _select(tree, start, policy, stored=False)
+    return Context(tuple(messages), *fields)
 
 
 @attrs.frozen(weakref_slot=False, eq=False)
@@ -673,7 +706,7 @@ class ContextSources:
         model, thinking_level, active_tools, leaf_id: as in :class:`Context`.
     """
 
-    sources: tuple[Mapping[str, Any] | MessageEntry, ...]
+    sources: tuple[Any, ...]
     model: ModelRef | None = None
     thinking_level: str = "off"
     active_tools: tuple[str, ...] | None = None
@@ -681,30 +714,23 @@ class ContextSources:
 
     def context(self) -> Context:
         """The :class:`Context` these sources make (every message read).  O(messages)."""
-        messages = tuple([s.message if isinstance(s, MessageEntry) else s for s in self.sources])
+        messages = [s.message if isinstance(s, MessageEntry) else s for s in self.sources]
         return Context(
-            messages,  # type: ignore[arg-type]
-            self.model,
-            self.thinking_level,
-            self.active_tools,
-            self.leaf_id,
+            tuple(messages), self.model, self.thinking_level, self.active_tools, self.leaf_id
         )
 
 
 def context_sources(
-    tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6", peek: Peek | None = None
+    tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6"
 ) -> ContextSources:
     """:func:`build_context`, telling for each message the entry it is stored in.
 
     An internal interface for writers (see :class:`ContextSources`):
     ``context_sources(tree, leaf, pi=pi).context() == build_context(tree, leaf, pi=pi)``
-    always: both are made by the same walk (``_gather``).
-
-    ``peek`` reads what the walk needs from a message entry without decoding its
-    message (see :data:`Peek`); by default the message itself.  Messages are then
-    read only where the context must change them (a missing content filled in, a
-    context edit on the path) and for the latest assistant message's model: with a
-    peek that decodes nothing, the other stored messages stay as they are.
+    always: both are made by the same walk.  The walk selects entries by their shape
+    (:data:`ptree.entries.SHAPE_OTHER`), which a loaded entry has without decoding its
+    message: a stored message is read only where the context changes it (a missing
+    content filled in, a context edit) and for the latest assistant message's model.
 
     Cost: that of :func:`build_context`, less the reads of the messages.
 
@@ -719,50 +745,12 @@ def context_sources(
     >>> sources[0] is t["q"], sources[1]["role"]
     (True, 'branchSummary')
     """
-    gathered = _gather(tree, leaf, pi, _MESSAGE if peek is None else peek, direct=False)
-    if gathered is None:
-        return ContextSources(())
-    sources, fields = gathered
-    return ContextSources(sources, *fields)
-
-
-def _gather(
-    tree: SessionTree, leaf: str | None, pi: PiVersion, peek: Peek, *, direct: bool
-) -> tuple[tuple[Any, ...], tuple[ModelRef | None, str, tuple[str, ...] | None, str]] | None:
-    """The walk under :func:`context_sources` and :func:`build_context`: the sources
-    (with ``direct``, the messages themselves), then the rest of the value (model,
-    thinking level, active tools, leaf id); ``None`` for an empty tree."""
-    new = _check_version(pi)
+    policy = _policy(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return None
-    out: list[Any] = []
-    state = _State()
-    # Walking back from the leaf, the first compaction met is the latest one: the walk
-    # never collects what it dropped.
-    compaction = _collect(start, None, out, state, new, False, peek, direct)
-    if compaction is not None:
-        first = _first_kept(tree, compaction)  # type: ignore[arg-type]
-        rest: Entry | None = compaction.parent_entry
-        if first is not None:
-            _collect(rest, first.parent_entry, out, state, new, True, peek, direct)
-            rest = first.parent_entry
-        _resolve_state(rest, state, peek)
-        out.append(_compaction_summary(compaction))  # type: ignore[arg-type]
-        checkpoint = compaction.system_message  # type: ignore[attr-defined]
-        if new and checkpoint is not None:
-            out.append(checkpoint)
-    fields = (
-        state.model,
-        "off" if state.thinking_level is None else state.thinking_level,
-        state.tools,
-        start.id,
-    )
-    if state.edited:
-        # Rare: edits may aim anywhere in the selection, before or after them.  Every
-        # message is read (and given as a message, not as its entry).
-        return tuple(_edited_context(tree.path(start.id), new)), fields
-    return tuple(reversed(out)), fields  # one pass: no reverse, then a copy
+        return ContextSources(())
+    sources, fields = _select(tree, start, policy, stored=True)
+    return ContextSources(tuple(sources), *fields)
 
 
 def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:
@@ -933,9 +921,10 @@ def to_provider_messages(
     passed = _PASS_16 if _check_version(pi) else _PASS
     out: list[dict[str, Any]] = []
     for m in messages:
-        role = m.get("role")
+        # A checkpoint the lenient loader kept may be no object: Pi drops it here.
+        role = m.get("role") if isinstance(m, Mapping) else None
         if role in passed:
-            out.append(m)  # type: ignore[arg-type]
+            out.append(m)  # type: ignore[arg-type]  # a message is a (frozen) dict
         elif role == "compactionSummary":
             summary = template(m.get("summary", _UNDEFINED))
             text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
@@ -951,7 +940,7 @@ def to_provider_messages(
             if not truthy(m.get("excludeFromContext")):
                 out.append(_user(_text_block(bash_execution_text(m)), m))
         elif unknown == "keep":
-            out.append(m)  # type: ignore[arg-type]
+            out.append(m)  # type: ignore[arg-type]  # a message is a (frozen) dict
         elif unknown == "raise":
             raise ValueError(f"a message with role {role!r} has no provider form")
     return out

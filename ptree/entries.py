@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeAlias, TypeVar
 
@@ -210,6 +211,37 @@ _SETTING_ASIDE: ContextVar[bool] = ContextVar("ptree_setting_aside", default=Fal
 
 _E = TypeVar("_E", bound="Entry")
 
+# What a context needs to know of an entry without reading its message: its shape, a
+# small int set when the entry is made (the C line scanner gives it from a line's
+# bytes), so that ptree.context can select entries from the shapes of a path alone.
+# A message entry's shape is 0 or the sum of the flags below; every other entry's is
+# SHAPE_OTHER.
+SHAPE_NO_CONTENT = 1
+"""Flag: the message's ``content`` is absent or ``null``."""
+SHAPE_SYSTEM = 2
+"""Flag: the message's role is ``"system"``."""
+SHAPE_ASSISTANT = 4
+"""Flag: the message's role is ``"assistant"``."""
+SHAPE_OTHER = 8
+"""The shape of an entry that is not a message entry."""
+
+
+def message_shape(message: Mapping[str, Any]) -> int:
+    """The shape of a message entry holding ``message``: the sum of
+    :data:`SHAPE_NO_CONTENT`, :data:`SHAPE_SYSTEM` and :data:`SHAPE_ASSISTANT` that
+    apply.  O(1).
+
+    >>> message_shape({"role": "user", "content": "hi"}), message_shape({"role": "system"})
+    (0, 3)
+    """
+    role = message.get("role")
+    shape = SHAPE_NO_CONTENT if message.get("content") is None else 0
+    if role == "system":
+        return shape | SHAPE_SYSTEM
+    if role == "assistant":
+        return shape | SHAPE_ASSISTANT
+    return shape
+
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class Entry(_Links):
@@ -224,6 +256,9 @@ class Entry(_Links):
     """
 
     TYPE: ClassVar[str] = ""
+    # Internal: what a context walk needs to know of the entry (see SHAPE_OTHER); a
+    # message entry has its own.
+    shape = SHAPE_OTHER
     # (attribute, JSON key, required) of the kind's own fields, in Pi's order.
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
 
@@ -346,6 +381,19 @@ class MessageEntry(Entry):
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("message", "message", True),)
 
     message: FrozenDict = attrs.field(converter=_freeze_message)
+    # Internal, not part of the value: the message's shape (message_shape), for the
+    # context walk.  Left empty when the entry is made (append pays nothing for it)
+    # and filled on the first read (__getattr__); a fast reader gives it at once.
+    shape: int = attrs.field(init=False, eq=False, hash=False, repr=False)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an empty slot: the shape before its first read (or a link a
+        # tree has not set yet, which stays an AttributeError).
+        if name != "shape":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        shape = message_shape(self.message)
+        _set_shape(self, shape)
+        return shape
 
     @message.validator
     def _check_message(self, attr: attrs.Attribute[Any], value: Any) -> None:
@@ -397,43 +445,49 @@ _set_timestamp = Entry.__dict__["timestamp"].__set__
 _set_extra = Entry.__dict__["extra"].__set__
 _set_message = MessageEntry.__dict__["message"].__set__
 _get_message = MessageEntry.__dict__["message"].__get__
+_set_shape = MessageEntry.__dict__["shape"].__set__
 _decode_lock = threading.Lock()
 
 
 class LazyMessageEntry(MessageEntry):
     """A message entry whose message is decoded on first read: what a fast reader makes.
 
-    Internal API for readers (the Pi reader subclasses it with its decoder).  The
-    ``message`` slot first holds the message's undecoded source (for the Pi reader,
-    the JSON bytes it has already checked); the first read of ``message`` decodes it
-    with :meth:`decode`, stores the frozen value and turns the entry into a plain
-    :class:`MessageEntry` (same slots, so ``__class__`` can change), after which reads
-    cost what they cost on any entry.  Everything else (equality, hashing, ``repr``,
-    pickling, ``evolve``) decodes first, so a lazy entry behaves exactly like the
-    message entry it stands for.
+    Internal API for readers (the Pi reader subclasses it with its decoder).  The entry
+    keeps the message's undecoded source (for the Pi reader, the JSON bytes it has
+    already checked) and leaves its ``message`` slot empty: the first read of
+    ``message`` finds the slot empty, decodes the source with :meth:`decode` and fills
+    the slot (dropping the source), after which reads are plain slot reads, as fast as
+    on any entry.  The class never changes: the entry compares, hashes, pickles (as a
+    plain :class:`MessageEntry`), prints and evolves exactly like the message entry it
+    stands for, decoding first.  Its :attr:`~MessageEntry.shape` is given when it is
+    made, so a context walk needs no decode to select it.
 
     Threads: two threads reading one entry for the first time may both decode, but
     only the first value stored is ever handed out (the store is a check-and-set under
     a lock taken once per entry); nobody sees the undecoded source.
 
     A subclass must define :meth:`decode`; whatever it is given must decode without
-    error to a :class:`~ptree.FrozenDict` with a string ``role``: the reader checked
-    that when it made the entry.
+    error to a :class:`~ptree.FrozenDict` with a string ``role`` whose shape is the one
+    given: the reader checked that when it made the entry.
     """
 
-    __slots__ = ()
+    __slots__ = ("_source",)
+
+    _source: object
 
     @classmethod
     def pending(
-        cls, entry_id: str, parent_id: str | None, timestamp: str, source: object
+        cls, entry_id: str, parent_id: str | None, timestamp: str, source: object, shape: int
     ) -> LazyMessageEntry:
-        """An entry whose message will be decoded from ``source`` on first read.  O(1)."""
+        """An entry whose message will be decoded from ``source`` on first read; ``shape``
+        is that message's (:func:`message_shape`).  O(1)."""
         entry = _new_object(cls)
         _set_id(entry, entry_id)
         _set_parent_id(entry, parent_id)
         _set_timestamp(entry, timestamp)
         _set_extra(entry, EMPTY)
-        _set_message(entry, source)
+        _set_source(entry, source)
+        _set_shape(entry, shape)
         return entry
 
     @staticmethod
@@ -441,21 +495,23 @@ class LazyMessageEntry(MessageEntry):
         """The message ``source`` stands for (subclasses define it)."""
         raise NotImplementedError
 
-    @property
-    def message(self) -> FrozenDict:
-        """The message, decoded on the first read (then a plain slot read)."""
-        # The class first: once another thread has stored the value, the class is
-        # MessageEntry (no decode), but then the slot read next holds the value.
-        lazy = type(self)
-        source = _get_message(self, MessageEntry)
-        if type(source) is FrozenDict:  # another thread stored it after our lookup
-            return source
-        value = lazy.decode(source)
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a slot left empty: the message before its first read (or a
+        # link a tree has not set yet, which stays an AttributeError).
+        if name != "message":
+            return super().__getattr__(name)
+        try:
+            source = _get_source(self)
+        except AttributeError:  # another thread decoded it and dropped the source
+            return _get_message(self, MessageEntry)
+        value = self.decode(source)
         with _decode_lock:
-            if type(self) is not MessageEntry:
+            try:
+                return _get_message(self, MessageEntry)  # another thread was first
+            except AttributeError:
                 _set_message(self, value)
-                object.__setattr__(self, "__class__", MessageEntry)
-        return _get_message(self, MessageEntry)  # type: ignore[no-any-return]
+                _del_source(self)
+                return value
 
     def undecoded(self) -> object | None:
         """The message's undecoded source, or ``None`` once it has been decoded.  O(1).
@@ -465,41 +521,54 @@ class LazyMessageEntry(MessageEntry):
         decoding, freezing and keeping the whole message.  The source never changes;
         the entry may be decoded meanwhile by another thread, which is harmless.
         """
-        source = _get_message(self, MessageEntry)
-        return None if type(source) is FrozenDict else source
+        try:
+            source: object = _get_source(self)
+        except AttributeError:
+            return None
+        return source
 
-    def materialize(self) -> MessageEntry:
-        """Decode now; the entry is a plain :class:`MessageEntry` afterwards.  O(message)."""
-        self.message  # noqa: B018
-        return self
+    def _plain(self) -> MessageEntry:
+        """The plain message entry this one stands for (decoded).  O(1) once decoded."""
+        return MessageEntry.unchecked(
+            self.id, self.parent_id, self.timestamp, self.message, self.extra
+        )
 
     def __eq__(self, other: object) -> bool:
-        self.materialize()
-        return self == other
+        # attrs' equality wants the same class; a lazy entry is the message entry it
+        # stands for (Python asks this subclass first, on either side of ``==``).
+        if type(other) is not MessageEntry and not isinstance(other, LazyMessageEntry):
+            return NotImplemented
+        return _eq_fields(self) == _eq_fields(other)
 
     def __ne__(self, other: object) -> bool:
-        self.materialize()
-        return self != other
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     __hash__ = MessageEntry.__hash__
 
     def __repr__(self) -> str:
-        self.materialize()
-        return repr(self)
+        return repr(self._plain())
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        self.materialize()
-        return self.__reduce_ex__(protocol)
+        # Unpickled as the plain entry it stands for (the message decoded).
+        return MessageEntry.unchecked, (
+            self.id,
+            self.parent_id,
+            self.timestamp,
+            self.message,
+            self.extra,
+        )
 
     def evolve(self, **changes: Any) -> Any:
-        """As :meth:`Entry.evolve`, after decoding."""
-        self.materialize()
-        return self.evolve(**changes)
+        """As :meth:`Entry.evolve`: a plain :class:`MessageEntry`, decoded first."""
+        return self._plain().evolve(**changes)
 
-    def json_fields(self) -> dict[str, Any]:
-        """As :meth:`Entry.json_fields`, after decoding."""
-        self.materialize()
-        return self.json_fields()
+
+_source_slot = LazyMessageEntry.__dict__["_source"]
+_get_source = _source_slot.__get__
+_set_source = _source_slot.__set__
+_del_source = _source_slot.__delete__
+_eq_fields = attrgetter(*(a.name for a in attrs.fields(MessageEntry) if a.eq))
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)

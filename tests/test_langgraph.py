@@ -305,7 +305,7 @@ class TestBadInput:
         with TreeSaver("sqlite:///:memory:") as saver:
             with pytest.raises(ThreadIdError, match=repr(thread_id).replace("'", ".")):
                 saver.put(_config(thread_id), _checkpoint({"a": 1}), {}, {"a": 1})
-            assert saver.store.sessions() == []
+            assert list(saver.store.sessions()) == []
 
     def test_unknown_scheme(self) -> None:
         """A store URL of an unknown scheme: StoreError naming the scheme."""

@@ -74,8 +74,37 @@ class TestLazyEntries:
         entry = load(p)["a"]
         assert isinstance(entry, LazyMessageEntry)
         assert isinstance(entry, MessageEntry)
-        assert entry.message == {"role": "user", "content": "hi"}
-        assert type(entry) is MessageEntry  # decoded once, a plain entry from then on
+        assert entry.undecoded() is not None
+        message = entry.message
+        assert message == {"role": "user", "content": "hi"}
+        # Decoded once: the message is kept, the source dropped, the class unchanged.
+        assert entry.undecoded() is None
+        assert entry.message is message
+        assert type(entry) is fast.LoadedMessage
+
+    def test_lazy_and_plain_entries_compare_either_way(self, tmp_path: Path) -> None:
+        """``==``, ``!=`` and ``hash`` treat a lazy entry as the plain entry it stands
+        for, whichever side it is on, decoded or not; an entry of another message or
+        another kind is unequal."""
+        t = SessionTree().append({"role": "user", "content": "q"}, id="a")
+        p = tmp_path / "s.jsonl"
+        ptree.dump(t, p)
+        plain = t["a"]
+        for decode_first in (False, True):
+            lazy = load(p)["a"]
+            assert isinstance(lazy, LazyMessageEntry)
+            if decode_first:
+                lazy.message  # noqa: B018
+            assert lazy == plain
+            assert plain == lazy
+            assert (lazy != plain, plain != lazy) == (False, False)
+            assert hash(lazy) == hash(plain)
+            assert lazy == load(p)["a"]
+        other = SessionTree().append({"role": "user", "content": "r"}, id="a")["a"]
+        assert load(p)["a"] != other
+        assert other != load(p)["a"]
+        assert load(p)["a"] != t.append_label("a", "x").leaf
+        assert type(pickle.loads(pickle.dumps(load(p)["a"]))) is MessageEntry
 
     def test_lazy_entries_equal_the_entries_written(self, tmp_path: Path) -> None:
         """Equality, hashing, repr, pickling and evolve see the decoded message."""
@@ -125,7 +154,7 @@ class TestLazyEntries:
             th.join()
         for k in range(1, 8):
             assert all(a is b for a, b in zip(got[0], got[k], strict=True))
-        assert all(type(e) is MessageEntry for e in entries)
+        assert all(e.undecoded() is None for e in entries if isinstance(e, LazyMessageEntry))
 
     def test_context_of_an_undecoded_tree(self, tmp_path: Path) -> None:
         """build_context on fresh lazy entries sees every message and the model."""

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 import ptree
 from ptree import build_context, dump, load
 from ptree.cli import main
-from ptree.cli.message_json import compact, message_json, message_peek, raw_message_json
+from ptree.cli.message_json import compact, message_json, raw_message_json
 from ptree.context import context_sources
+from ptree.entries import SHAPE_ASSISTANT, SHAPE_NO_CONTENT, SHAPE_SYSTEM, message_shape
 from ptree.pi import fast
 from tests.helpers import HEADER, ROOT
 from tests.helpers import message_line as line_of
@@ -184,15 +185,16 @@ class TestHostileMessages:
         )
 
     def test_lone_surrogates_in_a_loaded_file(self, tmp_path: Path) -> None:
-        """The C scanner takes escaped lone surrogates (json reads them): the peek
-        and the writer then read the decoded message, and the output is json's (the
-        surrogate itself, which stdout writes as \\ud800)."""
+        """The C scanner takes escaped lone surrogates (json reads them): the writer
+        then reads the decoded message, and the output is json's (the surrogate
+        itself, which stdout writes as \\ud800).  A role with an escape is left to the
+        ordinary reader, which gives the entry its shape."""
         path = tmp_path / "s.jsonl"
         raws = [r'{"role":"user","content":"\ud800"}', r'{"role":"\udc00","content":null}']
         path.write_text(session_text(raws), encoding="utf-8")
         first, second = load(path).entries()
-        head = message_peek(second)  # type: ignore[arg-type]
-        assert (head.get("role"), head.get("content")) == ("\udc00", None)
+        assert isinstance(second, ptree.MessageEntry)
+        assert (second.message["role"], second.shape) == ("\udc00", SHAPE_NO_CONTENT)
         assert message_json(first) == '{"role": "user", "content": "\ud800"}'  # type: ignore[arg-type]
         assert same_both_ways(path).count("\ud800") == 1
 
@@ -204,38 +206,34 @@ class TestHostileMessages:
         assert message_json({"role": "x", "n": 1e16}) == '{"role": "x", "n": 1e+16}'
 
 
-# ------------------------------------------------------------ the peek
+# ------------------------------------------------------------ the shape
 
 
-class TestPeek:
+class TestShape:
     @pytest.mark.parametrize(
-        ("raw", "role", "missing"),
+        ("raw", "shape"),
         [
-            ('{"role":"user","content":"x"}', "user", False),
-            ('{"role":"user"}', "user", True),
-            ('{"role":"user","content":null}', "user", True),
-            ('{"role":"user", "content" :  null }', "user", True),
-            ('{"role":"user","content":null,"content":"x"}', "user", False),
-            ('{"role":"user","content":"x","content":null}', "user", True),
-            ('{"role":"a","role":"system","content":[]}', "system", False),
-            ('{"role":"user","content":false}', "user", False),
-            ('{"role":"user","content":""}', "user", False),
-            ('{"role":"user","content":"null"}', "user", False),
+            ('{"role":"user","content":"x"}', 0),
+            ('{"role":"user"}', SHAPE_NO_CONTENT),
+            ('{"role":"user","content":null}', SHAPE_NO_CONTENT),
+            ('{"role":"user", "content" :  null }', SHAPE_NO_CONTENT),
+            ('{"role":"user","content":null,"content":"x"}', 0),
+            ('{"role":"user","content":"x","content":null}', SHAPE_NO_CONTENT),
+            ('{"role":"system","content":[]}', SHAPE_SYSTEM),
+            ('{"role":"assistant"}', SHAPE_ASSISTANT | SHAPE_NO_CONTENT),
+            ('{"role":"user","content":false}', 0),
+            ('{"role":"user","content":""}', 0),
+            ('{"role":"user","content":"null"}', 0),
         ],
     )
-    def test_role_and_missing_content_from_the_bytes(
-        self, raw: str, role: str, missing: bool
-    ) -> None:
-        """The peek's role and missing content are the decoded message's (duplicate
-        keys: the last wins), and reading them leaves the entry undecoded."""
+    def test_shape_from_the_bytes(self, raw: str, shape: int) -> None:
+        """The msgspec path gives a loaded message the shape of its decoded message
+        (duplicate keys: the last wins, as json has it), without decoding it."""
         lazy = fast.message_line(line_of("a", None, raw).encode())
         assert type(lazy) is fast.LoadedMessage
-        head = message_peek(lazy)
-        assert type(lazy) is fast.LoadedMessage
-        assert (head.get("role"), head.get("content") is None) == (role, missing)
-        decoded = lazy.message
-        assert (decoded.get("role"), decoded.get("content") is None) == (role, missing)
-        assert message_peek(lazy) is decoded  # once decoded, the message itself
+        assert lazy.shape == shape
+        assert lazy.undecoded() is not None
+        assert message_shape(lazy.message) == shape
 
 
 # ------------------------------------------------------------ whole sessions
@@ -277,7 +275,7 @@ class TestSameOutput:
         found and every line written, the loaded messages are still undecoded, but
         for the few the context reads (the latest assistant message, for its model)."""
         tree = load(v3_copy(pi_fixtures / "before-compaction.jsonl", tmp_path))
-        sources = context_sources(tree, peek=message_peek)
+        sources = context_sources(tree)
         lines = [message_json(s) for s in sources.sources]
         entries = [s for s in sources.sources if isinstance(s, ptree.MessageEntry)]
         assert len(entries) > 400
@@ -483,7 +481,7 @@ class TestContextSources:
     def test_sources_make_the_context(
         self, tree: ptree.SessionTree, pi: Any, data: st.DataObject
     ) -> None:
-        """On a lazily loaded file, with the peek that reads bytes: the sources make
+        """On a lazily loaded file (shapes from the bytes): the sources make
         the context build_context gives on the same file decoded at load, and an
         entry stands only for its own stored message, unchanged."""
         with tempfile.TemporaryDirectory() as d:
@@ -498,7 +496,7 @@ class TestContextSources:
                 fast.AVAILABLE = saved
         leaf = data.draw(st.sampled_from([None, *eager.ids()]))
         expected = build_context(eager, leaf, pi=pi)
-        sources = context_sources(lazy, leaf, pi=pi, peek=message_peek)
+        sources = context_sources(lazy, leaf, pi=pi)
         assert sources.context() == expected
         assert len(sources.sources) == len(expected.messages)
         for source, message in zip(sources.sources, expected.messages, strict=True):
@@ -521,7 +519,7 @@ class TestStreamed:
         raw = '{"role":"user","content":"hello"}'
         path = tmp_path / "s.jsonl"
         path.write_text(session_text([raw] * 2000), encoding="utf-8")
-        sources = context_sources(load(path), peek=message_peek)
+        sources = context_sources(load(path))
         made = 0
 
         def counted(item: Any) -> str:

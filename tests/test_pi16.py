@@ -452,6 +452,52 @@ class TestScenarios:
         assert_same_view(tree, view)
         assert tree["B"].to_json()["fromHook"] == "yes"
 
+    def test_lenient_set_aside_fields_reach_the_context_as_pi_passes_them(
+        self, pi16: Path, tmp_path: Path
+    ) -> None:
+        """Fields the lenient loader sets aside for their type (a custom message's
+        ``display`` and ``content``, a compaction's ``systemMessage``) still reach the
+        context (and the provider messages) as Pi 1.6 passes them, at every entry."""
+        entries = chain(
+            ("u1", "message", {"message": m("user")}),
+            ("c1", "custom_message", {"customType": "n", "content": "a", "display": "yes"}),
+            ("c2", "custom_message", {"customType": "n", "content": 5, "display": 0}),
+            ("c3", "custom_message", {"customType": "n", "content": {"k": 1}, "display": []}),
+            ("c4", "custom_message", {"customType": "n", "content": False}),
+            (
+                "C",
+                "compaction",
+                {
+                    "summary": "s",
+                    "firstKeptEntryId": "c1",
+                    "tokensBefore": 9,
+                    "systemMessage": {"role": 7, "content": "odd"},
+                },
+            ),
+            ("a1", "message", {"message": m("assistant", [{"type": "text", "text": "ok"}])}),
+            ("E", "context_edit", {"targetId": "C", "replacement": None}),
+            (
+                "D",
+                "compaction",
+                {
+                    "summary": "t",
+                    "firstKeptEntryId": "a1",
+                    "tokensBefore": 9,
+                    "systemMessage": "just text",
+                },
+            ),
+            ("u2", "message", {"message": m("user")}),
+        )
+        path = write_file(tmp_path / "aside.jsonl", HEADER, *entries)
+        with pytest.warns(ptree.SessionFileWarning):
+            tree = load(path, strict=False)
+        assert tree["c1"].extra == {"display": "yes"}  # set aside, as the test means
+        (view,) = run(pi16, [{"open": str(path)}])
+        assert_same_view(tree, view)
+        at_c4 = thaw(build_context(tree, "c4").messages)
+        assert [x.get("display", "absent") for x in at_c4[1:]] == ["yes", 0, [], "absent"]
+        assert [x["content"] for x in at_c4[1:]] == ["a", 5, {"k": 1}, False]
+
     def test_fork_relinks_like_pi(self, pi16: Path, tmp_path: Path) -> None:
         """ptree.branching.fork and Pi 1.6's createBranchedSession give the same entries (but for
         the new label ids), parents, firstKeptEntryId remapping, label times and

@@ -331,6 +331,56 @@ class TestPtreeReadsWhatPiWrites:
         [after] = pi_views(pi_package, [out], tmp_path)
         assert after == before
 
+    def test_lenient_set_aside_fields_reach_the_context(
+        self, pi_package: Path, tmp_path: Path
+    ) -> None:
+        """A custom message's ``display`` or ``content`` of the wrong type, set aside by
+        the lenient loader, reaches the context exactly as Pi 0.73.1 passes it."""
+        lines = [
+            {"type": "session", "version": 3, "id": "s", "timestamp": TS, "cwd": "/w"},
+            {
+                "type": "message",
+                "id": "u1",
+                "parentId": None,
+                "timestamp": TS,
+                "message": user("hi"),
+            },
+            {
+                "type": "custom_message",
+                "id": "c1",
+                "parentId": "u1",
+                "timestamp": TS,
+                "customType": "n",
+                "content": "a",
+                "display": "yes",
+            },
+            {
+                "type": "custom_message",
+                "id": "c2",
+                "parentId": "c1",
+                "timestamp": TS,
+                "customType": "n",
+                "content": 5,
+                "display": 0,
+            },
+            {
+                "type": "custom_message",
+                "id": "c3",
+                "parentId": "c2",
+                "timestamp": TS,
+                "customType": "n",
+                "content": False,
+            },
+        ]
+        path = tmp_path / "aside.jsonl"
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        [view] = pi_views(pi_package, [path], tmp_path)
+        with pytest.warns(ptree.SessionFileWarning):
+            tree = load(path, strict=False)
+        assert ptree_context(tree) == view["context"]
+        messages = view["context"]["messages"]
+        assert [x.get("display", "absent") for x in messages[1:]] == ["yes", 0, "absent"]
+
     @pytest.mark.parametrize("name", ["before-compaction.jsonl", "large-session.jsonl"])
     def test_real_v1_fixtures(
         self, pi_package: Path, pi_fixtures: Path, tmp_path: Path, name: str

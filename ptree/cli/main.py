@@ -291,7 +291,7 @@ def _state_json(context: Context | ContextSources) -> dict[str, Any]:
 @register("path", _setup_path)
 def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..context import build_context, context_sources
-    from .message_json import message_json, message_peek
+    from .message_json import message_json
 
     tree = _load(args.file, err, "path")
     if args.provider:
@@ -300,7 +300,7 @@ def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     # The same text as context_json's, but a message the context gives as stored
     # goes out from its raw bytes while it has them: nothing decoded, frozen or kept.
-    sources = context_sources(tree, args.leaf, peek=message_peek)
+    sources = context_sources(tree, args.leaf)
     _json(out, {**_state_json(sources), "messages": sources.sources}, "messages", message_json)
     return 0
 

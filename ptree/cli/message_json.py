@@ -40,7 +40,7 @@ from typing import Any
 from ..entries import MessageEntry
 from ..pi.fast import LoadedMessage
 
-__all__ = ["compact", "message_json", "message_peek", "raw_message_json"]
+__all__ = ["compact", "message_json", "raw_message_json"]
 
 try:
     import msgspec
@@ -53,12 +53,6 @@ compact: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=
 
 if msgspec is not None:
     _Raw = msgspec.Raw
-    _ABSENT = _Raw(b"")
-    _NULL = _Raw(b"null")
-
-    class _Head(msgspec.Struct, gc=False):
-        role: str
-        content: msgspec.Raw = _ABSENT  # skipped in C, only its presence matters
 
     class _FloatTexts(dict[str, msgspec.Raw]):
         """The text json writes for a number with a fraction or exponent: json reads
@@ -74,35 +68,10 @@ if msgspec is not None:
             value = self[text] = _Raw(repr(float(text)).encode())
             return value
 
-    _decode_head = msgspec.json.Decoder(_Head).decode
     _decode_plain = msgspec.json.Decoder(float_hook=_FloatTexts().__getitem__).decode
     _encode = msgspec.json.Encoder().encode
     _format = msgspec.json.format
     _Failed: tuple[type[BaseException], ...] = (msgspec.MsgspecError, RecursionError)
-
-
-def message_peek(entry: MessageEntry) -> Mapping[str, Any]:
-    """What :func:`ptree.context.context_sources` needs of a message entry, without
-    decoding a loaded message: its role, and whether its content is missing.
-
-    A :data:`ptree.context.Peek`: the entry's message, or for an undecoded loaded
-    message ``{"role": role, "content": None or True}``, read from its bytes.
-    O(len(message)) in C.
-    """
-    if type(entry) is LoadedMessage and msgspec is not None:
-        source = LoadedMessage.undecoded(entry)  # None if decoded since
-        if source is not None:
-            try:
-                head = _decode_head(source)  # type: ignore[arg-type]
-            except _Failed:  # a lone surrogate in the role: json reads it, msgspec not
-                pass
-            else:
-                content = head.content
-                return {
-                    "role": head.role,
-                    "content": None if not content or content == _NULL else True,
-                }
-    return entry.message
 
 
 def raw_message_json(source: Any) -> str | None:

@@ -6,11 +6,13 @@
  * item per line, and the offset where the next call starts (len(data) at the end).
  * An item is
  *
- *   (id, parentId, timestamp, span)     for a line the ordinary reader would read as
+ *   (id, parentId, timestamp, span, shape)
+ *                                       for a line the ordinary reader would read as
  *                                       exactly {"type":"message","id":...,
  *                                       "parentId":...,"timestamp":...,"message":{...}}
  *                                       with a string role; ``span`` is the
- *                                       message's JSON text (a Span, below);
+ *                                       message's JSON text (a Span, below), ``shape``
+ *                                       the message's (ptree.entries.message_shape);
  *   an int, the line's start offset,    for any other line: the ordinary reader takes
  *                                       it (and gives every error it gives today).
  *
@@ -269,12 +271,19 @@ value(ptr p, ptr end, int level)
     }
 }
 
+/* The shape flags of ptree.entries (SHAPE_NO_CONTENT ...): what a context walk needs
+ * to know of a message without decoding it.  tests/test_scanner.py checks that they
+ * agree with ptree.entries.message_shape on the decoded message. */
+enum { SHAPE_NO_CONTENT = 1, SHAPE_SYSTEM = 2, SHAPE_ASSISTANT = 4 };
+
 /* The message object at p (level 2 of the line): valid, with exactly one key "role"
- * (no key spelled with an escape) whose value is a string.  After it, or NULL. */
+ * (no key spelled with an escape) whose value is a string without escapes.  After it,
+ * or NULL; *shape is set to the message's shape (its content absent or null, the last
+ * "content" key counting as json's decoder has it; its role "system" or "assistant"). */
 static ptr
-message(ptr p, ptr end)
+message(ptr p, ptr end, int *shape)
 {
-    int escaped, roles = 0;
+    int escaped, roles = 0, role_shape = 0, no_content = 1;
     if (p >= end || *p != '{') return NULL;
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}') return NULL; /* no role */
@@ -288,11 +297,22 @@ message(ptr p, ptr end)
         if (p >= end || *p != ':') return NULL;
         p = skip_ws(p + 1, end);
         if (after - key == 6 && memcmp(key, "\"role\"", 6) == 0) {
+            ptr role = p;
             roles++;
             if (p >= end || *p != '"') return NULL;
             p = string(p, end, &escaped);
+            if (p == NULL || escaped) return NULL; /* an escaped role: the ordinary way */
+            if (p - role == 8 && memcmp(role, "\"system\"", 8) == 0)
+                role_shape = SHAPE_SYSTEM;
+            else if (p - role == 11 && memcmp(role, "\"assistant\"", 11) == 0)
+                role_shape = SHAPE_ASSISTANT;
+            else
+                role_shape = 0;
         }
         else {
+            if (after - key == 9 && memcmp(key, "\"content\"", 9) == 0) {
+                no_content = p < end && *p == 'n';
+            }
             p = value(p, end, 2);
         }
         if (p == NULL) return NULL;
@@ -301,7 +321,10 @@ message(ptr p, ptr end)
             p = skip_ws(p + 1, end);
             continue;
         }
-        if (p < end && *p == '}') return roles == 1 ? p + 1 : NULL;
+        if (p < end && *p == '}') {
+            *shape = (no_content ? SHAPE_NO_CONTENT : 0) | role_shape;
+            return roles == 1 ? p + 1 : NULL;
+        }
         return NULL;
     }
 }
@@ -310,7 +333,7 @@ enum { K_TYPE, K_ID, K_PARENT, K_TIME, K_MESSAGE, K_COUNT };
 
 /* One line [p, end): fills spans and returns 1 for a plain message line, else 0. */
 static int
-envelope(ptr p, ptr end, ptr spans[K_COUNT][2])
+envelope(ptr p, ptr end, ptr spans[K_COUNT][2], int *shape)
 {
     int seen[K_COUNT] = {0, 0, 0, 0, 0};
     int escaped;
@@ -339,7 +362,7 @@ envelope(ptr p, ptr end, ptr spans[K_COUNT][2])
         p = skip_ws(p + 1, end);
         spans[k][0] = p;
         if (k == K_MESSAGE) {
-            p = message(p, end);
+            p = message(p, end, shape);
         }
         else if (k == K_PARENT && p < end && *p == 'n') {
             p = literal(p, end, "null", 4);
@@ -464,7 +487,8 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
 {
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
-    if (!envelope(p, end, spans)) {
+    int shape = 0;
+    if (!envelope(p, end, spans, &shape)) {
         return PyLong_FromSsize_t(p - base);
     }
     if (spans[K_PARENT][0] == NULL) {
@@ -489,7 +513,12 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
     source = new_span(owner, (const char *)spans[K_MESSAGE][0],
                       spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
     if (source == NULL) goto fail;
-    item = PyTuple_Pack(4, id, parent, time, source);
+    {
+        PyObject *kind = PyLong_FromLong(shape); /* a cached small int: no allocation */
+        if (kind == NULL) goto fail;
+        item = PyTuple_Pack(5, id, parent, time, source, kind);
+        Py_DECREF(kind);
+    }
     if (item != NULL) {
         previous->id = id;
         previous->time = time;

@@ -19,9 +19,10 @@ msgspec installed, :data:`AVAILABLE` is false and the reader decodes every line.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, cast
 
-from ..entries import LazyMessageEntry
+from ..entries import LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
 from .lines import parse_line
 
@@ -170,11 +171,8 @@ class LineScanner:
         one constructor call per entry.
         """
         items, stop = _scan.scan(self.data, start, CHUNK)
-        pending = LoadedMessage.pending
-        return [
-            item if type(item) is int else pending(*item)  # type: ignore[misc]
-            for item in items
-        ], stop
+        pending = cast("Callable[..., LoadedMessage]", LoadedMessage.pending)
+        return [item if isinstance(item, int) else pending(*item) for item in items], stop
 
 
 def line_scanner(data: bytes) -> LineScanner | None:
@@ -192,8 +190,11 @@ if msgspec is not None:
         timestamp: str
         message: msgspec.Raw
 
-    class _Head(msgspec.Struct):
+    _NULL = msgspec.Raw(b"null")
+
+    class _Head(msgspec.Struct, gc=False):
         role: str
+        content: msgspec.Raw = _NULL  # skipped in C: only absent or null counts
 
     _decode_envelope = msgspec.json.Decoder(_Envelope).decode
     _decode_head = msgspec.json.Decoder(_Head).decode
@@ -215,7 +216,7 @@ def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage 
     if not env.id:
         return None
     try:
-        _decode_head(env.message)  # a string role
+        head = _decode_head(env.message)  # a string role
     except _Failed:
         return None
     canon = raw.translate(_CANON)
@@ -237,4 +238,7 @@ def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage 
             raw.decode("utf-8")
         except UnicodeDecodeError:
             return None
-    return LoadedMessage.pending(env.id, env.parentId, env.timestamp, env.message)  # type: ignore[return-value]
+    content = None if head.content == _NULL else True  # duplicate keys: the last
+    shape = message_shape({"role": head.role, "content": content})
+    loaded = LoadedMessage.pending(env.id, env.parentId, env.timestamp, env.message, shape)
+    return cast(LoadedMessage, loaded)
