@@ -79,7 +79,10 @@ class SqliteStore(SqlStore):
         try:
             # Pages a prune frees go back to the file system (PRAGMA incremental_vacuum);
             # this takes effect only in a database without tables yet.
-            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try:
+                self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            except sqlite3.Error as exc:  # a read-only file: a store error, at once
+                raise self._error(exc) from exc
             if path != ":memory:":
                 self._wal()
             with self._transaction(write=True) as cur:
@@ -156,7 +159,10 @@ class SqliteStore(SqlStore):
         """
         with self._lock:
             self._check_open()
-            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try:
+                self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            except sqlite3.Error as exc:  # a read-only file: a store error, at once
+                raise self._error(exc) from exc
             self._conn.execute("VACUUM")
 
     def _after_prune(self) -> None:
