@@ -187,6 +187,10 @@ def name_public(namespace: dict[str, object], module: str) -> None:
     there again, since the module exports it.  Called by the front door and by each
     layer's package for the errors it exports.  O(number of names).
 
+    Args:
+        namespace: the module's globals (its ``__all__`` says which names are exported).
+        module: the public module's name, as tracebacks should read it.
+
     >>> class DemoError(SessionError):
     ...     pass
     >>> name_public({"__all__": ["DemoError"], "DemoError": DemoError}, "ptree.demo")

@@ -31,6 +31,10 @@ def exports(
         submodule ``package.name``; any other name is an :class:`AttributeError`), and
         ``__dir__``.  O(1) per name after its module is imported.
 
+    Raises:
+        AttributeError: (from the ``__getattr__`` it gives) a name the package does
+            not have; ``ModuleNotFoundError`` of a module a listed name lives in.
+
     >>> getattr_, dir_ = exports("ptree", {"SessionTree": "tree"}, ["SessionTree"])
     >>> getattr_("SessionTree").__name__, "SessionTree" in dir_()
     ('SessionTree', True)

@@ -1233,9 +1233,13 @@ class TreeBuilder:
     ) -> SessionTree:
         """The tree of every entry added, its leaf ``leaf`` (one of them, or ``None``).
 
-        ``counter`` raises the tree's :attr:`~SessionTree.counter` to at least that (a
-        reader that skipped lines with ids ``e<k>`` gives the largest ``k``).  The tree
-        makes ids and timestamps the default way.  O(1).
+        The tree makes ids and timestamps the default way.  O(1).
+
+        Args:
+            leaf: the leaf, one of the entries added, or ``None``.
+            header: the session header the tree keeps.
+            counter: the tree's :attr:`~SessionTree.counter` is at least this (a
+                reader that skipped lines with ids ``e<k>`` gives the largest ``k``).
         """
         return SessionTree._new(
             self._store,
