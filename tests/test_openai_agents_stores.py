@@ -215,4 +215,6 @@ class TestConcurrency:
         # Not a timing benchmark: the loop was free to run the ticker between the
         # store's calls (a blocking store would show one gap as long as all the writes).
         assert len(gaps) >= 10
-        assert max(gaps) < 1.0, max(gaps)
+        # No gap near the whole run (which a blocking store would give), whatever the
+        # machine's speed: the first use of a store may pause the loop once (imports).
+        assert max(gaps) < 0.6 * sum(gaps), (max(gaps), sum(gaps))

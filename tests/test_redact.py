@@ -1,4 +1,4 @@
-"""Redaction (``ptree.formats.redact``): each secret shape by example, then Hypothesis
+"""Redaction (``ptree.formats.redaction``): each secret shape by example, then Hypothesis
 planting a secret of every shape anywhere in any entry of a random tree and checking it
 is absent from every export."""
 
@@ -17,7 +17,7 @@ import ptree
 from ptree.cli.render import render_dot, render_mermaid
 from ptree.formats.html import to_html
 from ptree.formats.markdown import to_markdown
-from ptree.formats.redact import SECRET_SHAPES, Redactor, RedactPatternError, redact
+from ptree.formats.redaction import SECRET_SHAPES, Redactor, RedactPatternError, redact
 from tests.strategies import trees
 
 ALNUM = string.ascii_letters + string.digits

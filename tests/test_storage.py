@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -728,7 +729,7 @@ class TestDump:
         tree = SessionTree().append({"role": "user", "content": "hé"}, timestamp=TS)
         tree = tree.with_header(SessionHeader(id="s", timestamp=TS, cwd="/w"))
         p = tmp_path / "s.jsonl"
-        assert dump(tree, p) is tree
+        assert dump(tree, p) == tree  # the same value, now knowing its file
         raw = p.read_bytes()
         assert raw.endswith(b"\n")
         assert raw.decode("utf-8").splitlines() == [
@@ -810,9 +811,13 @@ class TestDump:
         assert sorted(os.listdir(tmp_path)) == ["s.jsonl"]
 
     def test_a_missing_directory_is_an_oserror_and_creates_nothing(self, tmp_path: Path) -> None:
-        """Writing into a directory that does not exist raises FileNotFoundError."""
-        with pytest.raises(FileNotFoundError):
-            dump(SessionTree(), tmp_path / "nowhere" / "s.jsonl")
+        """Writing into a directory that does not exist: an OSError (ENOENT) naming the
+        file, never the temporary one."""
+        target = tmp_path / "nowhere" / "s.jsonl"
+        with pytest.raises(OSError, match=r"nowhere/s\.jsonl: ") as caught:
+            dump(SessionTree(), target)
+        assert caught.value.errno == errno.ENOENT
+        assert ".tmp" not in str(caught.value)
         assert os.listdir(tmp_path) == []
 
     def test_a_directory_in_the_way_is_left_alone(self, tmp_path: Path) -> None:
@@ -820,8 +825,9 @@ class TestDump:
         (tmp_path / "d").mkdir()
         with pytest.raises(FileExistsError):
             dump(SessionTree(), tmp_path / "d")
-        with pytest.raises(IsADirectoryError):
+        with pytest.raises(OSError, match="Is a directory") as caught:
             dump(SessionTree(), tmp_path / "d", overwrite=True)
+        assert caught.value.errno == errno.EISDIR
         assert (tmp_path / "d").is_dir()
         assert os.listdir(tmp_path) == ["d"]
         assert sorted(os.listdir(tmp_path)) == ["d"]

@@ -535,14 +535,14 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = None if args.output is None else _output_file(args.output, force=args.force)
     redactor = None
     if args.redact or args.redact_pattern:
-        from ..formats.redact import Redactor
+        from ..formats.redaction import Redactor
 
         redactor = Redactor(builtin=args.redact, patterns=args.redact_pattern)
     tree = _load(args.file, err, "export")
     if args.leaf is not None and args.leaf not in tree:
         raise UnknownEntryError(args.leaf, f"no entry {args.leaf!r} in {args.file}")
     if redactor is not None:
-        from ..formats.redact import redact
+        from ..formats.redaction import redact
 
         tree = redact(tree, redactor=redactor)
         n = redactor.count

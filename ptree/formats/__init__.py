@@ -24,7 +24,7 @@ only as text is reported through ``on_report`` (a
 
 For people: :mod:`~ptree.formats.html` (a self-contained HTML viewer of the whole
 tree), :mod:`~ptree.formats.markdown` (Markdown of a path or of every branch), and
-:mod:`~ptree.formats.redact` (secrets scrubbed from a tree before it is shared).
+:mod:`~ptree.formats.redaction` (secrets scrubbed from a tree before it is shared).
 
 Imports: the core and :mod:`ptree.pi`.
 """
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .html import to_html
     from .importers import IMPORTERS, Importer
     from .markdown import to_markdown
-    from .redact import SECRET_SHAPES, Redactor, redact
+    from .redaction import SECRET_SHAPES, Redactor, redact
 
 __all__ = [
     "IMPORTERS",
@@ -70,9 +70,9 @@ __getattr__, __dir__ = exports(
         "IMPORTERS": "importers",
         "Importer": "importers",
         "to_markdown": "markdown",
-        "SECRET_SHAPES": "redact",
-        "Redactor": "redact",
-        "redact": "redact",
+        "SECRET_SHAPES": "redaction",
+        "Redactor": "redaction",
+        "redact": "redaction",
     },
     __all__,
 )

@@ -19,7 +19,7 @@ it cannot break the document around it: a code fence it leaves open is closed, i
 headings are moved below the document's own (``#`` becomes ``####``), and ``<`` that
 would start an HTML tag outside code is written ``&lt;`` (so text can neither close
 a ``<details>`` nor inject markup).  To remove secrets first, pass the tree through
-:func:`ptree.formats.redact.redact`.
+:func:`ptree.formats.redaction.redact`.
 
 Imports: the core only.
 """
