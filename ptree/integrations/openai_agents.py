@@ -885,10 +885,8 @@ class TreeSession:
     @classmethod
     async def connect(cls, session_id: str, store: str | Store, **kwargs: Any) -> TreeSession:
         """A store session built in a worker thread: opening the store and loading the
-        session do not block the event loop.  Arguments as for :class:`TreeSession`.
-
-        Raises:
-            as :class:`TreeSession`.
+        session do not block the event loop.  Arguments and errors as for
+        :class:`TreeSession`.
         """
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")

@@ -174,7 +174,10 @@ def responses_items(
     Args:
         messages: Pi LLM messages, oldest first (the whole conversation: ids, failed
             turns and unanswered calls are decided across messages).
-        provider, model, reasoning, images: the target, as for :func:`payload`.
+        provider: the target, as for :func:`payload`.
+        model: as for :func:`payload`.
+        reasoning: as for :func:`payload`.
+        images: as for :func:`payload`.
 
     Returns:
         One new list of plain JSON items per message.
