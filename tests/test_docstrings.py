@@ -86,7 +86,11 @@ KNOWN_GAPS: dict[str, list[str]] = {
     "ptree.integrations.openai_agents.TreeSession.aredo": ["cost"],
     "ptree.integrations.openai_agents.TreeSession.aundo": ["cost"],
     "ptree.integrations.openai_agents.TreeSession.close": ["cost"],
-    "ptree.integrations.openai_agents.TreeSession.connect": ["parameter session_id", "raises", "cost"],
+    "ptree.integrations.openai_agents.TreeSession.connect": [
+        "parameter session_id",
+        "raises",
+        "cost",
+    ],
     "ptree.integrations.openai_agents.pi_call_id": ["cost"],
     "ptree.integrations.pydantic_ai.to_messages": ["parameter source"],
     "ptree.js.number": ["parameter value"],
