@@ -47,10 +47,10 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlsplit
 
+from ..closing import AsyncClosing
 from ..entries import Custom
 from ..errors import InvalidMessageError, SessionError
 from ..formats import ImportFormatError, claude_code
@@ -608,7 +608,7 @@ async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
     return await anyio.to_thread.run_sync(fn, *args)
 
 
-class TreeSessionStore:
+class TreeSessionStore(AsyncClosing):
     """The Claude Agent SDK's ``SessionStore`` on the ptree store ``url`` names.
 
     Pass it as ``ClaudeAgentOptions(session_store=TreeSessionStore(url))``.  The store
@@ -700,15 +700,9 @@ class TreeSessionStore:
         """Close the store (if it was opened).  Closing twice is fine."""
         await _in_thread(self._sync.close)
 
-    async def __aenter__(self) -> TreeSessionStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def aclose(self) -> None:
+        """:meth:`close`, by the name ``async with`` and :func:`contextlib.aclosing`
+        call.  Cost: that of :meth:`close`."""
         await self.close()
 
     def __repr__(self) -> str:

@@ -52,7 +52,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.memory.session_settings import (
@@ -61,6 +60,7 @@ from agents.memory.session_settings import (
     resolve_session_limit,
 )
 
+from ..closing import AsyncClosing, Closing
 from ..context import iso_to_ms, to_provider_messages
 from ..entries import Custom, Entry, MessageEntry
 from ..errors import InvalidMessageError
@@ -451,7 +451,7 @@ def branch_items(
     return cast("list[TResponseInputItem]", thaw(found))
 
 
-class TreeSession:
+class TreeSession(Closing, AsyncClosing):
     """An OpenAI Agents SDK session kept as a ptree tree, optionally in a Pi file.
 
     It implements the SDK's ``Session`` protocol (``session_id``,
@@ -891,28 +891,6 @@ class TreeSession:
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
         return await asyncio.to_thread(lambda: cls(session_id, store=store, **kwargs))
-
-    async def __aenter__(self) -> TreeSession:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> TreeSession:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         where = "in memory" if self._writer is None else repr(self._writer.path)

@@ -56,8 +56,8 @@ import stat
 import threading
 import warnings
 from pathlib import Path
-from types import TracebackType
 
+from ..closing import Closing
 from ..errors import SessionError
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
@@ -88,7 +88,7 @@ class CommitError(SessionError, ValueError):
         return (CommitError, (self.path, self.reason))
 
 
-class SessionWriter:
+class SessionWriter(Closing):
     """Appends each new value of a session tree to its file: a durable live session.
 
     Opening a path that does not exist (or an empty file) writes a header: ``header``
@@ -384,17 +384,6 @@ class SessionWriter:
                     self._dirty = False
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
-
-    def __enter__(self) -> SessionWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._fd < 0 else f"{len(self._committed)} entries"

@@ -11,10 +11,10 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
-from types import TracebackType
 
 import attrs
 
+from ..closing import Closing
 from ..entries import Entry
 from ..header import SessionHeader
 from ..pi.lines import encode_line
@@ -86,7 +86,7 @@ class Anchor:
     position: int
 
 
-class Store(ABC):
+class Store(Closing, ABC):
     """Many sessions behind one protocol: save, load, update, list (a page at a time),
     search, prune, delete.
 
@@ -455,17 +455,6 @@ class Store(ABC):
                 self._closed = True
                 self._anchors.clear()
                 self._close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = " (closed)" if self._closed else ""
