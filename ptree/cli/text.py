@@ -6,22 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..entries import (
-    ActiveToolsChange,
-    BranchSummary,
-    Compaction,
-    ContextEdit,
-    Custom,
-    CustomMessage,
-    Entry,
-    Label,
-    MessageEntry,
-    ModelChange,
-    SessionInfo,
-    ThinkingLevelChange,
-    UnknownEntry,
-    Usage,
-)
+from .. import entries as kinds
+from ..entries import Entry, MessageEntry
 from ..pi.fast import LoadedMessage
 from ..pi.readable import content_text, message_text
 
@@ -127,35 +113,35 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
             error = entry.message.get("errorMessage")
             said = f"({stop}{': ' + error if isinstance(error, str) and error else ''})"
         text = f"{entry.message.get('role')}: {said}"
-    elif isinstance(entry, ThinkingLevelChange):
+    elif isinstance(entry, kinds.ThinkingLevelChange):
         text = f"thinking: {entry.thinking_level}"
-    elif isinstance(entry, ModelChange):
+    elif isinstance(entry, kinds.ModelChange):
         text = f"model: {entry.provider}/{entry.model_id}"
-    elif isinstance(entry, ActiveToolsChange):
+    elif isinstance(entry, kinds.ActiveToolsChange):
         text = f"tools: {', '.join(entry.active_tool_names)}"
-    elif isinstance(entry, Compaction):
+    elif isinstance(entry, kinds.Compaction):
         text = f"compaction: {entry.summary}"
-    elif isinstance(entry, BranchSummary):
+    elif isinstance(entry, kinds.BranchSummary):
         text = f"branch summary: {entry.summary}"
-    elif isinstance(entry, CustomMessage):
+    elif isinstance(entry, kinds.CustomMessage):
         text = f"custom message [{entry.custom_type}]: {content_text(entry.content)}"
-    elif isinstance(entry, Custom):
+    elif isinstance(entry, kinds.Custom):
         text = f"custom [{entry.custom_type}]"
-    elif isinstance(entry, Label):
+    elif isinstance(entry, kinds.Label):
         text = f"label {entry.target_id}: {entry.label or '(cleared)'}"
-    elif isinstance(entry, SessionInfo):
+    elif isinstance(entry, kinds.SessionInfo):
         text = f"session name: {entry.name or '(cleared)'}"
-    elif isinstance(entry, Usage):
+    elif isinstance(entry, kinds.Usage):
         text = f"usage [{entry.kind}]: {entry.provider}/{entry.model}{_usage_text(entry.usage)}"
         if entry.note:
             text += f" ({entry.note})"
-    elif isinstance(entry, ContextEdit):
+    elif isinstance(entry, kinds.ContextEdit):
         if entry.replacement is None:
             text = f"context edit {entry.target_id}: (removed)"
         else:
             new = content_text(entry.replacement.get("content"))
             text = f"context edit {entry.target_id}: {new}"
-    elif isinstance(entry, UnknownEntry):
+    elif isinstance(entry, kinds.UnknownEntry):
         text = f"{entry.type} (unknown kind)"
     else:  # pragma: no cover - every kind is listed above
         text = entry.type
