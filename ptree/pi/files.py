@@ -29,6 +29,7 @@ __all__ = [
     "read_regular",
     "recorded_stamp",
     "replace_file",
+    "replacing",
     "stamp_of",
     "sync_directory",
     "with_stamp",
@@ -186,14 +187,40 @@ def replace_file(path: Path, data: bytes) -> None:
             mode: int | None = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = None
-        tmp = write_temp(path, data, mode)
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with replacing(path, data, mode):
+            pass  # nothing else to write before the rename
     sync_directory(path.parent)
+
+
+@contextlib.contextmanager
+def replacing(path: Path, data: bytes, mode: int | None = None) -> Iterator[str]:
+    """A temporary file beside ``path`` holding ``data`` (as :func:`write_temp` makes
+    it), renamed over ``path`` when the block ends; if the block or the rename raises,
+    the temporary file is removed and ``path`` is as it was.
+
+    The block gets the temporary file's name, to do what must happen before the
+    rename (a store records the new file's state).  The caller syncs the directory
+    (:func:`sync_directory`) when the rename must be durable.
+
+    Args:
+        path: the file to replace (or make).
+        data: what the new file holds.
+        mode: the new file's mode (default: what a new file gets under the umask).
+
+    Raises:
+        OSError: writing the temporary file or renaming it failed (the caller names
+            ``path``: see :func:`writing`).
+
+    Cost: O(len(data)), and one ``fsync``.
+    """
+    tmp = write_temp(path, data, mode)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_new(path: Path, data: bytes) -> None:

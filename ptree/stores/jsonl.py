@@ -55,7 +55,14 @@ from ..entries import Entry
 from ..header import CURRENT_VERSION, SessionHeader
 from ..pi.commits import appended_entries, commit_bytes, unfinished_tail
 from ..pi.errors import SessionFileWarning
-from ..pi.files import os_error_reason, replace_file, sync_directory, write_all, write_temp
+from ..pi.files import (
+    os_error_reason,
+    replace_file,
+    replacing,
+    sync_directory,
+    write_all,
+    write_temp,
+)
 from ..pi.lines import parse_line
 from ..pi.readable import entry_text
 from ..pi.reader import read_state
@@ -697,8 +704,7 @@ class JsonlStore(Store):
                 return False
             data, leaf_id = file_parts(new, header)
             leaf_ids = [] if leaf_id is None else [leaf_id]
-            tmp = write_temp(path, data, os.fstat(fd).st_mode & 0o7777)
-            try:
+            with replacing(path, data, os.fstat(fd).st_mode & 0o7777) as tmp:
                 # The removed ids first: a save of an older tree finds them once the
                 # new file is in place.
                 records = b"".join(
@@ -726,11 +732,6 @@ class JsonlStore(Store):
                 # Until the rename, this state names a file that is not there yet, so
                 # readers read the old file whole: a crash leaves the old session.
                 self._write_state_file(path, committed)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
             sync_directory(self._dir)
         self._index.pop(session_id, None)
         return True
