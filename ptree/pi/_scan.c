@@ -33,6 +33,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../_frozen_types.h"
+
 #define MAX_NESTING 64  /* ptree.pi.fast.FAST_DEPTH: the line's object is level 1 */
 #define MAX_NUMBER 100  /* longer numbers go the ordinary way (Python's int limits) */
 
@@ -582,10 +584,6 @@ done:
 
 /* ------------------------------------------------------------------ decoding */
 
-/* FrozenDict and FrozenList (ptree.frozen), given by setup(). */
-static PyTypeObject *FrozenDictType = NULL, *FrozenListType = NULL;
-static PyObject *empty_tuple = NULL;
-
 /* The end of one valid value at p, nested inside one container (the message inside
  * its line), or NULL: what decode checks before it builds anything. */
 static ptr
@@ -914,12 +912,7 @@ setup(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &dict_type, &PyType_Type, &list_type)) {
         return NULL;
     }
-    if (!PyType_IsSubtype(dict_type, &PyDict_Type) || !PyType_IsSubtype(list_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "setup needs a dict subclass and a tuple subclass");
-        return NULL;
-    }
-    Py_XSETREF(FrozenDictType, (PyTypeObject *)Py_NewRef(dict_type));
-    Py_XSETREF(FrozenListType, (PyTypeObject *)Py_NewRef(list_type));
+    if (set_frozen_types(dict_type, list_type) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -943,8 +936,7 @@ PyInit__scan(void)
 {
     PyObject *m;
     init_plain();
-    empty_tuple = PyTuple_New(0);
-    if (empty_tuple == NULL) return NULL;
+    if (init_frozen_types() < 0) return NULL;
     if (PyType_Ready(&SpanType) < 0) return NULL;
     m = PyModule_Create(&module);
     if (m == NULL) return NULL;
