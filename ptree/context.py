@@ -166,6 +166,13 @@ def iso_to_ms(timestamp: str) -> int | None:
     V8's lenient fallback parser still guesses at (``"Thu, 01 Jan 2026"``, ``"1"``)
     gives ``None``.  Cost: O(length of the text).
 
+    Args:
+        timestamp: the text to read (anything that is not a ``str`` gives ``None``).
+
+    Returns:
+        The milliseconds since 1970-01-01T00:00Z, or ``None`` where JavaScript gives
+        ``NaN``.
+
     >>> iso_to_ms("2025-12-09T00:53:29.825Z"), iso_to_ms("yesterday")
     (1765241609825, None)
     >>> iso_to_ms("2026-01-01T00:00+01:00"), iso_to_ms("20260101T000000Z")

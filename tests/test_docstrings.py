@@ -13,8 +13,6 @@ from tests.docstring_rules import all_gaps, public_callables
 KNOWN_GAPS: dict[str, list[str]] = {
     # Issue 28 left 29; the merges of issues 23-27 (new integrations, stores and
     # importers) added the rest.  Each entry is a docstring to complete.
-    "ptree.building.check_kind": ["parameter where", "cost"],
-    "ptree.context.iso_to_ms": ["parameter timestamp"],
     "ptree.formats.chatgpt.read": ["parameter src", "cost"],
     "ptree.formats.claude_code.from_records": ["parameter on_report", "parameter keep_progress"],
     "ptree.formats.claude_code.sessions": ["cost"],
@@ -93,9 +91,6 @@ KNOWN_GAPS: dict[str, list[str]] = {
     ],
     "ptree.integrations.openai_agents.pi_call_id": ["cost"],
     "ptree.integrations.pydantic_ai.to_messages": ["parameter source"],
-    "ptree.js.number": ["parameter value"],
-    "ptree.js.ordered_keys": ["cost"],
-    "ptree.js.truthy": ["cost"],
     "ptree.pi.commits.appended_entries": ["parameter path"],
     "ptree.pi.fast.LoadedMessage.decode": ["parameter source", "cost"],
     "ptree.pi.files.lock_existing": ["cost"],
