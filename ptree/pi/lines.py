@@ -136,6 +136,18 @@ def parse_line(text: str) -> Any:
 
     A line nested deeper than :data:`LINE_DEPTH` is refused, as is one too deep for
     the parser (which needs the recursion limit: a ``RecursionError`` never escapes).
+    Cost: O(len(text)); a line that made more than :data:`LINE_DEPTH` containers is
+    walked once more to measure its depth (O(containers)).
+
+    Args:
+        text: one line of a file (white space around the value, its ``\\n`` too, is fine).
+
+    Raises:
+        ValueError: malformed JSON (with the column), a number that reads as infinity,
+            ``NaN``/``Infinity``, extra data after the value, or nesting too deep.
+
+    >>> parse_line('{"a": [1, null]}')["a"][1] is None
+    True
     """
     before = containers_made()
     try:
@@ -281,7 +293,20 @@ _ENCODE_ASCII = json.JSONEncoder(
 
 
 def encode_line(obj: Any) -> bytes:
-    """One JSON line, compact like Pi's ``JSON.stringify``, UTF-8, ending in ``\\n``."""
+    """One JSON line, compact like Pi's ``JSON.stringify``, UTF-8, ending in ``\\n``.
+
+    Cost: O(size of ``obj``) (encoded twice in the rare case of a lone surrogate).
+
+    Args:
+        obj: a JSON value (an entry's or a record's fields), frozen or not.
+
+    Raises:
+        ValueError: a float that is ``NaN`` or infinite (no JSON value).
+        TypeError: a value of a type JSON has not.
+
+    >>> encode_line({"a": [1, None], "b": "x"})
+    b'{"a":[1,null],"b":"x"}\\n'
+    """
     text = ENCODE_COMPACT(obj)
     try:
         return (text + "\n").encode("utf-8")
@@ -291,7 +316,17 @@ def encode_line(obj: Any) -> bytes:
 
 
 def leaf_record(record_id: str, target: str | None, timestamp: str) -> dict[str, Any]:
-    """A ``leaf`` record that moves the leaf to ``target`` (see the module doc)."""
+    """A ``leaf`` record that moves the leaf to ``target`` (see the module doc).  O(1).
+
+    Args:
+        record_id: the record's own id (:func:`new_leaf_id` makes one).
+        target: the id of the entry that becomes the leaf, or ``None`` for no leaf
+            (before the first entry).
+        timestamp: the record's ISO-8601 time.
+
+    >>> leaf_record("leaf-1", "e2", "2026-01-01T00:00:00.000Z")["targetId"]
+    'e2'
+    """
     return {
         "type": LEAF_TYPE,
         "id": record_id,
