@@ -13,14 +13,6 @@ from tests.docstring_rules import all_gaps, public_callables
 KNOWN_GAPS: dict[str, list[str]] = {
     # Issue 28 left 29; the merges of issues 23-27 (new integrations, stores and
     # importers) added the rest.  Each entry is a docstring to complete.
-    "ptree.formats.chatgpt.read": ["parameter src", "cost"],
-    "ptree.formats.claude_code.from_records": ["parameter on_report", "parameter keep_progress"],
-    "ptree.formats.claude_code.sessions": ["cost"],
-    "ptree.formats.codex.read": ["parameter src", "parameter on_report"],
-    "ptree.formats.codex.sessions": ["cost"],
-    "ptree.formats.importers.Importer.sessions": ["parameter on_report", "cost"],
-    "ptree.formats.librechat.sessions": ["cost"],
-    "ptree.formats.openwebui.read": ["parameter src", "cost"],
     "ptree.integrations.claude_agent.TreeSessionStore.close": ["cost"],
     "ptree.integrations.claude_agent.TreeSessionStore.list_session_summaries": [
         "parameter project_key"
