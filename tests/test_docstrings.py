@@ -83,20 +83,6 @@ KNOWN_GAPS: dict[str, list[str]] = {
     ],
     "ptree.integrations.openai_agents.pi_call_id": ["cost"],
     "ptree.integrations.pydantic_ai.to_messages": ["parameter source"],
-    "ptree.stores._base.Store.prune": ["parameter session_id", "parameter dry_run"],
-    "ptree.stores._base.Store.refresh": ["parameter session_id"],
-    "ptree.stores._prune.Keep.__init__": [
-        "parameter all_labelled",
-        "parameter newer_than",
-        "parameter where",
-    ],
-    "ptree.stores._prune.Keep.ids": ["parameter entry_ids", "cost"],
-    "ptree.stores._prune.Keep.labelled": ["cost"],
-    "ptree.stores._prune.Keep.leaves": ["cost"],
-    "ptree.stores._prune.Keep.matching": ["cost"],
-    "ptree.stores._prune.Keep.newer": ["raises", "cost"],
-    "ptree.stores.jsonl.file_name": ["parameter session_id", "cost"],
-    "ptree.stores.sqlite.SqliteStore.vacuum": ["raises"],
 }
 
 
