@@ -100,10 +100,9 @@ def number(value: float) -> str:
     return "-" + text if value < 0 else text
 
 
-def _leaf_text(value: Any) -> str:
-    """``${value}`` of anything but a string or an array."""
-    if value is UNDEFINED:
-        return "undefined"
+def _primitive_text(value: Any) -> str | None:
+    """``String(value)`` of ``null``, a boolean or a number (an integer as the double
+    JavaScript reads), or ``None`` for any other value.  O(digits)."""
     if value is None:
         return "null"
     if value is True:
@@ -114,6 +113,16 @@ def _leaf_text(value: Any) -> str:
         return str(value) if -_EXACT <= value <= _EXACT else number(_double(value))
     if isinstance(value, float):
         return number(value)
+    return None
+
+
+def _leaf_text(value: Any) -> str:
+    """``${value}`` of anything but a string or an array."""
+    if value is UNDEFINED:
+        return "undefined"
+    text = _primitive_text(value)
+    if text is not None:
+        return text
     if isinstance(value, Mapping):
         return "[object Object]"
     if isinstance(value, str):
@@ -293,22 +302,18 @@ def ordered_keys(obj: Mapping[str, Any]) -> list[str]:
     return [k for _, k in indices] + [k for k in keys if _array_index(k) is None]
 
 
+_NOT_FINITE = frozenset(("NaN", "Infinity", "-Infinity"))
+
+
 def _scalar(value: Any) -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
+    """``JSON.stringify`` of a value that is no object or array: a string quoted, a
+    number that is not finite as ``null``, the rest as ``${value}`` writes it."""
     if isinstance(value, str):
         return _js_string(value)
-    if isinstance(value, int):
-        if -_EXACT <= value <= _EXACT:
-            return str(value)
-        value = _double(value)
-    if isinstance(value, float):
-        return number(value) if math.isfinite(value) else "null"
-    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+    text = _primitive_text(value)
+    if text is None:
+        raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+    return "null" if text in _NOT_FINITE else text
 
 
 def stringify(value: Any) -> str:

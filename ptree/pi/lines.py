@@ -171,6 +171,14 @@ _WS = " \t\r\n"
 _ESCAPES = '"\\/bfnrt'
 _HEX = "0123456789abcdefABCDEF"
 _NUMBER = "0123456789+-.eE"
+_CLOSER = {"{": "}", "[": "]"}
+_MAY_CLOSE = ("value_or_close", "key_or_close", "after")  # states where a container may end
+_AFTER_STRING = {
+    "value": "after",
+    "value_or_close": "after",
+    "key": "colon",
+    "key_or_close": "colon",
+}
 
 
 def is_torn(text: str) -> bool:
@@ -197,60 +205,44 @@ def is_torn(text: str) -> bool:
         if i == n:
             return bool(stack)  # cut short inside an object or array
         c = text[i]
-        if state in ("value", "value_or_close"):
-            if c == "]" and state == "value_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c in "{[":
-                stack.append(c)
-                state = "key_or_close" if c == "{" else "value_or_close"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "after"
-            elif c in "-0123456789":
-                while i < n and text[i] in _NUMBER:
-                    i += 1
-                state = "after"
-            elif c in "tfn":
-                word = "true" if c == "t" else "false" if c == "f" else "null"
-                part = text[i : i + len(word)]
-                if not word.startswith(part):
-                    return False
-                i += len(part)
-                state = "after"
-            else:
-                return False
-        elif state in ("key", "key_or_close"):
-            if c == "}" and state == "key_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "colon"
-            else:
-                return False
+        if stack and c == _CLOSER[stack[-1]] and state in _MAY_CLOSE:
+            stack.pop()
+            state = "after"
+            i += 1
+        elif c == '"' and state in _AFTER_STRING:  # a key, or a string value
+            i = _skip_string(text, i + 1)
+            if i < 0:
+                return i == -1
+            state = _AFTER_STRING[state]
+        elif state == "after":
+            if not stack or c != ",":
+                return False  # (no stack: a whole value and then more, not a cut-short line)
+            state = "key" if stack[-1] == "{" else "value"
+            i += 1
         elif state == "colon":
             if c != ":":
                 return False
             state = "value"
             i += 1
-        else:  # after a value
-            if not stack:
-                return False  # a whole value and then more: not a cut-short line
-            if c == ",":
-                state = "key" if stack[-1] == "{" else "value"
-            elif c == ("}" if stack[-1] == "{" else "]"):
-                stack.pop()
-            else:
-                return False
+        elif state == "key" or state == "key_or_close":
+            return False  # a key is a string
+        elif c in "{[":
+            stack.append(c)
+            state = "key_or_close" if c == "{" else "value_or_close"
             i += 1
+        elif c in "-0123456789":
+            while i < n and text[i] in _NUMBER:
+                i += 1
+            state = "after"
+        elif c in "tfn":
+            word = "true" if c == "t" else "false" if c == "f" else "null"
+            part = text[i : i + len(word)]
+            if not word.startswith(part):
+                return False
+            i += len(part)
+            state = "after"
+        else:
+            return False
 
 
 def _skip_string(text: str, i: int) -> int:
