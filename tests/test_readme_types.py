@@ -153,7 +153,6 @@ NOT_YET_CLEAN = {
     "docs/frameworks/langgraph.md",
     "docs/frameworks/openai-agents.md",
     "docs/frameworks/pydantic-ai.md",
-    "docs/how-to/import-sessions.md",
 }
 
 
