@@ -151,8 +151,6 @@ def run_mypy_many(modules: dict[str, str], tmp_path: Path) -> dict[str, list[tup
 NOT_YET_CLEAN = {
     "docs/frameworks/claude-agent-sdk.md",
     "docs/frameworks/langgraph.md",
-    "docs/frameworks/openai-agents.md",
-    "docs/frameworks/pydantic-ai.md",
 }
 
 
