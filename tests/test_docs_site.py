@@ -269,7 +269,8 @@ class TestReference:
 
 
 def test_nothing_is_loaded_from_another_host(site: Path) -> None:
-    """No page refers a script, style sheet, font or image to another host."""
+    """No page refers a script, style sheet, font or image to another host, and none
+    holds an analytics snippet."""
     loads = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*?(?:src|href)=["']?(https?:)?//""")
     found = {
         str(page.relative_to(site))
@@ -277,6 +278,8 @@ def test_nothing_is_loaded_from_another_host(site: Path) -> None:
         if loads.search(page.read_text(encoding="utf-8"))
     }
     assert found == set()
+    analytics = re.compile(r"googletagmanager|google-analytics|gtag\(|plausible\.io")
+    assert [p.name for p in site.rglob("*.html") if analytics.search(p.read_text("utf-8"))] == []
     css = " ".join(p.read_text(encoding="utf-8") for p in site.rglob("*.css"))
     assert "fonts.googleapis" not in css
     assert "@import url(http" not in css
