@@ -647,8 +647,13 @@ class TreeSessionStore(AsyncClosing):
         """The store's URL."""
         return self._sync.url
 
-    async def append(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
+    async def append(self, key: SessionKey, entries: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of transcript entries, atomically: all or nothing.
+
+        ``entries`` are any JSON objects, as the SDK's ``SessionStoreEntry`` means them
+        (its ``type``, ``uuid`` and ``timestamp`` and every other field of a transcript
+        line), which that closed ``TypedDict`` cannot say: a transcript line written out
+        (``{"type": "user", "message": ...}``) type-checks here.
 
         Entries already stored (same ``uuid``, same content: a retried batch) are
         skipped.  Cost: O(size of the batch) when this object wrote the transcript
