@@ -55,6 +55,7 @@ from ptree.pi import SessionWriteError
 from ptree.stores import StoreLockedError, StoreUnavailableError, StoreWriteError
 
 from .conftest import postgres_url
+from .helpers import missing
 from .test_pi16 import PI16
 from .test_pi16 import run as pi16_run
 from .test_pi_interop import PACKAGE as PI073
@@ -667,6 +668,91 @@ def _pg_admin(url: str, sql: str, *params: Any) -> list[Any]:
         return list(conn.execute(sql, params).fetchall())
 
 
+class PgServer:
+    """A throwaway PostgreSQL server of the test's own (``.ci/postgres start``: Debian's
+    server run by an unprivileged user, ``ptreeci`` under root), for the faults a
+    shared server must not see: stopped and started, its files limited."""
+
+    def __init__(self) -> None:
+        bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not bins or not (bins[-1] / "pg_ctl").is_file():
+            missing("PostgreSQL's server programs are needed (.ci/postgres installs them)")
+        if shutil.which("prlimit") is None:
+            missing("util-linux's prlimit is needed")
+        self.bin = bins[-1]
+        started = subprocess.run(
+            [str(ROOT / ".ci" / "postgres"), "start"], capture_output=True, text=True, check=True
+        )
+        env = dict(
+            line.removeprefix("export ").replace("'", "").split("=", 1)
+            for line in started.stdout.splitlines()
+        )
+        self.url, self.dir = env["PTREE_TEST_POSTGRES_URL"], env["PTREE_PG_DIR"]
+        self.data = Path(self.dir) / "data"
+        # The server runs as the data directory's owner; root runs its tools as that
+        # user (prlimit on another's process needs its uid and gid, or a capability).
+        owner = self.data.stat()
+        self.owner = (owner.st_uid, owner.st_gid) if os.getuid() == 0 else None
+
+    def _run(self, *cmd: str) -> None:
+        uid, gid = self.owner or (None, None)
+        subprocess.run(
+            cmd,
+            check=True,
+            capture_output=True,
+            user=uid,
+            group=gid,
+            extra_groups=[] if uid else None,
+        )
+
+    def stop(self) -> None:
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Start it again as ``.ci/postgres`` did (without a file size limit)."""
+        opts = f"-k {self.dir} -c listen_addresses= -c fsync=off"
+        log = f"{self.dir}/server.log"
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-o", opts, "-l", log, "start"
+        )
+
+    def pids(self) -> list[int]:
+        """The server's processes: the postmaster (``postmaster.pid``) and its children
+        (the connections' backends, the checkpointer, ...)."""
+        main = int((self.data / "postmaster.pid").read_text().split()[0])
+        out = [main]
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError):
+                # The parent pid is the second field after the ")" ending the name.
+                if int(stat.read_text().rpartition(")")[2].split()[1]) == main:
+                    out.append(int(stat.parent.name))
+        return out
+
+    def limit_files(self, size: int | None) -> None:
+        """Set (or, ``None``, lift) ``RLIMIT_FSIZE`` on every process of the running
+        server; the backends it starts later inherit the postmaster's."""
+        soft = "unlimited" if size is None else str(size)
+        # util-linux's prlimit, in one shell (the server's user cannot run root's Python).
+        # A backend that ended meanwhile (its connection closed) is passed over.
+        script = (
+            f'for p; do prlimit --pid "$p" --fsize={soft}:unlimited || [ ! -e "/proc/$p" ]'
+            " || exit 1; done"
+        )
+        self._run("sh", "-c", script, "sh", *map(str, self.pids()))
+
+    def remove(self) -> None:
+        subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", self.dir], check=False)
+
+
+@pytest.fixture
+def pg_server() -> Iterator[PgServer]:
+    server = PgServer()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
 class TestPostgresConnection:
     def _blocked_save(self, url: str, fn: Callable[[], Any]) -> tuple[Any, int]:
         """Run ``fn`` (a save) in a thread while this test holds the session's row
@@ -735,53 +821,116 @@ class TestPostgresConnection:
             assert [m["content"] for m in loaded.current_path()] == ["m0", "m1", "once"]
         report("PostgreSQL connection killed mid-update", 1, 1, 0)
 
-    def test_server_stopped_and_started(self) -> None:
+    def test_server_stopped_and_started(self, pg_server: PgServer) -> None:
         """The server goes away and comes back: StoreUnavailableError meanwhile (at
         once, no hang), and the same store object carries on afterwards."""
-        if shutil.which("pg_ctl") is None and not list(Path("/usr/lib/postgresql").glob("*/bin")):
-            if os.environ.get("CI"):
-                pytest.fail("PostgreSQL's server programs are needed (.ci/postgres)")
-            pytest.skip("PostgreSQL's server programs are not installed")
-        started = subprocess.run(
-            [str(ROOT / ".ci" / "postgres"), "start"], capture_output=True, text=True, check=True
-        )
-        env = dict(
-            line.removeprefix("export ").replace("'", "").split("=", 1)
-            for line in started.stdout.splitlines()
-        )
-        url, pgdir = env["PTREE_TEST_POSTGRES_URL"], env["PTREE_PG_DIR"]
-        bin_dir = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
-
-        def pg_ctl(*args: str) -> None:
-            cmd = [str(bin_dir / "pg_ctl"), "-D", f"{pgdir}/data", "-w", *args]
-            if os.getuid() == 0:
-                cmd = ["runuser", "-u", "ptreeci", "--", *cmd]
-            subprocess.run(cmd, check=True, capture_output=True)
-
-        try:
-            with stores.open(url) as s:
-                old = s.save(new_tree())
-                pg_ctl("-m", "fast", "stop")
-                grown = old.append(user("while down"), timestamp=TS)
-                start = time.monotonic()
-                with pytest.raises(StoreUnavailableError):
-                    s.save(grown)
-                with pytest.raises(StoreUnavailableError):
-                    s.update("s1", lambda t: t.append(user("x"), timestamp=TS), attempts=3)
-                assert time.monotonic() - start < 10
-                pg_ctl(
-                    "-o",
-                    f"-k {pgdir} -c listen_addresses= -c fsync=off",
-                    "-l",
-                    f"{pgdir}/server.log",
-                    "start",
-                )
-                assert s.load("s1") == old
-                assert s.save(grown) == grown
-                assert s.load("s1") == grown
-        finally:
-            subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", pgdir], check=False)
+        with stores.open(pg_server.url) as s:
+            old = s.save(new_tree())
+            pg_server.stop()
+            grown = old.append(user("while down"), timestamp=TS)
+            start = time.monotonic()
+            with pytest.raises(StoreUnavailableError):
+                s.save(grown)
+            with pytest.raises(StoreUnavailableError):
+                s.update("s1", lambda t: t.append(user("x"), timestamp=TS), attempts=3)
+            assert time.monotonic() - start < 10
+            pg_server.start()
+            assert s.load("s1") == old
+            assert s.save(grown) == grown
+            assert s.load("s1") == grown
         report("PostgreSQL server stopped and started", 2, 5, 0)
+
+
+# ---------------------------------------------------------------------------- PostgreSQL's disk
+
+# Past PostgreSQL's 16 MiB WAL segment (which it fills with zeros when it makes one):
+# only the tables' files reach the limit, as they would reach a full disk.
+PG_FILE_LIMIT = 17 * 2**20
+
+
+class TestPostgresFullDisk:
+    """The server's own files limited (``RLIMIT_FSIZE`` set on every process of a
+    throwaway server; PostgreSQL ignores ``SIGXFSZ``, so a table's file that would grow
+    past it fails with ``EFBIG``: 'could not extend file ...: File too large')."""
+
+    def test_saves_until_one_fails(self, pg_server: PgServer) -> None:
+        """Sessions of 1 MB saved until the disk refuses one: StoreWriteError; the store
+        and a fresh connection load exactly the sessions saved before, each equal;
+        growing a saved session fails the same way and leaves it as it was.  Then the
+        fault goes twice: the limit lifted from the running server (space freed), and
+        the same store object's next save succeeds on its connection; the limit
+        again, then the server restarted without it, and the same store object
+        reconnects (update retries the lost connection) and saves."""
+        import random
+
+        rng = random.Random(27)
+
+        def session(sid: str) -> SessionTree:
+            # Two messages and 1 MB of an extension's state, random hex: PostgreSQL's
+            # compression cannot shrink it (and search does not index it).
+            t = new_tree(sid)
+            for _ in range(2):
+                t = t.append_custom("blob", rng.randbytes(250_000).hex(), timestamp=TS)
+            return t
+
+        operations = faults = 0
+        with stores.open(pg_server.url) as s:
+            saved: dict[str, SessionTree] = {}
+
+            def fill() -> StoreWriteError:
+                nonlocal operations, faults
+                while len(saved) < 200:
+                    sid = f"s{len(saved) + 1:03}"
+                    operations += 1
+                    try:
+                        saved[sid] = s.save(session(sid))
+                    except StoreWriteError as exc:
+                        faults += 1
+                        assert sid not in s
+                        return exc
+                raise AssertionError("no save failed")
+
+            def check() -> None:
+                # The store and a fresh connection: exactly the sessions saved, each equal.
+                assert sorted(x.id for x in s.sessions()) == sorted(saved)
+                with stores.open(pg_server.url) as fresh:
+                    assert sorted(x.id for x in fresh.sessions()) == sorted(saved)
+                    for sid, tree in saved.items():
+                        assert s.load(sid) == tree
+                        assert fresh.load(sid) == tree
+
+            pg_server.limit_files(PG_FILE_LIMIT)
+            fault = fill()
+            assert isinstance(fault, OSError)
+            assert (fault.errno, fault.path) == (errno.EFBIG, "the database server")
+            assert "File too large" in str(fault)
+            assert len(saved) >= 2  # the limit cut a save, not the first one
+            sid = "s001"
+            operations += 1
+            with pytest.raises(StoreWriteError):
+                s.save(saved[sid].append_custom("blob", rng.randbytes(500_000).hex(), timestamp=TS))
+            faults += 1
+            check()
+            # The fault goes while the server runs: the same connection saves.
+            pg_server.limit_files(None)
+            operations += 1
+            saved[sid] = s.save(saved[sid].append(user("after the fault"), timestamp=TS))
+            check()
+            # Again, and the server restarted without the limit.
+            pg_server.limit_files(PG_FILE_LIMIT)
+            fill()
+            pg_server.stop()
+            pg_server.start()
+            operations += 1
+            saved[sid] = s.update(sid, lambda t: t.append(user("restarted"), timestamp=TS))
+            operations += 1
+            saved["after-restart"] = s.save(session("after-restart"))
+            check()
+            assert [m["content"] for m in saved[sid].current_path()][-2:] == [
+                "after the fault",
+                "restarted",
+            ]
+        report("full disk: PostgreSQL store save (server file size limit)", faults, operations, 0)
 
 
 def test_update_does_not_apply_twice_when_a_lost_connection_hid_a_commit(
