@@ -753,79 +753,147 @@ def pg_server() -> Iterator[PgServer]:
         server.remove()
 
 
-class TestPostgresConnection:
-    def _blocked_save(self, url: str, fn: Callable[[], Any]) -> tuple[Any, int]:
-        """Run ``fn`` (a save) in a thread while this test holds the session's row
-        lock; kill the save's backend once it waits on the lock; then release."""
-        import threading
+def blocked_save(
+    url: str,
+    fn: Callable[[], Any],
+    *,
+    at: str = "row lock",
+    kill: Callable[[int], Any] | None = None,
+) -> Any:
+    """Run ``fn`` (a save) in a thread while another connection holds a lock it needs,
+    and ``kill`` its backend once it waits there (default: ``pg_terminate_backend``
+    from a third connection); then release, and give what ``fn`` returned or raised.
 
-        import psycopg
+    ``at="row lock"``: the session's row, which a save locks first, before it writes;
+    ``at="rows written"``: the search index's table, which a save writes after the
+    entries' rows (the save is killed with its rows written, not committed)."""
+    import threading
 
-        holder = psycopg.connect(url)
+    import psycopg
+
+    holder = psycopg.connect(url)
+    if at == "row lock":
         holder.execute("SELECT 1 FROM ptree_sessions WHERE id = 's1' FOR UPDATE")
-        result: list[Any] = []
+        waiting = "%ptree_sessions%FOR UPDATE%"
+    else:
+        holder.execute("LOCK TABLE ptree_search IN EXCLUSIVE MODE")
+        waiting = "%INSERT INTO ptree_search%"
+    result: list[Any] = []
 
-        def run() -> None:
-            try:
-                result.append(fn())
-            except BaseException as exc:
-                result.append(exc)
+    def run() -> None:
+        try:
+            result.append(fn())
+        except BaseException as exc:
+            result.append(exc)
 
-        thread = threading.Thread(target=run)
-        thread.start()
-        killed = 0
-        deadline = time.monotonic() + 20
+    thread = threading.Thread(target=run)
+    thread.start()
+    killed = 0
+    deadline = time.monotonic() + 20
+    try:
         while not killed and time.monotonic() < deadline:
             rows = _pg_admin(
                 url,
                 "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                 " AND query LIKE %s AND pid <> pg_backend_pid()",
-                "%ptree_sessions%FOR UPDATE%",
+                waiting,
             )
             for (pid,) in rows:
-                _pg_admin(url, "SELECT pg_terminate_backend(%s)", pid)
+                if kill is None:
+                    _pg_admin(url, "SELECT pg_terminate_backend(%s)", pid)
+                else:
+                    kill(pid)
                 killed += 1
             time.sleep(0.02)
-        holder.rollback()
+    finally:
+        with contextlib.suppress(psycopg.Error):  # a stopped server took it already
+            holder.rollback()
         holder.close()
         thread.join(timeout=60)
-        assert killed == 1
-        return result[0], killed
+    assert killed == 1
+    return result[0]
 
-    def test_save_killed_mid_save(self) -> None:
-        """pg_terminate_backend while the save waits: StoreUnavailableError, nothing
-        of the save stored, and the same store object reconnects and saves."""
+
+def stored_rows(url: str, sid: str = "s1") -> int:
+    """The entry rows a session has in the table, committed (what any reader sees)."""
+    ((n,),) = _pg_admin(url, "SELECT count(*) FROM ptree_entries WHERE session = %s", sid)
+    return int(n)
+
+
+class TestPostgresConnection:
+    @pytest.mark.parametrize("at", ["row lock", "rows written"])
+    def test_save_killed_mid_save(self, at: str) -> None:
+        """pg_terminate_backend while the save waits (before it writes, or with its
+        rows written): StoreUnavailableError, nothing of the save stored (the table
+        holds the old rows only), and the same store object reconnects and saves."""
         url = postgres_url()
         with stores.open(url) as s:
             old = s.save(new_tree())
             grown = old.append(user("a"), timestamp=TS).append(user("b"), timestamp=TS)
-            outcome, _ = self._blocked_save(url, lambda: s.save(grown))
+            outcome = blocked_save(url, lambda: s.save(grown), at=at)
             assert isinstance(outcome, StoreUnavailableError), outcome
             assert isinstance(outcome, ConnectionError)
+            assert stored_rows(url) == len(old)
+            with stores.open(url) as fresh:
+                assert fresh.load("s1") == old
             assert s.load("s1") == old  # reconnected; the save is not there at all
             assert s.save(grown) == grown
         with stores.open(url) as other:
             assert other.load("s1") == grown
-        report("PostgreSQL connection killed mid-save", 1, 3, 0)
+        report(f"PostgreSQL connection killed mid-save ({at})", 1, 3, 0)
 
-    def test_update_retries_a_killed_connection(self) -> None:
+    @pytest.mark.parametrize("at", ["row lock", "rows written"])
+    def test_update_retries_a_killed_connection(self, at: str) -> None:
         """update() reconnects and retries: its change is made exactly once."""
         url = postgres_url()
         with stores.open(url) as s:
             s.save(new_tree())
-            outcome, _ = self._blocked_save(
-                url, lambda: s.update("s1", lambda t: t.append(user("once"), timestamp=TS))
+            outcome = blocked_save(
+                url, lambda: s.update("s1", lambda t: t.append(user("once"), timestamp=TS)), at=at
             )
             assert isinstance(outcome, SessionTree), outcome
             loaded = s.load("s1")
             assert [m["content"] for m in loaded.current_path()] == ["m0", "m1", "once"]
-        report("PostgreSQL connection killed mid-update", 1, 1, 0)
+            assert stored_rows(url) == 3
+        report(f"PostgreSQL connection killed mid-update ({at})", 1, 1, 0)
+
+    def test_listing_and_search_after_a_killed_connection(self) -> None:
+        """A paged listing and a search (single statements, outside a transaction)
+        raise StoreUnavailableError, not psycopg's error, when the connection was
+        killed; the same store object's next call connects again."""
+        url = postgres_url()
+        kill_others = (
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+            for call in (lambda: s.sessions(limit=5), lambda: s.search("m1")):
+                _pg_admin(url, kill_others)
+                with pytest.raises(StoreUnavailableError):
+                    call()
+                call()
+            assert [x.id for x in s.sessions(limit=5)] == ["s1"]
+            assert [h.entry_id for h in s.search("m1")] == [old.ids()[1]]
+        report("PostgreSQL connection killed: listing, search", 2, 4, 0)
 
     def test_server_stopped_and_started(self, pg_server: PgServer) -> None:
-        """The server goes away and comes back: StoreUnavailableError meanwhile (at
-        once, no hang), and the same store object carries on afterwards."""
+        """The server stops in the middle of a save (its rows written, not committed),
+        then between calls: StoreUnavailableError each time (at once, no hang), nothing
+        of the save stored, and the same store object carries on once it is back."""
         with stores.open(pg_server.url) as s:
             old = s.save(new_tree())
+            lost = old.append(user("mid-save"), timestamp=TS)
+            outcome = blocked_save(
+                pg_server.url,
+                lambda: s.save(lost),
+                at="rows written",
+                kill=lambda _: pg_server.stop(),
+            )
+            assert isinstance(outcome, StoreUnavailableError), outcome
+            pg_server.start()
+            assert stored_rows(pg_server.url) == len(old)
+            assert s.load("s1") == old
             pg_server.stop()
             grown = old.append(user("while down"), timestamp=TS)
             start = time.monotonic()
@@ -838,7 +906,7 @@ class TestPostgresConnection:
             assert s.load("s1") == old
             assert s.save(grown) == grown
             assert s.load("s1") == grown
-        report("PostgreSQL server stopped and started", 2, 5, 0)
+        report("PostgreSQL server stopped and started (mid-save, between calls)", 3, 6, 0)
 
 
 # ---------------------------------------------------------------------------- PostgreSQL's disk
