@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import os
 import pickle
@@ -362,6 +363,74 @@ def _fill_limit(path: Path, extra: int = 100) -> int:
     return path.stat().st_size + extra
 
 
+CLI_COMMANDS = ["fork", "export", "import", "copy"]
+CLI_OUTPUTS = {"fork": "f.jsonl", "export": "x.md", "import": "i.jsonl", "copy": "c.db"}
+
+
+def cli_args(tmp: Path, out: Path, command: str, *, force: bool = False) -> list[str]:
+    """A ``ptree`` command writing into ``out``: its inputs (a 30-message session, a
+    30-message LibreChat export) are made in ``tmp``, readable by everyone."""
+    src = tmp / "s.jsonl"
+    big = new_tree()
+    for i in range(30):
+        big = big.append(user(f"{i} " + "v" * 400), timestamp=TS)
+    dump(big, src)
+    lc = tmp / "lc.json"
+    messages = [
+        {
+            "messageId": f"m{i}",
+            "parentMessageId": f"m{i - 1}" if i else "00000000-0000-0000-0000-000000000000",
+            "isCreatedByUser": i % 2 == 0,
+            "text": f"{i} " + "u" * 400,
+            "createdAt": "2024-01-01T00:00:00Z",
+        }
+        for i in range(30)
+    ]
+    lc.write_text(json.dumps({"conversationId": "c1", "title": "T", "messages": messages}))
+    for made in (src, lc):
+        made.chmod(0o644)
+    target = str(out / CLI_OUTPUTS[command])
+    args = {
+        "fork": ["fork", "--at", "e20", "-o", target, str(src)],
+        "export": ["export", "--format", "markdown", "-o", target, str(src)],
+        "import": ["import", "-o", target, "librechat", str(lc)],
+        "copy": ["copy", str(src), f"sqlite://{target}"],
+    }[command]
+    if force and command != "copy":
+        args.insert(1, "--force")
+    return args
+
+
+def make_output(out: Path, command: str) -> Any:
+    """An output that is there before the command: a session file, a Markdown file, a
+    database holding the session ``keep``.  Returns what :func:`check_output` expects."""
+    target = out / CLI_OUTPUTS[command]
+    if command == "copy":
+        with stores.open(f"sqlite://{target}") as s:
+            return s.save(new_tree("keep"))
+    if command == "export":
+        target.write_text("# an earlier export\n")
+    else:
+        dump(new_tree("earlier"), target)
+    return target.read_bytes()
+
+
+def check_output(out: Path, command: str, before: Any) -> None:
+    """After a failed command: no file of it in ``out``; what was there, as it was."""
+    target = out / CLI_OUTPUTS[command]
+    left = sorted(p.name for p in out.iterdir() if not p.name.endswith((".db-wal", ".db-shm")))
+    if command == "copy":  # the database may have been made, holding no session of it
+        with stores.open(f"sqlite://{target}") as s:
+            ids = [x.id for x in s.sessions()]
+            assert ids == ([] if before is None else ["keep"])
+            if before is not None:
+                assert s.load("keep") == before
+        return
+    assert left == ([] if before is None else [target.name]), left
+    if before is not None:
+        assert target.read_bytes() == before
+
+
 class TestFullDisk:
     """RLIMIT_FSIZE in a forked child: writes fail part-way with EFBIG."""
 
@@ -413,14 +482,23 @@ class TestFullDisk:
             except SessionWriteError as exc:
                 fault = describe(exc)
             fault["left"] = sorted(p.name for p in tmp_path.iterdir())
+            fault["old file"] = path.read_bytes()
             raise_limit()
             dump(grown, target, overwrite=overwrite)
             return fault
 
+        before = path.read_bytes()
         fault = in_child(child, limit=1000)
         assert fault["error"] == "SessionWriteError", fault
         assert (fault["errno"], fault["path"]) == (errno.EFBIG, str(target))
         assert fault["left"] == ["s.jsonl"]  # no temporary file, no half file
+        assert fault["old file"] == before  # the file replaced: as it was, byte for byte
+        if overwrite:  # what each reader saw there at the fault: the old session
+            need_pi()
+            snapshot = tmp_path.parent / f"{tmp_path.name}-at-fault.jsonl"
+            snapshot.write_bytes(fault["old file"])
+            assert load(snapshot) == old
+            assert pi_entries([snapshot], tmp_path) == [plain(old)]
         assert load(target) == grown
         report(f"full disk: dump(overwrite={overwrite})", 1, 2, 0)
 
@@ -447,8 +525,8 @@ class TestFullDisk:
                     fault = describe(exc)
                 raise_limit()
                 shutil.copyfile(file, snapshot)
-                with stores.open(url) as again:
-                    fault["after fault"] = len(again.load("s1"))
+                with stores.open(url) as again:  # a fresh store and the same one
+                    fault["after fault"] = (again.load("s1") == old, s.load("s1") == old)
                 s.save(grown)  # the same store object, once the fault is gone
                 return fault
 
@@ -457,40 +535,25 @@ class TestFullDisk:
         assert fault["os"]
         assert fault["errno"] in (errno.EFBIG, errno.EIO, errno.ENOSPC)
         assert fault["path"] == str(file)
-        assert fault.get("after fault") == len(old), fault
+        assert fault.get("after fault") == (True, True), fault
         if kind == "jsonl":
+            need_pi()
             assert load(snapshot) == old  # the file as before: no lines of the save
+            assert pi_entries([snapshot], tmp_path) == [plain(old)]
         with stores.open(url) as s:
             assert s.load("s1") == grown
         report(f"full disk: {kind} store save", 1, 2, 0)
 
-    @pytest.mark.parametrize("command", ["fork", "export", "import", "copy"])
-    def test_cli(self, tmp_path: Path, command: str) -> None:
-        src = tmp_path / "s.jsonl"
-        big = new_tree()
-        for i in range(30):
-            big = big.append(user(f"{i} " + "v" * 400), timestamp=TS)
-        dump(big, src)
-        lc = tmp_path / "lc.json"
-        messages = [
-            {
-                "messageId": f"m{i}",
-                "parentMessageId": f"m{i - 1}" if i else "00000000-0000-0000-0000-000000000000",
-                "isCreatedByUser": i % 2 == 0,
-                "text": f"{i} " + "u" * 400,
-                "createdAt": "2024-01-01T00:00:00Z",
-            }
-            for i in range(30)
-        ]
-        lc.write_text(json.dumps({"conversationId": "c1", "title": "T", "messages": messages}))
+    @pytest.mark.parametrize("existing", [False, True], ids=["new", "force"])
+    @pytest.mark.parametrize("command", CLI_COMMANDS)
+    def test_cli(self, tmp_path: Path, command: str, existing: bool) -> None:
+        """The command fails with one line naming the output; nothing of it is left,
+        an output that was there (replaced with --force; for copy, a database holding
+        a session) is as it was; once the fault is gone the command succeeds."""
         out = tmp_path / "out"
-        args = {
-            "fork": ["fork", "--at", "e20", "-o", str(out / "f.jsonl"), str(src)],
-            "export": ["export", "--format", "markdown", "-o", str(out / "x.md"), str(src)],
-            "import": ["import", "-o", str(out / "i.jsonl"), "librechat", str(lc)],
-            "copy": ["copy", str(src), f"sqlite://{out}/c.db"],
-        }[command]
         out.mkdir()
+        args = cli_args(tmp_path, out, command, force=existing)
+        before = make_output(out, command) if existing else None
 
         def limited() -> None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
@@ -503,15 +566,11 @@ class TestFullDisk:
         assert "Traceback" not in done.stderr
         assert ".tmp" not in done.stderr
         assert str(out) in done.stderr, done.stderr
-        leftovers = [p.name for p in out.iterdir() if not p.name.endswith((".db-wal", ".db-shm"))]
-        if command == "copy":  # the database may exist, holding no session
-            with stores.open(f"sqlite://{out}/c.db") as s:
-                assert list(s.sessions()) == []
-        else:
-            assert leftovers == [], leftovers
+        check_output(out, command, before)
         again = subprocess.run(cmd, capture_output=True, text=True)
         assert again.returncode == 0, again.stderr
-        report(f"full disk: ptree {command}", 1, 2, 0)
+        label = " --force" if existing and command != "copy" else ""
+        report(f"full disk: ptree {command}{label}{' (existing)' * existing}", 1, 2, 0)
 
 
 # ---------------------------------------------------------------------------- read-only
@@ -593,6 +652,38 @@ class TestReadOnly:
             assert s.load("s1") == old
             s.save(old.append(user("more"), timestamp=TS))
         report(f"read-only: {kind} store", 1, 3, 0)
+
+    @pytest.mark.parametrize("existing", [False, True], ids=["new", "force"])
+    @pytest.mark.parametrize("command", CLI_COMMANDS)
+    def test_cli(self, shared_tmp: Path, command: str, existing: bool) -> None:
+        """``ptree fork``/``export``/``import``/``copy`` into a read-only directory
+        (over a file there with --force): status 1 and one line naming the output, at
+        once; nothing left, what was there as it was; once writable, it succeeds."""
+        from ptree.cli.main import main
+
+        out = shared_tmp / "out"
+        out.mkdir()
+        args = cli_args(shared_tmp, out, command, force=existing)
+        before = make_output(out, command) if existing else None
+        for made in out.iterdir():
+            made.chmod(0o644)
+
+        def child() -> Any:
+            err = io.StringIO()
+            start = time.monotonic()
+            code = main(args, out=io.StringIO(), err=err)
+            return code, err.getvalue(), time.monotonic() - start
+
+        with read_only(out):
+            code, text, seconds = in_child(child, nobody=True)
+        assert code == 1, text
+        assert len(text.strip().splitlines()) == 1, text
+        assert str(out) in text, text
+        assert ".tmp" not in text, text
+        assert seconds < 2, seconds
+        check_output(out, command, before)
+        assert main(args, out=io.StringIO(), err=io.StringIO()) == 0
+        report(f"read-only directory: ptree {command}{' (existing)' * existing}", 1, 2, 0)
 
 
 # ---------------------------------------------------------------------------- locks
