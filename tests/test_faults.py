@@ -653,6 +653,78 @@ class TestReadOnly:
             s.save(old.append(user("more"), timestamp=TS))
         report(f"read-only: {kind} store", 1, 3, 0)
 
+    def test_a_read_only_file_in_a_writable_directory(self, shared_tmp: Path) -> None:
+        """The file alone read-only (its directory would let a rename replace it):
+        dump(overwrite=True), SessionWriter, ``ptree fork --force`` and the jsonl and
+        SQLite stores each raise a typed error naming the file, at once; the file is
+        as it was; once writable, each succeeds.  (dump used to replace it.)"""
+        from ptree.cli.main import main
+
+        d = shared_tmp / "rw"
+        d.mkdir()
+        d.chmod(0o777)
+        path = d / "s.jsonl"
+        old = dump(new_tree(), path)
+        forked = d / "f.jsonl"
+        dump(new_tree("f"), forked)
+        jsonl_url, sqlite_url = f"jsonl://{d}/j", f"sqlite://{d}/s.db"
+        for url in (jsonl_url, sqlite_url):
+            with stores.open(url) as s:
+                s.save(old)
+        files = {
+            "dump": path,
+            "writer": path,
+            "fork --force": forked,
+            "jsonl": d / "j" / "s1.jsonl",
+            "sqlite": d / "s.db",
+        }
+        grown = old.append(user("more"), timestamp=TS)
+
+        def fork() -> None:
+            argv = ["fork", "--force", "--at", old.ids()[1], "-o", str(forked), str(path)]
+            if main(argv, out=io.StringIO(), err=(err := io.StringIO())):
+                raise SessionWriteError(str(forked), None, err.getvalue())
+
+        def save(url: str) -> None:
+            with stores.open(url) as s:
+                s.save(grown)
+
+        ops: dict[str, Callable[[], Any]] = {
+            "dump": lambda: dump(grown, path, overwrite=True),
+            "writer": lambda: SessionWriter(path).close(),
+            "fork --force": fork,
+            "jsonl": lambda: save(jsonl_url),
+            "sqlite": lambda: save(sqlite_url),
+        }
+
+        def child() -> Any:
+            out = {}
+            for name, op in ops.items():
+                start = time.monotonic()
+                try:
+                    op()
+                    out[name] = {"error": "no fault"}
+                except BaseException as exc:
+                    out[name] = describe(exc)
+                out[name]["seconds"] = time.monotonic() - start
+            return out
+
+        before = {name: f.read_bytes() for name, f in files.items()}
+        for f in files.values():
+            f.chmod(0o444)
+        got = in_child(child, nobody=True)
+        for name, fault in got.items():
+            assert fault["error"] in ("SessionWriteError", "StoreWriteError"), (name, fault)
+            assert str(files[name]) in fault["message"], (name, fault)
+            assert fault["seconds"] < 2, (name, fault)
+            assert files[name].read_bytes() == before[name], name
+        for f in files.values():
+            f.chmod(0o644)
+        for op in ops.values():
+            op()
+        assert load(path) == grown
+        report("read-only file: dump, SessionWriter, ptree fork, jsonl and sqlite stores", 5, 10, 0)
+
     @pytest.mark.parametrize("existing", [False, True], ids=["new", "force"])
     @pytest.mark.parametrize("command", CLI_COMMANDS)
     def test_cli(self, shared_tmp: Path, command: str, existing: bool) -> None:
