@@ -1195,7 +1195,7 @@ warnings.simplefilter("ignore")
 import ptree
 from ptree import stores
 kind, where, me, seconds, out = sys.argv[1:6]
-store = None if kind == "writer" else stores.open(where)
+store = None if kind in ("writer", "dump") else stores.open(where)
 deadline = time.monotonic() + float(seconds)
 done = []
 n = 0
@@ -1210,6 +1210,14 @@ while n == 0 or time.monotonic() < deadline:
                 break
             except ptree.SessionLockedError:
                 time.sleep(0.001)
+    elif kind == "dump":  # a whole file replaced: refused if it changed since the load
+        while True:
+            try:
+                t = ptree.load(where)
+                ptree.dump(t.append(msg, id=eid), where, overwrite=True)
+                break
+            except (ptree.SessionChangedError, ptree.SessionLockedError):
+                time.sleep(0.001)
     else:
         store.update("s1", lambda t: t.append(msg, id=eid))
     done.append(eid)
@@ -1223,7 +1231,7 @@ warnings.simplefilter("ignore")
 import ptree
 from ptree import stores
 kind, where, seconds, out = sys.argv[1:5]
-store = None if kind == "writer" else stores.open(where)
+store = None if kind in ("writer", "dump") else stores.open(where)
 deadline = time.monotonic() + float(seconds)
 seen = []
 while not seen or time.monotonic() < deadline:
@@ -1233,11 +1241,13 @@ json.dump(seen, open(out, "w"))
 """
 
 
-@pytest.mark.parametrize("kind", ["writer", "jsonl", "sqlite", "postgres"])
+@pytest.mark.parametrize("kind", ["writer", "dump", "jsonl", "sqlite", "postgres"])
 def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     """4 processes append to one session while 4 load it in a loop: every load is a
-    prefix of the final session; the final session holds every append exactly once."""
-    if kind == "writer":
+    prefix of the final session; the final session holds every append exactly once.
+    (``dump``: each append loads the file and replaces it whole, ``overwrite=True``,
+    again when another replaced it first.)"""
+    if kind in ("writer", "dump"):
         where = str(tmp_path / "s.jsonl")
         dump(new_tree(), where)
     elif kind == "jsonl":
@@ -1246,7 +1256,7 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
         where = f"sqlite://{tmp_path}/s.db"
     else:
         where = postgres_url()
-    if kind != "writer":
+    if kind not in ("writer", "dump"):
         with stores.open(where) as s:
             s.save(new_tree())
     procs = []
@@ -1280,7 +1290,7 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
         )
     for p in procs:
         assert p.wait(timeout=SOAK_SECONDS + 120) == 0
-    if kind == "writer":
+    if kind in ("writer", "dump"):
         final = list(load(where).ids())
     else:
         with stores.open(where) as s:
