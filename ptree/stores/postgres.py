@@ -10,7 +10,8 @@ Faults become the stores' errors, never psycopg's: a connection lost (killed, th
 server restarted or down) raises :class:`~ptree.stores.StoreUnavailableError`; the
 transaction it interrupted committed whole or not at all (a save may be repeated as it
 is), and the same store object connects again on its next call.  A write the server's
-disk refuses (full, past the server's file size limit, an I/O error) raises
+disk refuses (full, past the server's file size limit, an I/O error), or a database
+that takes no writes (a standby, ``default_transaction_read_only``), raises
 :class:`~ptree.stores.StoreWriteError`, its transaction rolled back; a lock or statement
 timeout set on the server, :class:`~ptree.stores.StoreLockedError`.
 """
@@ -58,6 +59,8 @@ def _refused_write(exc: Exception, errors: Any) -> int | None:
         return errno.ENOSPC
     if isinstance(exc, errors.IoError):
         return errno.EIO
+    if isinstance(exc, errors.ReadOnlySqlTransaction):  # a standby, a read-only default
+        return errno.EROFS
     if isinstance(exc, errors.InternalError_):
         primary = getattr(getattr(exc, "diag", None), "message_primary", None) or ""
         return _REFUSED.get(primary.rpartition(": ")[2])
