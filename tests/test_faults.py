@@ -698,7 +698,7 @@ class TestReadOnly:
         }
 
         def child() -> Any:
-            out = {}
+            out: dict[str, dict[str, Any]] = {}
             for name, op in ops.items():
                 start = time.monotonic()
                 try:
@@ -1070,6 +1070,28 @@ class TestPostgresConnection:
             assert s.save(grown) == grown
             assert s.load("s1") == grown
         report("PostgreSQL server stopped and started (mid-save, between calls)", 3, 6, 0)
+
+
+class TestPostgresReadOnly:
+    def test_a_read_only_database(self) -> None:
+        """A database that takes no writes (``default_transaction_read_only``, as on a
+        standby): StoreWriteError (EROFS), at once, where it was a plain StoreError;
+        the sessions as they were; with writes allowed, the next save succeeds."""
+        url = postgres_url()
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+        read_only_url = url + ("&" if "?" in url else "?")
+        read_only_url += "options=-c%20default_transaction_read_only%3Don"
+        start = time.monotonic()
+        with pytest.raises(StoreWriteError) as info, stores.open(read_only_url) as s:
+            s.save(old.append(user("more"), timestamp=TS))
+        assert time.monotonic() - start < 2
+        assert info.value.errno == errno.EROFS
+        assert isinstance(info.value, OSError)
+        with stores.open(url) as s:
+            assert s.load("s1") == old
+            s.save(old.append(user("more"), timestamp=TS))
+        report("read-only database: PostgreSQL store", 1, 2, 0)
 
 
 # ---------------------------------------------------------------------------- PostgreSQL's disk
