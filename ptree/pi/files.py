@@ -228,13 +228,18 @@ def replace_file(path: Path, data: bytes) -> None:
 
     Raises:
         SessionWriteError: (an ``OSError``) the file cannot be written (a full disk, a
-            read-only directory), naming ``path``; the old file is as it was.
+            read-only directory, a file the caller may not write), naming ``path``;
+            the old file is as it was.
     """
     with writing(path):
         try:
             mode: int | None = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = None
+        # A writable directory would let the rename replace a read-only file, but the
+        # file's mode is its owner's "do not change" (rm and mv ask first): refused.
+        if mode is not None and _read_only_file(path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
         with replacing(path, data, mode):
             pass  # nothing else to write before the rename
     sync_directory(path.parent)
@@ -269,6 +274,15 @@ def replacing(path: Path, data: bytes, mode: int | None = None) -> Iterator[str]
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _read_only_file(path: Path) -> bool:
+    """A regular file at ``path`` that the caller may not write.  A symbolic link is
+    replaced itself, so its target's mode does not count."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode) and not os.access(path, os.W_OK)
+    except FileNotFoundError:
+        return False
 
 
 def write_new(path: Path, data: bytes) -> None:

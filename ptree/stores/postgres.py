@@ -9,14 +9,17 @@ READ``, so a load sees one committed state.  Entry lines are kept as ``text`` (n
 Faults become the stores' errors, never psycopg's: a connection lost (killed, the
 server restarted or down) raises :class:`~ptree.stores.StoreUnavailableError`; the
 transaction it interrupted committed whole or not at all (a save may be repeated as it
-is), and the same store object connects again on its next call.  A server out of disk
-raises :class:`~ptree.stores.StoreWriteError`; a lock or statement timeout set on the
-server, :class:`~ptree.stores.StoreLockedError`.
+is), and the same store object connects again on its next call.  A write the server's
+disk refuses (full, past the server's file size limit, an I/O error), or a database
+that takes no writes (a standby, ``default_transaction_read_only``), raises
+:class:`~ptree.stores.StoreWriteError`, its transaction rolled back; a lock or statement
+timeout set on the server, :class:`~ptree.stores.StoreLockedError`.
 """
 
 from __future__ import annotations
 
 import errno
+import os
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -30,6 +33,7 @@ from .errors import (
     StoreLockedError,
     StoreUnavailableError,
     StoreWriteError,
+    errno_name,
 )
 
 __all__ = ["PostgresStore"]
@@ -37,6 +41,30 @@ __all__ = ["PostgresStore"]
 # The schema is created under this advisory lock: many processes opening a new
 # database at once would otherwise race on CREATE TABLE.
 _SCHEMA_LOCK = zlib.crc32(b"ptree schema")
+
+# PostgreSQL gives ENOSPC its own SQLSTATE (53100, disk_full) and EIO too (58030,
+# io_error); a write refused otherwise (EFBIG: past the server's file size limit; a
+# quota; a read-only file system) is SQLSTATE XX000 with the C library's words for the
+# errno ending the message: 'could not extend file "base/5/16390": File too large'.
+_REFUSED = {
+    os.strerror(number): number
+    for number in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS)
+}
+
+
+def _refused_write(exc: Exception, errors: Any) -> int | None:
+    """The errno of a write the server's disk refused, as ``exc`` reports it; ``None``
+    when ``exc`` is another error (or the server words it in another language)."""
+    if isinstance(exc, errors.DiskFull):
+        return errno.ENOSPC
+    if isinstance(exc, errors.IoError):
+        return errno.EIO
+    if isinstance(exc, errors.ReadOnlySqlTransaction):  # a standby, a read-only default
+        return errno.EROFS
+    if isinstance(exc, errors.InternalError_):
+        primary = getattr(getattr(exc, "diag", None), "message_primary", None) or ""
+        return _REFUSED.get(primary.rpartition(": ")[2])
+    return None
 
 
 class _PgCursor:
@@ -115,9 +143,13 @@ class PostgresStore(SqlStore):
         """The store error a psycopg error means."""
         errors = self._psycopg.errors
         text = str(exc).strip() or type(exc).__name__
-        if isinstance(exc, errors.DiskFull):
+        refused = _refused_write(exc, errors)
+        if refused is not None:
             return StoreWriteError(
-                self._url, "the database server", errno.ENOSPC, f"out of disk: {text}"
+                self._url,
+                "the database server",
+                refused,
+                f"its disk refused a write ({errno_name(refused)}): {text}",
             )
         if isinstance(exc, (errors.LockNotAvailable, errors.QueryCanceled)):
             return StoreLockedError(self._url, 0.0)
@@ -125,15 +157,20 @@ class PostgresStore(SqlStore):
             return StoreUnavailableError(self._url, f"the connection is lost: {text}")
         return StoreError(self._url, text)
 
-    @contextmanager
-    def _transaction(self, write: bool) -> Iterator[Cursor]:
+    def _live(self) -> Any:
+        """The connection, made again if an earlier call lost it (killed, the server
+        restarted)."""
         conn = self._conn
         if conn is None or conn.closed or conn.broken:
-            # Lost on an earlier call (killed, the server restarted): connect again.
             if conn is not None:
                 conn.close()
             self._connect()
             conn = self._conn
+        return conn
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[Cursor]:
+        conn = self._live()
         try:
             with conn.transaction(), conn.cursor() as cur:
                 if not write:
@@ -155,9 +192,17 @@ class PostgresStore(SqlStore):
             ) from exc
 
     def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        # One statement on the autocommit connection: one round trip, not four.
-        with self._conn.cursor() as cur:
-            return _PgCursor(cur).execute(sql, params).fetchall()  # type: ignore[no-any-return]
+        # One statement on the autocommit connection: one round trip, not four.  Its
+        # faults are the stores' errors too, as in a transaction.
+        conn = self._live()
+        try:
+            with conn.cursor() as cur:
+                return _PgCursor(cur).execute(sql, params).fetchall()  # type: ignore[no-any-return]
+        except self._psycopg.Error as exc:
+            error = self._error(exc)
+            if isinstance(error, StoreUnavailableError):
+                conn.close()  # the next call connects again
+            raise error from exc
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
