@@ -60,9 +60,9 @@ class TestUpgrade:
             conn.close()
 
     def test_open_upgrades_and_every_session_loads_equal(self, old_store: str) -> None:
-        """Opening upgrades 1 -> 2; each session equals what version 1 saved."""
+        """Opening upgrades 1 -> 3; each session equals what version 1 saved."""
         with stores.open(old_store) as store:
-            assert store.schema_version == (1, 2)
+            assert store.schema_version == (1, 3)
             for tree in sessions():
                 assert tree.header is not None
                 loaded = store.load(tree.header.id)
@@ -72,7 +72,7 @@ class TestUpgrade:
                 assert loaded.leaf_id == tree.leaf_id
                 assert loaded == tree
         with stores.open(old_store) as store:
-            assert store.schema_version == (2, 2)
+            assert store.schema_version == (3, 3)
 
     def test_search_finds_what_version_1_stored(self, old_store: str) -> None:
         """The upgrade indexed the stored entries: text, tool results, names, summaries,
@@ -131,9 +131,9 @@ class TestNewerSchema:
         before = path.read_bytes()
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (99, 2)
+        assert (info.value.found, info.value.supported) == (99, 3)
         assert "version 99" in str(info.value)
-        assert "(2)" in str(info.value)
+        assert "(3)" in str(info.value)
         assert isinstance(info.value, stores.StoreError)
         assert path.read_bytes() == before
 
@@ -145,7 +145,7 @@ class TestNewerSchema:
             conn.execute("UPDATE ptree_schema SET version = 7")
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (7, 2)
+        assert (info.value.found, info.value.supported) == (7, 3)
         with psycopg.connect(url, autocommit=True) as conn:
             cur = conn.execute("SELECT to_regclass('ptree_search')")
             assert cur.fetchone() == (None,)

@@ -53,8 +53,8 @@ class _PgCursor:
             out = self._sql[sql] = sql.replace("%", "%%").replace("?", "%s")
         return out
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        self._cur.execute(self._translate(sql), params)
+    def execute(self, sql: str, params: Sequence[Any] = (), prepare: bool | None = None) -> Any:
+        self._cur.execute(self._translate(sql), params, prepare=prepare)
         return self._cur
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
@@ -158,6 +158,12 @@ class PostgresStore(SqlStore):
         # One statement on the autocommit connection: one round trip, not four.
         with self._conn.cursor() as cur:
             return _PgCursor(cur).execute(sql, params).fetchall()  # type: ignore[no-any-return]
+
+    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        # Never a prepared statement's generic plan: whether a search walks the rows
+        # or reads the GIN index depends on the words.
+        with self._conn.cursor() as cur:
+            return _PgCursor(cur).execute(sql, params, prepare=False).fetchall()  # type: ignore[no-any-return]
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
