@@ -120,6 +120,32 @@ class TestUpgrade:
             assert [(h.session_id, h.role) for h in store.search("samovar")] == [("s4", "user")]
 
 
+class TestUpgradeTo3:
+    def test_a_version_2_postgres_store_numbers_its_search_rows(self) -> None:
+        """Version 3 numbers PostgreSQL's search rows in the order they are stored,
+        so a search ranks the newest matches: among equal scores, the later saved
+        first, before and after the upgrade."""
+        import psycopg
+
+        from ptree import SessionHeader, SessionTree
+
+        url = postgres_url()
+        with stores.open(url) as store:
+            for sid in ["older", "newer"]:
+                tree = SessionTree(header=SessionHeader(id=sid, timestamp="2026-01-01", cwd="/"))
+                store.save(tree.append({"role": "user", "content": "boil the kettle"}))
+        with psycopg.connect(url, autocommit=True) as conn:  # as version 2 left it
+            conn.execute("ALTER TABLE ptree_search DROP COLUMN n")
+            conn.execute("UPDATE ptree_schema SET version = 2")
+        with stores.open(url) as store:
+            assert store.schema_version == (2, 3)
+            assert [h.session_id for h in store.search("kettle")] == ["newer", "older"]
+            tree = store.load("older")
+            store.save(tree.append({"role": "user", "content": "the kettle again"}))
+            assert [h.session_id for h in store.search("kettle boil")] == ["newer", "older"]
+            assert [h.session_id for h in store.search("kettle", limit=1)] == ["older"]
+
+
 class TestNewerSchema:
     def test_a_newer_sqlite_database_is_refused_untouched(self, tmp_path: Path) -> None:
         url = sqlite_copy(tmp_path)
