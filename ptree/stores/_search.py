@@ -16,16 +16,35 @@ The query is cut into words by the same rule, so punctuation, quotes inside, ``*
 ever see words of letters and digits, bound as parameters.  A query with no word in it
 is refused (:class:`~ptree.stores.SearchQueryError`).
 
+**Best first** means the highest :func:`score`: how often the query's words (or its
+phrase) occur in the entry, for the entry's length in words; among equal scores, the
+newer entry first.  The ``jsonl:`` store, which reads every session anyway, ranks
+every match (equal scores in the order of the session ids, then of the entries).  The
+SQL stores rank only the **newest** :data:`NEWEST` (200) matches, or ``limit`` of them
+if more are asked for: "newest" is the order entries were indexed, that is saved; a
+hit is the best of those, and an older entry, however good, is not found once 200
+newer entries hold the query.  When 200 or fewer entries match, that is every match.
+This bounds a search's work by 200 matches instead of all of them: the two commonest
+words of a million messages, which occur together in most of them, are answered as
+fast as rare ones.
+
 **The indexes**, kept current by every save in its transaction:
 
-- SQLite: an FTS5 table ``ptree_search`` of the words, its rowid pointing into
-  ``ptree_search_rows (session, entry, role)``; best first is FTS5's BM25 rank.
-- PostgreSQL: ``ptree_search (session, entry, role, words tsvector)`` with a GIN index;
+- SQLite: an FTS5 table ``ptree_search`` of the words, its rowid (the order rows were
+  indexed) pointing into ``ptree_search_rows (session, entry, role)``.  FTS5 gives the
+  matches newest first (``ORDER BY rowid DESC``) and stops after 200: O(200 log n)
+  for any words.
+- PostgreSQL: ``ptree_search (session, entry, role, words tsvector, n)`` with a GIN
+  index on the words and a B-tree on ``n``, the order rows were indexed (schema 3);
   the ``tsvector`` is built from the words directly (a ``tsvector`` literal, not
   ``to_tsvector``), so PostgreSQL's parser and dictionaries never split or stem a word
-  differently from SQLite; best first is ``ts_rank`` for the entry's length.
-- The ``jsonl:`` store has no index: it reads every session (O(size of the store))
-  and ranks by how often the query's words occur for the entry's length.
+  differently from SQLite.  GIN finds matches in no useful order, so the newest are
+  found one of two ways: walking the rows newest first (the B-tree) and testing each,
+  which costs 200 / (share of rows matching); or reading every match through GIN
+  and keeping the newest, which costs the number of matches.  A first window of
+  2,000 rows shows the share, and the cheaper way finishes.  Words in about one
+  message in 300 cost most (both ways read tens of thousands of rows).
+- The ``jsonl:`` store has no index: it reads every session (O(size of the store)).
 
 Snippets are made here from the entry's text, for every store alike.
 """
