@@ -144,7 +144,13 @@ def paging(url: str, sizes: Sequence[int], repeat: int) -> dict[int, tuple[float
             fastest = min_time(lambda c=cursor: store.sessions(limit=50, after=c), repeat * 10)  # type: ignore[misc]
             whole = median_time(lambda: store.sessions(), repeat)
         out[n] = (first, deep, whole)
-        server = "" if url.startswith("sqlite") else f"; the server's own {server_ms(url):.2f} ms"
+        server = ""
+        if not url.startswith("sqlite"):
+            nothing, nothing_best = round_trip(url, repeat * 10)
+            server = (
+                f"; the server's own {server_ms(url):.2f} ms; a round trip of SELECT 1"
+                f" {nothing * 1e3:.2f} ms (at best {nothing_best * 1e3:.2f} ms)"
+            )
         print(f"  {n:,} sessions: page from a cursor at best {fastest * 1e3:.2f} ms{server}")
     return out
 
@@ -159,13 +165,24 @@ def min_time(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def round_trip(url: str, repeat: int) -> tuple[float, float]:
+    """Median and fastest seconds of ``SELECT 1`` on one connection: what a round trip
+    to the server costs with nothing to do, on this machine as loaded now."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as pconn:
+        fn = lambda: pconn.execute("SELECT 1").fetchall()  # noqa: E731
+        return median_time(fn, repeat), min_time(fn, repeat)
+
+
 def server_ms(url: str) -> float:
     """PostgreSQL's execution time of the page query from a cursor (EXPLAIN ANALYZE,
     median of 20): the page's cost without the client's round trip."""
     import psycopg
 
     sql = (
-        "EXPLAIN (ANALYZE, FORMAT JSON) SELECT id, name, entry_count, updated"
+        "EXPLAIN (ANALYZE, FORMAT JSON) SELECT id, name, entry_count,"
+        " (extract(epoch FROM updated) * 1000000)::bigint"
         ' FROM ptree_sessions WHERE (updated, id COLLATE "C") < (%s, %s)'
         ' ORDER BY updated DESC, id COLLATE "C" DESC LIMIT 51'
     )

@@ -97,6 +97,8 @@ class SqlStore(Store):
     ID_KEY = "id"
     #: The incarnation of a session a prune rewrote starts with this.
     PRUNED = "pruned-"
+    #: ``updated`` as listings read it (and :meth:`_datetime` takes it).
+    UPDATED = "updated"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -302,7 +304,7 @@ class SqlStore(Store):
     def _sessions(self) -> list[SessionSummary]:
         with self._transaction(write=False) as cur:
             rows = cur.execute(
-                "SELECT id, name, entry_count, updated FROM ptree_sessions"
+                f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions"
                 " ORDER BY updated DESC, id"
             ).fetchall()
         return [
@@ -338,7 +340,9 @@ class SqlStore(Store):
                 where = f" WHERE {self.ID_KEY} > ?"
                 params = [db_key(after[1])]
             by = self.ID_KEY
-        sql = f"SELECT id, name, entry_count, updated FROM ptree_sessions{where} ORDER BY {by}"
+        sql = (
+            f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions{where} ORDER BY {by}"
+        )
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
