@@ -342,10 +342,17 @@ class Store(Closing, ABC):
         :mod:`ptree.stores._search`: the text a person reads, cut into words; a
         query's punctuation and operators are separators, never syntax.
 
+        Best first is the highest score (the query's occurrences for the entry's
+        length), the newer entry first among equals.  The SQL stores rank the
+        **newest 200 matches** (or ``limit``, if more), in the order entries were
+        saved: the hits are the best of those, and every match when 200 or fewer
+        entries match.  The ``jsonl:`` store ranks every match.
+
         Cost: SQL stores answer from their full-text index, kept current by every save
-        in its transaction (SQLite FTS5, PostgreSQL ``tsvector`` + GIN): about
-        O(matches of the rarest word).  The ``jsonl:`` store has no index and reads
-        every session: O(size of the store).
+        in its transaction (SQLite FTS5, PostgreSQL ``tsvector`` + GIN): SQLite about
+        O(200 log n) for any words; PostgreSQL the cheaper of walking the newest rows
+        (200 / the share of rows matching) and reading every match.  The ``jsonl:``
+        store has no index and reads every session: O(size of the store).
 
         Args:
             query: words, or a phrase in double quotes.

@@ -39,7 +39,7 @@ from ._base import Anchor, SessionSummary, Store, entry_payload, header_payload
 from ._paging import Order, Position, SessionPage, cut
 from ._prune import digest, refuse_pruned
 from ._schema import SCHEMA_VERSION, init_schema
-from ._search import Query, SearchHit, SqlIndex, entry_words, snippet
+from ._search import NEWEST, Query, SearchHit, SqlIndex, best, entry_words, snippet
 from .errors import ConflictError, SessionNotFoundError
 
 __all__ = ["SCHEMA_VERSION", "Cursor", "SqlStore", "db_key", "from_db_key"]
@@ -97,6 +97,8 @@ class SqlStore(Store):
     ID_KEY = "id"
     #: The incarnation of a session a prune rewrote starts with this.
     PRUNED = "pruned-"
+    #: ``updated`` as listings read it (and :meth:`_datetime` takes it).
+    UPDATED = "updated"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -302,7 +304,7 @@ class SqlStore(Store):
     def _sessions(self) -> list[SessionSummary]:
         with self._transaction(write=False) as cur:
             rows = cur.execute(
-                "SELECT id, name, entry_count, updated FROM ptree_sessions"
+                f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions"
                 " ORDER BY updated DESC, id"
             ).fetchall()
         return [
@@ -338,7 +340,9 @@ class SqlStore(Store):
                 where = f" WHERE {self.ID_KEY} > ?"
                 params = [db_key(after[1])]
             by = self.ID_KEY
-        sql = f"SELECT id, name, entry_count, updated FROM ptree_sessions{where} ORDER BY {by}"
+        sql = (
+            f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions{where} ORDER BY {by}"
+        )
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
@@ -382,15 +386,41 @@ class SqlStore(Store):
             refuse_pruned(self._url, sid, by_id.values(), {(from_db_key(k), d) for k, d in rows})
 
     def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
-        sql, params = self.SEARCH_INDEX.find(
-            query, limit, None if session is None else db_key(session)
+        # The newest NEWEST matches (or limit, if more) are ranked, here, by one rule
+        # for every store; then the payloads (for snippets) of the best only.
+        found = self.SEARCH_INDEX.newest(
+            self._read_planned,
+            query,
+            max(NEWEST, limit),
+            None if session is None else db_key(session),
         )
+        chosen = best(query, found, limit)
+        if not chosen:
+            return []
+        pairs = ", ".join("(?, ?)" for _ in chosen)
+        payloads = {
+            (k, e): p
+            for k, e, p in self._read(
+                # A join (SQLite scans the table for "(session, id) IN (VALUES ...)").
+                f"SELECT e.session, e.id, e.payload FROM (VALUES {pairs}) v"
+                " JOIN ptree_entries e ON e.session = v.column1 AND e.id = v.column2",
+                [v for c in chosen for v in (c.session, c.entry)],
+            )
+        }
         hits = []
-        for skey, ekey, role, payload in self._read(sql, params):
+        for c in chosen:
+            payload = payloads.get((c.session, c.entry))
+            if payload is None:
+                continue  # deleted between the two reads
             said = entry_text(entry_from_json(parse_line(payload)))
             text = "" if said is None else said[1]
-            hits.append(SearchHit(from_db_key(skey), from_db_key(ekey), role, snippet(text, query)))
+            sid, eid = from_db_key(c.session), from_db_key(c.entry)
+            hits.append(SearchHit(sid, eid, c.role, snippet(text, query)))
         return hits
+
+    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """:meth:`_read` for a statement whose best plan depends on its parameters."""
+        return self._read(sql, params)
 
     def _prune(
         self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]

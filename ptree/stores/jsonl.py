@@ -70,7 +70,7 @@ from ..pi.whole_file import file_parts
 from ..tree import SessionTree
 from ._base import Anchor, SessionSummary, Store, header_payload
 from ._prune import digest, refuse_pruned
-from ._search import Query, SearchHit, entry_words, snippet
+from ._search import Query, SearchHit, entry_words, score, snippet
 from .errors import (
     ConflictError,
     SessionNotFoundError,
@@ -665,13 +665,13 @@ class JsonlStore(Store):
                 said = entry_words(entry)
                 if said is None:
                     continue
-                score = query.matches(said[1])
-                if score:
+                found = score(query, said[1])
+                if found:
                     text = entry_text(entry)
                     hit = SearchHit(
                         sid, entry.id, said[0], snippet("" if text is None else text[1], query)
                     )
-                    scored.append((-score / len(said[1]), n, i, hit))
+                    scored.append((-found, n, i, hit))
         scored.sort(key=lambda s: s[:3])
         return [s[3] for s in scored[:limit]]
 
