@@ -930,24 +930,36 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The module is made in two phases (PEP 489): its one type, Span, is added when it is
+   executed.  The frozen types and the scanner's tables are C statics shared by the
+   process, so the module says it cannot be loaded in a second interpreter. */
+static int
+exec_module(PyObject *m)
+{
+    init_plain();
+    if (init_frozen_types() < 0) return -1;
+    return PyModule_AddType(m, &SpanType);
+}
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+#if PY_VERSION_HEX >= 0x030C0000
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ptree.pi._scan",
-    "The Pi reader's line scanner in C (see ptree/pi/fast.py).", -1, methods,
-    NULL, NULL, NULL, NULL,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "ptree.pi._scan",
+    .m_doc = "The Pi reader's line scanner in C (see ptree/pi/fast.py).",
+    .m_size = 0,
+    .m_methods = methods,
+    .m_slots = slots,
 };
 
 PyMODINIT_FUNC
 PyInit__scan(void)
 {
-    PyObject *m;
-    init_plain();
-    if (init_frozen_types() < 0) return NULL;
-    if (PyType_Ready(&SpanType) < 0) return NULL;
-    m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    if (PyModule_AddObjectRef(m, "Span", (PyObject *)&SpanType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModuleDef_Init(&module);
 }
