@@ -300,14 +300,16 @@ def tsvector_words(text: str) -> list[str]:
     >>> tsvector_words(tsvector(["tea", "for", "tea"]))
     ['tea', 'for', 'tea']
     """
-    placed: dict[int, str] = {}
-    for word, positions in _LEXEME.findall(text):
+    # 'word':1,5 'other':2 ...: a word is letters and digits (no quote, colon or
+    # space), and the positions are 1 to the number of words, each once.
+    items = text.split(" ")
+    out = [""] * (text.count(",") + len(items))
+    for item in items:
+        quoted, _, positions = item.rpartition(":")
+        word = quoted[1:-1]
         for p in positions.split(","):
-            placed[int(p)] = word
-    return [placed[p] for p in sorted(placed)]
-
-
-_LEXEME = re.compile(r"'([^']*)':([0-9,]+)")
+            out[int(p) - 1] = word
+    return out
 
 
 class SqlIndex:
