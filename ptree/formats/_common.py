@@ -40,6 +40,7 @@ __all__ = [
     "Node",
     "Report",
     "assemble",
+    "call_arguments",
     "filename",
     "imported",
     "imported_header",
@@ -55,6 +56,8 @@ __all__ = [
     "session_filename",
     "text_blocks",
     "text_of",
+    "title_node",
+    "tool_result",
     "write_sessions",
 ]
 
@@ -354,6 +357,37 @@ def text_of(content: object) -> str:
     return ""
 
 
+def call_arguments(args: object) -> dict[str, Any]:
+    """A tool call's arguments as a Pi toolCall block holds them: an object as it is,
+    a JSON text of an object parsed, anything else (a text that is not one included)
+    as ``{"input": args}``.  O(len(args)).
+
+    >>> call_arguments('{"a": 1}'), call_arguments("ls -l"), call_arguments([1])
+    ({'a': 1}, {'input': 'ls -l'}, {'input': [1]})
+    """
+    if isinstance(args, str):
+        try:
+            parsed = parse_json(args)
+        except ValueError:
+            parsed = None
+        return parsed if isinstance(parsed, dict) else {"input": args}
+    return args if isinstance(args, dict) else {"input": args}
+
+
+def tool_result(
+    call_id: str, name: str, content: list[dict[str, Any]], is_error: bool, timestamp: int
+) -> dict[str, Any]:
+    """A Pi ``toolResult`` message, its fields in the order Pi writes them.  O(1)."""
+    return {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": content,
+        "isError": is_error,
+        "timestamp": timestamp,
+    }
+
+
 class Ids:
     """Hands out unique entry ids, deterministically: a taken id gets ``~2``, ``~3``, …"""
 
@@ -417,6 +451,17 @@ class Node:
         return ImportFormatError(
             self.path, self.line, reason, where=self.where, record_id=self.record_id
         )
+
+
+def title_node(ids: Ids, name: str, timestamp: str, path: object) -> Node:
+    """The session's name as a ``session_info`` node (id ``session-name``), which a reader
+    puts first so that it is the first root.  O(1)."""
+    return Node(
+        ids.claim("session-name"),
+        {"type": "session_info", "timestamp": timestamp, "name": name},
+        path,
+        None,
+    )
 
 
 def _push_order(children: Sequence[str], last: str | None) -> Sequence[str]:

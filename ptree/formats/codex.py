@@ -50,13 +50,14 @@ from ._common import (
     Node,
     Report,
     assemble,
+    call_arguments,
     imported,
     imported_header,
     kind,
     ms,
-    parse_json,
     read_json_lines,
     reporter,
+    tool_result,
 )
 from .errors import ImportFormatError
 
@@ -398,15 +399,7 @@ class _Reader:
             self.fail(f"a {itype} item needs a string 'call_id'")
         if itype == "function_call":
             name = item.get("name")
-            args: Any = item.get("arguments")
-            if isinstance(args, str):
-                try:
-                    parsed = parse_json(args)
-                except ValueError:
-                    parsed = None
-                args = parsed if isinstance(parsed, dict) else {"input": args}
-            elif not isinstance(args, dict):
-                args = {"input": args}
+            args: Any = call_arguments(item.get("arguments"))
         elif itype == "custom_tool_call":
             name = item.get("name")
             args = {"input": item.get("input")}
@@ -485,17 +478,11 @@ class _Reader:
         elif output is not None:
             content.append({"type": "text", "text": json.dumps(output, ensure_ascii=False)})
         call = self.calls.get(call_id)
+        name = call[1] if call is not None else "unknown"
         fields = {
             "type": "message",
             "timestamp": self.time,
-            "message": {
-                "role": "toolResult",
-                "toolCallId": call_id,
-                "toolName": call[1] if call is not None else "unknown",
-                "content": content,
-                "isError": error,
-                "timestamp": ms(self.time),
-            },
+            "message": tool_result(call_id, name, content, error, ms(self.time)),
         }
         node = Node(self.next_id(), fields, self.path, self.lineno)
         self.nodes.append(node)
