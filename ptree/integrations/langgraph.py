@@ -39,14 +39,15 @@ import asyncio
 import base64
 import builtins
 import contextlib
+import functools
 import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -102,6 +103,7 @@ MESSAGE_FIELD = "langchain"
 the Pi message's text), or the serializer's type with its bytes in base64."""
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 
 class CheckpointSerializationError(TypeError):
@@ -418,6 +420,25 @@ class _Build:
 
 def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _on_worker_thread(
+    method: Callable[Concatenate[TreeSaver, _P], _T],
+) -> Callable[Concatenate[TreeSaver, _P], Coroutine[Any, Any, _T]]:
+    """The async twin of a blocking :class:`TreeSaver` method (``put`` gives ``aput``):
+    the same call, through :meth:`TreeSaver._in_thread` so it does not block the loop.
+    The method is looked up on the instance at each call, as a subclass may replace it."""
+    name = method.__name__
+
+    async def twin(self: TreeSaver, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        blocking = cast(Callable[_P, _T], getattr(self, name))
+        return await self._in_thread(blocking, *args, **kwargs)
+
+    functools.update_wrapper(twin, method)  # the signature the documentation shows
+    twin.__name__ = f"a{name}"
+    twin.__qualname__ = f"TreeSaver.a{name}"
+    twin.__doc__ = f":meth:`{name}` on a worker thread; it raises what :meth:`{name}` raises."
+    return twin
 
 
 class TreeSaver(BaseCheckpointSaver[int]):
@@ -1164,9 +1185,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
     # ------------------------------------------------------------------ async
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """:meth:`get_tuple` on a worker thread."""
-        return await self._in_thread(self.get_tuple, config)
+    aget_tuple = _on_worker_thread(get_tuple)
 
     async def alist(
         self,
@@ -1183,41 +1202,12 @@ class TreeSaver(BaseCheckpointSaver[int]):
         for item in found:
             yield item
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """:meth:`put` on a worker thread."""
-        return await self._in_thread(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """:meth:`put_writes` on a worker thread."""
-        await self._in_thread(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        """:meth:`delete_thread` on a worker thread."""
-        await self._in_thread(self.delete_thread, thread_id)
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """:meth:`delete_for_runs` on a worker thread."""
-        await self._in_thread(self.delete_for_runs, run_ids)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """:meth:`copy_thread` on a worker thread."""
-        await self._in_thread(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """:meth:`prune` on a worker thread."""
-        await self._in_thread(self.prune, thread_ids, strategy=strategy)
+    aput = _on_worker_thread(put)
+    aput_writes = _on_worker_thread(put_writes)
+    adelete_thread = _on_worker_thread(delete_thread)
+    adelete_for_runs = _on_worker_thread(delete_for_runs)
+    acopy_thread = _on_worker_thread(copy_thread)
+    aprune = _on_worker_thread(prune)
 
 
 _CLASSES: dict[str, type[BaseMessage]] = {
