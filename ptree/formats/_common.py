@@ -11,12 +11,14 @@ the package, which exports :class:`ImportedSession` and :func:`write_sessions`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ __all__ = [
     "Report",
     "assemble",
     "call_arguments",
+    "collector_paused",
     "filename",
     "imported",
     "imported_header",
@@ -201,6 +204,22 @@ def parse_deep_json(text: str) -> Any:
         else:
             stack[-1][0][stack[-1][1]] = item
         state = after
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for the whole of an import, as :func:`ptree.load`
+    pauses it: an import makes hundreds of thousands of objects, none of them garbage, and
+    each collection of the older generations would walk them all again (measured on a
+    LibreChat export of 20,000 messages: a third of the import's time or more)."""
+    if not gc.isenabled():
+        yield  # the caller's pause holds
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def kind(value: object) -> str:

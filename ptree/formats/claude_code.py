@@ -56,6 +56,7 @@ from ._common import (
     Node,
     Report,
     assemble,
+    collector_paused,
     imported,
     imported_header,
     kind,
@@ -237,12 +238,13 @@ def read(
     main = Path(src)
     files = session_files(main)
     recs: list[_Rec] = []
-    for f, p in enumerate(files):
-        for line, raw in read_json_lines(p):
-            recs.append(_Rec(f, p, line, len(recs), raw))
-    return imported(
-        FORMAT, main, _Reader(keep_progress, reporter(on_report, main)).run(files, recs)
-    )
+    with collector_paused():
+        for f, p in enumerate(files):
+            for line, raw in read_json_lines(p):
+                recs.append(_Rec(f, p, line, len(recs), raw))
+        return imported(
+            FORMAT, main, _Reader(keep_progress, reporter(on_report, main)).run(files, recs)
+        )
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:

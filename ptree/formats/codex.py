@@ -51,6 +51,7 @@ from ._common import (
     Report,
     assemble,
     call_arguments,
+    collector_paused,
     imported,
     imported_header,
     kind,
@@ -126,7 +127,8 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     """
     path = Path(src)
     reporter(on_report, path)  # nothing to report yet; the shape is every importer's
-    return imported(FORMAT, path, _Reader(path).run())
+    with collector_paused():
+        return imported(FORMAT, path, _Reader(path).run())
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:

@@ -41,6 +41,7 @@ from ._common import (
     Report,
     assemble,
     call_arguments,
+    collector_paused,
     imported,
     imported_header,
     kind,
@@ -92,14 +93,15 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     ('c1', 'Hi', ['m1', 'm2'])
     """
     path = Path(src)
-    data = read_json_document(path)
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if not isinstance(data, dict):
-        raise ImportFormatError(
-            path, None, f"expected a LibreChat export object, found {kind(data)}"
-        )
-    return imported(FORMAT, path, _Reader(path, data, reporter(on_report, path)).run())
+    with collector_paused():
+        data = read_json_document(path)
+        if isinstance(data, list) and len(data) == 1:
+            data = data[0]
+        if not isinstance(data, dict):
+            raise ImportFormatError(
+                path, None, f"expected a LibreChat export object, found {kind(data)}"
+            )
+        return imported(FORMAT, path, _Reader(path, data, reporter(on_report, path)).run())
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
