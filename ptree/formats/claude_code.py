@@ -248,7 +248,15 @@ def read(
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: a main file holds one session.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: a main file holds one session.  Raises as :func:`read`.
+
+    The whole session is read before this returns.  Cost: O(total size of the files),
+    as :func:`read`.
+
+    Args:
+        src: the session's main file, ``<sessionId>.jsonl``.
+        **options: :func:`read`'s keyword options (``on_report``, ``keep_progress``).
+    """
     return iter([read(src, **options)])
 
 
@@ -268,6 +276,15 @@ def from_records(
     name (``agent-<id>.jsonl``, which names the agent).  Errors name ``name`` (or the
     subagent's name) and the 1-based record number as the line.  Cost: O(total size
     of the records).
+
+    Args:
+        main: the session's records, in order.
+        subagents: each subagent transcript's records, by its file name.
+        name: the name errors give the main transcript.
+        on_report: called with one line of text for each kind of record left out
+            (default: a :class:`~ptree.pi.SessionFileWarning`).
+        keep_progress: keep ``progress`` records as ``custom`` entries (the default);
+            with ``False`` they are left out and their number is reported.
 
     Raises:
         ImportFormatError: a record that is not an object, or whose fields are not

@@ -103,6 +103,12 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     plus, for each tool output, a walk back along the current line to its call
     (short in practice: outputs follow their calls closely).
 
+    Args:
+        src: the rollout file, ``rollout-<time>-<id>.jsonl``.
+        on_report: what every importer takes, for a line about each thing left out or
+            kept only as text; Codex's conversion leaves nothing out, so it is never
+            called today.
+
     Raises:
         ImportFormatError: (a ``ValueError``) a line that is not a JSON object, not
             UTF-8 or torn, or an item whose fields are not Codex's, naming the file
@@ -132,7 +138,15 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: a rollout holds one session.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: a rollout holds one session.  Raises as :func:`read`.
+
+    The whole file is read before this returns.  Cost: O(size of the file), as
+    :func:`read`.
+
+    Args:
+        src: the rollout file.
+        **options: :func:`read`'s keyword options (``on_report``).
+    """
     return iter([read(src, **options)])
 
 

@@ -105,7 +105,15 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: an export holds one conversation.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: an export holds one conversation.  Raises as :func:`read`.
+
+    The whole export is read before this returns.  Cost: O(size of the export), as
+    :func:`read`.
+
+    Args:
+        src: the export file.
+        **options: :func:`read`'s keyword options (``on_report``).
+    """
     return iter([read(src, **options)])
 
 

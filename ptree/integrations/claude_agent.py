@@ -670,14 +670,28 @@ class TreeSessionStore:
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
         """The project's main transcripts: ``session_id`` and ``mtime`` (the last
-        append, Unix milliseconds).  Cost: O(sessions in the store)."""
+        append, Unix milliseconds).  Cost: O(sessions in the store).
+
+        Args:
+            project_key: the SDK's project key (the key's ``project_key``).
+
+        Raises:
+            SessionKeyError: ``project_key`` is not a string.
+        """
         listed = await _in_thread(self._sync.list_sessions, project_key)
         return cast("list[SessionStoreListEntry]", listed)
 
     async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
         """The SDK's summary of each of the project's main transcripts, as folded when
         it was appended (``mtime`` as :meth:`list_sessions` gives it).  Cost:
-        O(sessions in the store), plus one short read per session of the project."""
+        O(sessions in the store), plus one short read per session of the project.
+
+        Args:
+            project_key: the SDK's project key (the key's ``project_key``).
+
+        Raises:
+            SessionKeyError: ``project_key`` is not a string.
+        """
         listed = await _in_thread(self._sync.list_session_summaries, project_key)
         return cast("list[SessionSummaryEntry]", listed)
 
@@ -688,7 +702,15 @@ class TreeSessionStore:
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
         """The subpaths of the session's subagent transcripts, sorted.  Cost:
-        O(sessions in the store)."""
+        O(sessions in the store).
+
+        Args:
+            key: the session's key (``project_key`` and ``session_id``, no
+                ``subpath``).
+
+        Raises:
+            SessionKeyError: not a valid key (or one with a ``subpath``).
+        """
         return await _in_thread(self._sync.list_subkeys, key)
 
     async def tree(self, key: SessionKey) -> SessionTree | None:
@@ -697,7 +719,11 @@ class TreeSessionStore:
         return await _in_thread(self._sync.tree, key)
 
     async def close(self) -> None:
-        """Close the store (if it was opened).  Closing twice is fine."""
+        """Close the store (if it was opened).  Closing twice is fine.
+
+        Cost: the store's close (releasing its connection), in a worker thread.  A
+        later call that needs the store raises :class:`~ptree.stores.StoreError`.
+        """
         await _in_thread(self._sync.close)
 
     async def __aenter__(self) -> TreeSessionStore:

@@ -190,6 +190,20 @@ literal(ptr p, ptr end, const char *word, Py_ssize_t n)
     return p + n;
 }
 
+/* A member's name and the colon after it, from p (at the name, blanks before it
+ * skipped): the position after the colon, or NULL. */
+static inline ptr
+member_name(ptr p, ptr end)
+{
+    int escaped;
+    if (p >= end || *p != '"') return NULL;
+    p = string(p, end, &escaped);
+    if (p == NULL) return NULL;
+    p = skip_ws(p, end);
+    if (p >= end || *p != ':') return NULL;
+    return p + 1;
+}
+
 /* Any JSON value starting at p (after blanks), nested inside ``level`` containers
  * already.  The position after it, or NULL (invalid, or deeper than MAX_NESTING). */
 static ptr
@@ -212,12 +226,8 @@ value(ptr p, ptr end, int level)
                 p++;
             }
             else if (open == '{') {
-                if (p >= end || *p != '"') return NULL;
-                p = string(p, end, &escaped);
+                p = member_name(p, end);
                 if (p == NULL) return NULL;
-                p = skip_ws(p, end);
-                if (p >= end || *p != ':') return NULL;
-                p++;
                 continue; /* the member's value */
             }
             else {
@@ -251,13 +261,8 @@ value(ptr p, ptr end, int level)
             if (*p == ',') {
                 p++;
                 if (stack[depth - 1] == '{') {
-                    p = skip_ws(p, end);
-                    if (p >= end || *p != '"') return NULL;
-                    p = string(p, end, &escaped);
+                    p = member_name(skip_ws(p, end), end);
                     if (p == NULL) return NULL;
-                    p = skip_ws(p, end);
-                    if (p >= end || *p != ':') return NULL;
-                    p++;
                 }
                 break; /* the next value */
             }

@@ -199,8 +199,12 @@ class Store(ABC):
         grew from the one this store object last gave, so
         :meth:`~ptree.SessionTree.added_since` tells what is new.
 
+        Args:
+            session_id: the session's id (its header's ``id``).
+
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
+            StoreError: the store is closed.
         """
         return self._refresh(session_id)
 
@@ -397,6 +401,13 @@ class Store(ABC):
         Cost: O(size of the session): a load, the plan, and a rewrite of the session's
         rows (or file).
 
+        Args:
+            session_id: the session's id (its header's ``id``).
+            keep: what must survive (a :class:`~ptree.stores.Keep`, entry ids, or a
+                predicate on entries), as above.
+            dry_run: only plan: report what would be removed and remove nothing (the
+                report's ``dry_run`` is then true).
+
         Returns:
             the report (:class:`~ptree.stores.PruneReport`): kept and removed ids.
 
@@ -405,6 +416,7 @@ class Store(ABC):
             UnknownKeepError: (a ``KeyError``) ``keep`` names entries the session does
                 not have; nothing is removed.
             ConflictError: other writers kept saving first, 16 times.
+            StoreError: the store is closed.
         """
         spec = as_keep(keep)
         for _ in range(16):

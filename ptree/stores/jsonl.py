@@ -85,6 +85,11 @@ def file_name(session_id: str) -> str:
     """The file name a new session gets: its id, if that is a safe file name, else
     ``%`` and the id percent-encoded (or hashed, if long).  Never a path.
 
+    Cost: O(len(session_id)).
+
+    Args:
+        session_id: the session's id (its header's ``id``), any ``str``.
+
     >>> file_name("0b7e-11"), file_name("../etc/passwd"), file_name("a b")
     ('0b7e-11.jsonl', '%..%2Fetc%2Fpasswd.jsonl', '%a%20b.jsonl')
     """
