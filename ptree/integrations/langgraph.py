@@ -1288,7 +1288,10 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
     # ------------------------------------------------------------------ async
 
+    # Each twin's docstring is made from its method's (see _on_worker_thread); the
+    # string after it is what the documentation site, which reads the source, shows.
     aget_tuple = _on_worker_thread(get_tuple)
+    """:meth:`get_tuple` on a worker thread: arguments, result, errors and cost as its."""
 
     async def alist(
         self,
@@ -1317,11 +1320,17 @@ class TreeSaver(BaseCheckpointSaver[int]):
             yield item
 
     aput = _on_worker_thread(put)
+    """:meth:`put` on a worker thread: arguments, result, errors and cost as its."""
     aput_writes = _on_worker_thread(put_writes)
+    """:meth:`put_writes` on a worker thread: arguments, result, errors and cost as its."""
     adelete_thread = _on_worker_thread(delete_thread)
+    """:meth:`delete_thread` on a worker thread: arguments, result, errors and cost as its."""
     adelete_for_runs = _on_worker_thread(delete_for_runs)
+    """:meth:`delete_for_runs` on a worker thread: arguments, result, errors and cost as its."""
     acopy_thread = _on_worker_thread(copy_thread)
+    """:meth:`copy_thread` on a worker thread: arguments, result, errors and cost as its."""
     aprune = _on_worker_thread(prune)
+    """:meth:`prune` on a worker thread: arguments, result, errors and cost as its."""
 
 
 _CLASSES: dict[str, type[BaseMessage]] = {
