@@ -39,14 +39,16 @@ import asyncio
 import base64
 import builtins
 import contextlib
+import functools
+import inspect
 import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -102,6 +104,7 @@ MESSAGE_FIELD = "langchain"
 the Pi message's text), or the serializer's type with its bytes in base64."""
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 
 class CheckpointSerializationError(TypeError):
@@ -423,6 +426,31 @@ class _Build:
 
 def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _on_worker_thread(
+    method: Callable[Concatenate[TreeSaver, _P], _T],
+) -> Callable[Concatenate[TreeSaver, _P], Coroutine[Any, Any, _T]]:
+    """The async twin of a blocking :class:`TreeSaver` method (``put`` gives ``aput``):
+    the same call, through :meth:`TreeSaver._in_thread` so it does not block the loop.
+    The method is looked up on the instance at each call, as a subclass may replace it."""
+    name = method.__name__
+
+    async def twin(self: TreeSaver, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        blocking = cast(Callable[_P, _T], getattr(self, name))
+        return await self._in_thread(blocking, *args, **kwargs)
+
+    functools.update_wrapper(twin, method)  # the signature the documentation shows
+    twin.__name__ = f"a{name}"
+    twin.__qualname__ = f"TreeSaver.a{name}"
+    params = list(inspect.signature(method).parameters)[1:]
+    twin.__doc__ = (
+        f":meth:`{name}` on a worker thread: the event loop does not wait on the store.\n\n"
+        f"Cost: as :meth:`{name}`, plus a hand-over to the thread pool.  Raises what "
+        f":meth:`{name}` raises.\n\nArgs:\n"
+        + "".join(f"    {p}: as :meth:`{name}`.\n" for p in params)
+    )
+    return twin
 
 
 class TreeSaver(BaseCheckpointSaver[int]):
@@ -1260,17 +1288,10 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
     # ------------------------------------------------------------------ async
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """:meth:`get_tuple` on a worker thread: the event loop does not wait on the store.
-
-        Cost: as :meth:`get_tuple`, O(depth + size of its values), plus a hand-over to
-        the thread pool.  Raises what :meth:`get_tuple` raises.
-
-        Args:
-            config: as :meth:`get_tuple`: the thread, and optionally the namespace and
-                checkpoint id.
-        """
-        return await self._in_thread(self.get_tuple, config)
+    # Each twin's docstring is made from its method's (see _on_worker_thread); the
+    # string after it is what the documentation site, which reads the source, shows.
+    aget_tuple = _on_worker_thread(get_tuple)
+    """:meth:`get_tuple` on a worker thread: arguments, result, errors and cost as its."""
 
     async def alist(
         self,
@@ -1298,89 +1319,18 @@ class TreeSaver(BaseCheckpointSaver[int]):
         for item in found:
             yield item
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """:meth:`put` on a worker thread: the event loop does not wait on the store.
-
-        Cost: as :meth:`put`, O(new messages + size of the changed values).  Raises
-        what :meth:`put` raises.
-
-        Args:
-            config: as :meth:`put`: the thread, namespace and parent checkpoint.
-            checkpoint: as :meth:`put`: LangGraph's checkpoint.
-            metadata: as :meth:`put`: the checkpoint's metadata.
-            new_versions: as :meth:`put`: the channels stored.
-        """
-        return await self._in_thread(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """:meth:`put_writes` on a worker thread: the event loop does not wait on the store.
-
-        Cost: as :meth:`put_writes`, O(size of the values written) plus one store
-        read.  Raises what :meth:`put_writes` raises.
-
-        Args:
-            config: as :meth:`put_writes`: the thread, namespace and checkpoint.
-            writes: as :meth:`put_writes`: the ``(channel, value)`` pairs.
-            task_id: as :meth:`put_writes`: the task that wrote them.
-            task_path: as :meth:`put_writes`: the task's path.
-        """
-        await self._in_thread(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        """:meth:`delete_thread` on a worker thread: the event loop does not wait.
-
-        Cost: as :meth:`delete_thread` (the store's delete).  Raises what
-        :meth:`delete_thread` raises.
-
-        Args:
-            thread_id: the thread to delete.
-        """
-        await self._in_thread(self.delete_thread, thread_id)
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """:meth:`delete_for_runs` on a worker thread: the event loop does not wait.
-
-        Cost: as :meth:`delete_for_runs`: reads every session of the store.
-
-        Args:
-            run_ids: the run ids whose checkpoints are hidden.
-        """
-        await self._in_thread(self.delete_for_runs, run_ids)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """:meth:`copy_thread` on a worker thread: the event loop does not wait.
-
-        Cost: as :meth:`copy_thread`, O(entries of the source thread).  Raises what
-        :meth:`copy_thread` raises.
-
-        Args:
-            source_thread_id: the thread to copy.
-            target_thread_id: the new thread's id.
-        """
-        await self._in_thread(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """:meth:`prune` on a worker thread: the event loop does not wait.
-
-        Cost: as :meth:`prune`, per thread.  Raises what :meth:`prune` raises.
-
-        Args:
-            thread_ids: the threads to prune.
-            strategy: ``"keep_latest"`` (the default) or ``"delete"``.
-        """
-        await self._in_thread(self.prune, thread_ids, strategy=strategy)
+    aput = _on_worker_thread(put)
+    """:meth:`put` on a worker thread: arguments, result, errors and cost as its."""
+    aput_writes = _on_worker_thread(put_writes)
+    """:meth:`put_writes` on a worker thread: arguments, result, errors and cost as its."""
+    adelete_thread = _on_worker_thread(delete_thread)
+    """:meth:`delete_thread` on a worker thread: arguments, result, errors and cost as its."""
+    adelete_for_runs = _on_worker_thread(delete_for_runs)
+    """:meth:`delete_for_runs` on a worker thread: arguments, result, errors and cost as its."""
+    acopy_thread = _on_worker_thread(copy_thread)
+    """:meth:`copy_thread` on a worker thread: arguments, result, errors and cost as its."""
+    aprune = _on_worker_thread(prune)
+    """:meth:`prune` on a worker thread: arguments, result, errors and cost as its."""
 
 
 _CLASSES: dict[str, type[BaseMessage]] = {

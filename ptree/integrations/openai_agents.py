@@ -843,10 +843,7 @@ class TreeSession(Closing, AsyncClosing):
             NothingToUndo: (an ``IndexError``) no earlier step is kept.
             ValueError: the session is closed.
         """
-        with self._lock:
-            self._check_open()
-            history = self._history.undo()
-            self._move(history)
+        self._move(History.undo)
 
     def redo(self) -> None:
         """Go forward one undone step.  O(1), plus one ``leaf`` record in the file.
@@ -855,10 +852,7 @@ class TreeSession(Closing, AsyncClosing):
             NothingToRedo: (an ``IndexError``) nothing was undone since the last step.
             ValueError: the session is closed.
         """
-        with self._lock:
-            self._check_open()
-            history = self._history.redo()
-            self._move(history)
+        self._move(History.redo)
 
     def close(self) -> None:
         """Release the file (its lock) and refuse further calls.  Twice is fine.
@@ -1008,8 +1002,12 @@ class TreeSession(Closing, AsyncClosing):
             return
         self._history = self._history.commit(self._commit(tree))
 
-    def _move(self, history: History[SessionTree]) -> None:
-        # The file only grows: the tree keeps every entry, and the step undone or
-        # redone to gives only where the leaf goes.
-        self._commit(self._tree.move_to(history.present.leaf_id))
-        self._history = history
+    def _move(self, step: Callable[[History[SessionTree]], History[SessionTree]]) -> None:
+        """Undo or redo (``step``): the leaf goes where the step leads."""
+        with self._lock:
+            self._check_open()
+            history = step(self._history)
+            # The file only grows: the tree keeps every entry, and the step undone or
+            # redone to gives only where the leaf goes.
+            self._commit(self._tree.move_to(history.present.leaf_id))
+            self._history = history
