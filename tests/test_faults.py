@@ -774,7 +774,10 @@ conn.execute("ROLLBACK")
 class TestLocked:
     def test_sqlite_waits_the_timeout_then_raises(self, tmp_path: Path) -> None:
         """Another process holds a write transaction: the save waits ``?timeout=``
-        seconds, then StoreLockedError; nothing changed; after the lock goes, it saves."""
+        seconds, then StoreLockedError, and so do update() and ``ptree copy``; nothing
+        changed; after the lock goes, each succeeds."""
+        from ptree.cli.main import main
+
         db = tmp_path / "s.db"
         url = f"sqlite://{db}?timeout=0.5"
         with stores.open(url) as s:
@@ -798,13 +801,26 @@ class TestLocked:
                 assert (info.value.timeout, info.value.path) == (0.5, str(db))
                 assert isinstance(info.value, TimeoutError)
                 assert s.load("s1") == old  # readers never wait in WAL mode
+                # update() retries conflicts, not a lock held past the timeout.
+                with pytest.raises(StoreLockedError):
+                    s.update("s1", lambda t: t.append(user("more"), timestamp=TS))
+            # ptree copy into it: status 1, one line naming the database.
+            src = tmp_path / "other.jsonl"
+            dump(new_tree("other"), src)
+            err = io.StringIO()
+            assert main(["copy", str(src), url], out=io.StringIO(), err=err) == 1
+            assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+            assert str(db) in err.getvalue()
         finally:
             locker.communicate("\n", timeout=30)  # lets it roll back; closes the pipes
         with stores.open(url) as s:
+            assert [x.id for x in s.sessions()] == ["s1"]
+            assert s.load("s1") == old
             saved = s.save(old.append(user("more"), timestamp=TS))
             assert s.load("s1") == saved
             assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        report("locked SQLite database", 1, 3, 0)
+        assert main(["copy", str(src), url], out=io.StringIO(), err=io.StringIO()) == 0
+        report("locked SQLite database: save, update, ptree copy", 3, 6, 0)
 
     def test_jsonl_store_waits_for_a_writer(self, tmp_path: Path) -> None:
         """A SessionWriter holds the file: StoreLockedError after the timeout."""
