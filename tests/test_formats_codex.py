@@ -475,7 +475,7 @@ class TestHandMade:
         said: list[str] = []
         tree = codex.read(path, on_report=said.append).tree
         assert said == [
-            "call arguments that are not a JSON object kept as {'input': text}: 1 time,"
+            "call arguments that are not a JSON object kept as {'input': arguments}: 1 time,"
             " first at line 6"
         ]
         response = tree["3"]

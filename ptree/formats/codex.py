@@ -444,11 +444,8 @@ class _Reader:
                     parsed = parse_json(args)
                 except ValueError:
                     parsed = None
-                if not isinstance(parsed, dict):
-                    self.note("call arguments that are not a JSON object kept as {'input': text}")
                 args = parsed if isinstance(parsed, dict) else {"input": args}
             elif not isinstance(args, dict):
-                self.note(f"call arguments that are {kind(args)} kept as {{'input': value}}")
                 args = {"input": args}
         elif itype == "custom_tool_call":
             name = item.get("name")
@@ -465,6 +462,13 @@ class _Reader:
                 if isinstance(given, dict)
                 else {k: v for k, v in item.items() if k not in ("type", "call_id", "id")}
             )
+        raw_args = item.get("arguments")
+        if (
+            itype == "function_call"
+            and not isinstance(raw_args, dict)
+            and args == {"input": raw_args}
+        ):
+            self.note("call arguments that are not a JSON object kept as {'input': arguments}")
         if not (isinstance(name, str) and name):
             self.note("a call without a name named 'unknown'")
             name = "unknown"
@@ -538,8 +542,6 @@ class _Reader:
         elif output is not None:
             content.append({"type": "text", "text": json.dumps(output, ensure_ascii=False)})
         call = self.calls.get(call_id)
-        if call is None:
-            self.note("a tool output whose call is not in the file named 'unknown'")
         fields = {
             "type": "message",
             "timestamp": self.time,
@@ -561,6 +563,8 @@ class _Reader:
             self.line.insert(at, node)
         if call is not None:
             self.last_result[call[0].id] = node
+        else:
+            self.note("a tool output whose call is not in the file named 'unknown'")
 
     def position_after(self, message: Node) -> int | None:
         """Where a result of ``message`` goes on the line: after it and its results so far."""
