@@ -92,6 +92,9 @@ class Store:
 
         The caller holds ``lock`` or is the only one who can see this store.  Cost:
         O(1) amortised.
+
+        Args:
+            entry: the entry to keep, its parent and child links set.
         """
         self.entries.append(entry)
         self.by_id[entry.id] = entry
@@ -112,7 +115,13 @@ class Store:
             self.names.append(entry)
 
     def claim(self, size: int, entry: Entry) -> bool:
-        """Add ``entry`` if a value of ``size`` is at this store's end.  O(1) amortised."""
+        """Add ``entry`` if a value of ``size`` is at this store's end.  O(1) amortised.
+
+        Args:
+            size: the number of entries of the value adding it: it adds only when
+                that value ends where this store does.
+            entry: the entry to add.
+        """
         with self.lock:
             if self.base + len(self.entries) != size:
                 return False

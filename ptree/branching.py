@@ -52,6 +52,10 @@ def summary_entries(tree: SessionTree, target_id: str) -> tuple[Entry, ...]:
 
     Cost: O(distance from the leaf and the target to their common ancestor).
 
+    Args:
+        tree: the tree.
+        target_id: the entry the leaf moves to.
+
     Raises:
         UnknownEntryError: ``target_id`` names no entry.
 
@@ -74,6 +78,9 @@ def editable_text(entry: Entry) -> str | None:
     A user message or a custom message gives its text (a string content, or its text
     blocks joined with nothing between them, as Pi does); any other entry gives
     ``None``.  Cost: O(size of the content).
+
+    Args:
+        entry: the entry the leaf moves to.
 
     >>> t = SessionTree().append({"role": "user", "content": [{"type": "text", "text": "hi"}]})
     >>> editable_text(t["e1"])
@@ -229,6 +236,10 @@ def branch_origin(tree: SessionTree, summary_id: str) -> BranchOrigin:
     convention).  The two agree in the one case where they cannot be told apart: a
     move that abandoned nothing (or, for a root entry, one made without a leaf).
 
+    Args:
+        tree: the tree holding the summary.
+        summary_id: the id of a ``branch_summary`` entry.
+
     Raises:
         UnknownEntryError: ``summary_id`` names no entry.
         InvalidEntryError: the entry is not a ``branch_summary``.
@@ -286,6 +297,13 @@ def fork(
     the children of a left-out label named an entry the new file lacked.)
 
     Cost: O(depth of the entry), plus O(number of entries) when the tree has labels.
+
+    Args:
+        tree: the source session.
+        entry_id: the entry the path leads to.
+        position: ``"at"`` (end at the entry) or ``"before"`` (end at its parent).
+        parent_session: what the new header's ``parent_session`` names; the
+            source header's id when ``None``.
 
     Raises:
         UnknownEntryError: ``entry_id`` names no entry.
@@ -376,6 +394,11 @@ def set_label(tree: SessionTree, entry_id: str, label: str) -> SessionTree:
     message hangs under it).  Setting the label an entry already has returns ``tree``
     itself.  Cost: O(log labels).
 
+    Args:
+        tree: the tree.
+        entry_id: the entry to label.
+        label: the label, not empty.
+
     Raises:
         UnknownEntryError: ``entry_id`` names no entry.
         ValueError: ``label`` is empty (use :func:`clear_label`).
@@ -396,6 +419,10 @@ def clear_label(tree: SessionTree, entry_id: str) -> SessionTree:
     """Remove an entry's label (a ``label`` entry without one); ``tree`` if it has none.
 
     Cost: O(log labels).
+
+    Args:
+        tree: the tree.
+        entry_id: the entry whose label goes.
 
     Raises:
         UnknownEntryError: ``entry_id`` names no entry.
@@ -460,6 +487,10 @@ def diff(a: SessionTree, b: SessionTree) -> TreeDiff:
     for two versions of one session), the answer takes O(number of added entries);
     otherwise O(len(a) + len(b)).
 
+    Args:
+        a: one version.
+        b: the other version.
+
     >>> v1 = SessionTree().append({"role": "user", "content": "q"})
     >>> v2 = v1.append({"role": "assistant", "content": "A"})
     >>> d = diff(v1, v2)
@@ -512,6 +543,11 @@ def diff_branches(tree: SessionTree, a: str, b: str) -> BranchDiff:
     ancestor is the fork point and its segment is empty.
 
     Cost: O(distance from ``a`` and ``b`` to the fork point).
+
+    Args:
+        tree: the tree holding both entries.
+        a: the id of one entry.
+        b: the id of the other.
 
     Raises:
         UnknownEntryError: ``a`` or ``b`` names no entry.

@@ -48,6 +48,11 @@ def link_entries(
     store, the entries as linked (repaired ones replaced by their copies), the entries
     by id, and the counter of ``e<k>`` ids (:func:`~ptree.ids.counter_of`).  Cost: O(n).
 
+    Args:
+        entries: the entries, each parent before its children.
+        on_repair: called with an entry and why, for each entry made a root (its
+            parent missing, or on a cycle); ``None``: such entries raise.
+
     Raises:
         TypeError: something that is not an entry of a kind.
         DuplicateEntryError: two entries share an id.

@@ -76,6 +76,10 @@ class ModelRef:
 
     Pi's ``{provider, modelId}``.  Unpacks like a pair.
 
+    Attributes:
+        provider: the provider's name, ``"anthropic"``.
+        model_id: the model's id at that provider.
+
     >>> provider, model_id = ModelRef("anthropic", "claude-opus-4-5")
     >>> provider, model_id
     ('anthropic', 'claude-opus-4-5')
@@ -700,7 +704,10 @@ class ContextSources:
             item is the message itself: synthesised from a summary, custom message
             or checkpoint, with its missing content filled in, or changed by a
             context edit.
-        model, thinking_level, active_tools, leaf_id: as in :class:`Context`.
+        model: the model the path last set, as in :class:`Context`.
+        thinking_level: the thinking level the path last set, as in :class:`Context`.
+        active_tools: the tool names the path last set, as in :class:`Context`.
+        leaf_id: the entry the context was built at, as in :class:`Context`.
     """
 
     sources: tuple[Any, ...]
@@ -730,6 +737,11 @@ def context_sources(
     content filled in, a context edit) and for the latest assistant message's model.
 
     Cost: that of :func:`build_context`, less the reads of the messages.
+
+    Args:
+        tree: the session.
+        leaf: the entry to build the context at; the tree's leaf when ``None``.
+        pi: the Pi release whose rule selects the entries (``"0.73"`` or ``"1.6"``).
 
     Raises:
         UnknownEntryError: no entry has the id ``leaf``.
@@ -772,6 +784,10 @@ def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict 
     one); the first ``timestamp`` found.  ``sections`` and ``toolsAdded`` appear only
     when not empty.  ``None`` when no system message has a timestamp and no tool is
     left.  Other messages are ignored.  Cost: O(size of the system messages).
+
+    Args:
+        messages: the messages, oldest first; those that are not system messages
+            are ignored.
 
     >>> current_system_message([
     ...     {"role": "system", "content": "Base.", "sections": {"a": "A"}, "timestamp": 5},

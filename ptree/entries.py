@@ -315,6 +315,9 @@ class Entry(_Links):
 
         The copy belongs to no tree until one takes it in.  Cost: O(number of fields),
         plus checking the changed ones.
+
+        Args:
+            **changes: the fields to change, by name, and their new values.
         """
         if "extra" in changes or not self.extra:
             return attrs.evolve(self, **changes)
@@ -375,6 +378,9 @@ class MessageEntry(Entry):
     ``message`` is a JSON-like mapping with a string ``role`` (``user``,
     ``assistant``, ``toolResult``, ``bashExecution``, ``custom``, …), copied into a
     :class:`~ptree.FrozenDict` so that nobody can change it afterwards.
+
+    Attributes:
+        message: the message, a frozen JSON-like mapping with a string ``role``.
     """
 
     TYPE: ClassVar[str] = "message"
@@ -424,6 +430,13 @@ class MessageEntry(Entry):
         :class:`~ptree.FrozenDict` with a string ``role``, ``extra`` a FrozenDict.
         Anything else makes an entry that breaks the tree's invariants.  Cost: O(1),
         about a third of the validating constructor.
+
+        Args:
+            entry_id: the entry's id, a non-empty string.
+            parent_id: the parent's id, or ``None``.
+            timestamp: the entry's time, a string.
+            message: the message, already a :class:`~ptree.FrozenDict` with a string ``role``.
+            extra: unknown fields, already a FrozenDict.
 
         >>> e = MessageEntry.unchecked("u1", None, "t", FrozenDict(role="user"))
         >>> e == MessageEntry(id="u1", parent_id=None, timestamp="t", message={"role": "user"})
@@ -589,7 +602,12 @@ class ThinkingLevelChange(Entry):
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class ModelChange(Entry):
-    """The model changed to ``provider`` / ``model_id``."""
+    """The model changed to ``provider`` / ``model_id``.
+
+    Attributes:
+        provider: the provider's name.
+        model_id: the model's id at that provider.
+    """
 
     TYPE: ClassVar[str] = "model_change"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
@@ -794,7 +812,12 @@ class CustomMessage(Entry):
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class Label(Entry):
-    """Sets (or, with ``label`` ``None`` or empty, clears) the label of ``target_id``."""
+    """Sets (or, with ``label`` ``None`` or empty, clears) the label of ``target_id``.
+
+    Attributes:
+        target_id: the entry labelled.
+        label: the label; ``None`` or empty clears it.
+    """
 
     TYPE: ClassVar[str] = "label"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (
@@ -808,7 +831,11 @@ class Label(Entry):
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
 class SessionInfo(Entry):
-    """Names the session (``name`` trimmed; ``None`` or empty clears the name)."""
+    """Names the session (``name`` trimmed; ``None`` or empty clears the name).
+
+    Attributes:
+        name: the session's name; ``None`` or empty clears it.
+    """
 
     TYPE: ClassVar[str] = "session_info"
     _FIELDS: ClassVar[tuple[tuple[str, str, bool], ...]] = (("name", "name", False),)
@@ -831,6 +858,13 @@ class Usage(Entry):
     and ``model`` who, ``usage`` how much (the object assistant messages carry:
     ``input``, ``output``, ``cacheRead``, ``cacheWrite``, ``totalTokens``, ``cost``),
     ``note`` (optional) why.  It never reaches the model and sets no state.
+
+    Attributes:
+        kind: what was paid for (any string: ``"cache_warm"``).
+        provider: the provider paid.
+        model: the model used.
+        usage: how much, as assistant messages carry it.
+        note: why, or ``None``.
 
     >>> u = Usage(id="u1", parent_id=None, timestamp="t", kind="cache_warm",
     ...           provider="anthropic", model="claude-sonnet-4-5", usage={"input": 0})
@@ -875,6 +909,11 @@ class ContextEdit(Entry):
     context being built counts (one on another branch, or before a compaction's kept
     range, does nothing), the latest one per target winning.  The target itself is
     never changed: moving the leaf back before the edit shows the original again.
+
+    Attributes:
+        target_id: the entry whose messages the edit changes.
+        replacement: ``None`` to leave them out of the context, or a mapping whose
+            ``content`` replaces theirs.
 
     >>> e = ContextEdit(id="x", parent_id="a", timestamp="t", target_id="a",
     ...                 replacement={"content": "shorter"})

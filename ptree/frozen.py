@@ -48,6 +48,10 @@ Message: TypeAlias = Mapping[str, JSONValue]
 def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
     """Refused: a frozen value never changes.  O(1).
 
+    Args:
+        *args: ignored.
+        **kwargs: ignored.
+
     Raises:
         TypeError: always.
     """
@@ -72,6 +76,10 @@ class FrozenDict(dict[str, Any], _Immutable):
     ``FrozenDict(mapping_or_pairs, **kwargs)`` freezes what it is given, as
     :func:`freeze` does, so every value inside is frozen too.  Reading is plain
     ``dict`` reading (same speed); every mutating method raises ``TypeError``.
+
+    Args:
+        *args: at most one mapping or iterable of pairs, as ``dict()`` takes.
+        **kwargs: more keys and their values.
 
     >>> m = freeze({"role": "user", "content": [{"type": "text", "text": "hi"}]})
     >>> m["content"][0]["text"]
@@ -127,6 +135,10 @@ class FrozenDict(dict[str, Any], _Immutable):
         """A frozen dict mapping each key of ``iterable`` to ``value`` (frozen).
 
         Cost: O(number of keys + size of value).
+
+        Args:
+            iterable: the keys, strings.
+            value: the value of every key (frozen once, shared).
 
         Raises:
             InvalidMessageError: ``value`` is not JSON, or a key is not a string.
@@ -478,6 +490,9 @@ def thaw(value: Any) -> Any:
     new ``list``.  Changing the result never changes the value it came from.
 
     Cost: O(size of the value).
+
+    Args:
+        value: a JSON-like value, frozen or not.
 
     >>> m = freeze({"role": "user", "content": ["hi"]})
     >>> plain = thaw(m)

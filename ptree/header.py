@@ -77,6 +77,9 @@ class SessionHeader:
         """The header as a plain dict in Pi's format (``version`` overrides the stored one).
 
         Cost: O(size of the header's extra fields).
+
+        Args:
+            version: the format version to write; the stored one when ``None``.
         """
         out: dict[str, Any] = {
             "type": "session",

@@ -284,6 +284,9 @@ class History(Generic[T]):
         histories that were all made just before a copy, e.g. two commits in a row
         from one old point for each of many values, pays O(limit) each time.)
 
+        Args:
+            value: the new present.
+
         >>> h = History("a").commit("b").undo().commit("c")
         >>> h.past(), h.present, h.can_redo
         (('a',), 'c', False)

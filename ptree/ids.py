@@ -69,6 +69,9 @@ def counter_ids(tree: IdSource) -> str:
 
     Cost: O(1).
 
+    Args:
+        tree: the tree the id is for.
+
     >>> from ptree import SessionTree
     >>> counter_ids(SessionTree().append({"role": "user", "content": "hi"}))
     'e2'
@@ -80,6 +83,9 @@ def random_ids(tree: IdSource) -> str:
     """Pi-style ids: 8 random hex characters, a whole UUID if 100 tries collide.
 
     Cost: O(1) expected.
+
+    Args:
+        tree: the tree the id is for (its ids are avoided).
 
     >>> from ptree import SessionTree
     >>> len(random_ids(SessionTree()))

@@ -139,6 +139,9 @@ def template(value: Any) -> str:
     array its items' texts joined by commas, ``null`` and ``undefined`` items as nothing
     (``Array.prototype.join``, nested arrays alike).  Iterative.  O(size of the value).
 
+    Args:
+        value: any JSON value, or :data:`UNDEFINED`.
+
     >>> template(None), template(UNDEFINED), template(2**60), template(10**400)
     ('null', 'undefined', '1152921504606847000', 'Infinity')
     >>> template({"a": 1}), template([1, None, [2.5, [True]], {}])
@@ -200,6 +203,9 @@ def trim(text: str) -> str:
     JavaScript's white space is not Python's: the byte-order mark U+FEFF is white space
     to JavaScript, U+001C..U+001F and U+0085 are white space to Python only.
 
+    Args:
+        text: the string.
+
     >>> trim("\\ufeff name \\u3000"), trim(" \\u001c "), " \\u001c ".strip()
     ('name', '\\x1c', '')
     """
@@ -217,6 +223,9 @@ def _from_units(data: bytes) -> str:
 def utf16_len(text: str) -> int:
     """``text.length``: the number of UTF-16 code units.  O(n).
 
+    Args:
+        text: the string.
+
     >>> utf16_len("a😀")
     3
     """
@@ -228,6 +237,10 @@ def utf16_len(text: str) -> int:
 
 def utf16_slice(text: str, end: int) -> str:
     """``text.slice(0, end)``, which may cut a surrogate pair in two.  O(n).
+
+    Args:
+        text: the string.
+        end: where to cut, in UTF-16 code units.
 
     >>> utf16_slice("a😀b", 2) == "a\\ud83d"
     True
@@ -323,6 +336,9 @@ def stringify(value: Any) -> str:
     ascending order; numbers in JavaScript's shortest form (one that is not finite, or an
     integer too large for a double, as ``null``); non-ASCII kept; control characters and
     unpaired surrogates escaped.  Iterative.  O(size of the value).
+
+    Args:
+        value: JSON data: dicts, lists, strings, numbers, booleans, ``None``.
 
     Raises:
         TypeError: a value that is not JSON (:data:`UNDEFINED` included).

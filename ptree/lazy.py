@@ -21,6 +21,9 @@ def exports(
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The ``(__getattr__, __dir__)`` pair of a package that loads ``names`` lazily.
 
+    Cost: O(p log p) for the p public names (sorted once); the ``__getattr__`` imports
+    a name's module on its first use.
+
     Args:
         package: the package's ``__name__``.
         names: each exported name and the module (relative to ``package``) it lives in.

@@ -22,6 +22,9 @@ def sanitize_session_name(name: str) -> str:
 
     O(n).
 
+    Args:
+        name: the name as given.
+
     >>> sanitize_session_name("  My\\r\\n\\nsession \\n")
     'My session'
     """

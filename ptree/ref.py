@@ -157,6 +157,11 @@ class SessionRef(Generic[T]):
 
         Cost: the cost of ``fn``, plus the watchers'.
 
+        Args:
+            fn: the update function, given the value and then ``args`` and ``kwargs``.
+            *args: more positional arguments for ``fn``.
+            **kwargs: keyword arguments for ``fn``.
+
         Raises:
             ReentrantSwapError: called from an update function or watcher of this ref.
             WatchError: a watcher failed (the change was made).
@@ -203,6 +208,9 @@ class SessionRef(Generic[T]):
     def reset(self, new: T) -> T:
         """Make ``new`` the value, whatever it was; return it.  O(1) plus the watchers.
 
+        Args:
+            new: the new value.
+
         Raises:
             ReentrantSwapError: called from an update function or watcher of this ref.
             WatchError: a watcher failed (the change was made).
@@ -215,6 +223,10 @@ class SessionRef(Generic[T]):
 
         Returns whether it did.  For a read-compute-write done without holding the
         ref, retried by the caller when it returns ``False``.  O(1) plus the watchers.
+
+        Args:
+            expected: the value the caller read.
+            new: the value to put in its place.
 
         Raises:
             ReentrantSwapError: called from an update function or watcher of this ref.
@@ -257,6 +269,9 @@ class SessionRef(Generic[T]):
 
         It waits for a change being made by another thread, so once it returns the
         watcher is never called again: what it writes to can be closed.
+
+        Args:
+            key: the key given to :meth:`add_watch`.
 
         Raises:
             KeyError: no watcher has that key.

@@ -448,6 +448,9 @@ class SessionTree(_Queries):
         ``None`` moves above the roots, so the next append starts a new root.
         Returns ``self`` when the leaf is already there.  Cost: O(1).
 
+        Args:
+            entry_id: the new leaf, or ``None`` for above the roots.
+
         Raises:
             UnknownEntryError: (a ``KeyError``) no entry has that id; carries it as
                 ``entry_id``.
@@ -970,6 +973,9 @@ class SessionTree(_Queries):
         The copy keeps ``entry``'s id and timestamp and takes the leaf as its parent.
         Cost: O(1) beyond the copy of the entry.
 
+        Args:
+            entry: the entry to copy, of any kind.
+
         Raises:
             TypeError: ``entry`` is not an :class:`~ptree.Entry`.
             DuplicateEntryError: its id is already used.
@@ -982,6 +988,9 @@ class SessionTree(_Queries):
 
         Always a copy: the caller's object may be going into other trees, from other
         threads, at the same time, and each tree links its own entries.
+
+        Args:
+            entry: the entry to copy; its ``parent_id`` names its parent (or ``None``).
 
         Raises:
             TypeError: ``entry`` is not an :class:`~ptree.Entry`.
@@ -1213,7 +1222,12 @@ class TreeBuilder:
         it while the builder is in use)."""
 
     def add(self, entry: Entry, parent: Entry | None) -> None:
-        """Add ``entry`` under ``parent`` (an entry added before, or ``None``).  O(1)."""
+        """Add ``entry`` under ``parent`` (an entry added before, or ``None``).  O(1).
+
+        Args:
+            entry: the entry to add.
+            parent: its parent, an entry added before, or ``None`` for a root.
+        """
         _link(entry, parent, self._size)
         self._store.add(entry)
         self._size += 1

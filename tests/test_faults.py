@@ -53,7 +53,7 @@ import pytest
 import ptree
 from ptree import SessionHeader, SessionTree, SessionWriter, dump, load, stores
 from ptree.pi import SessionWriteError
-from ptree.stores import StoreLockedError, StoreUnavailableError, StoreWriteError
+from ptree.stores import SqliteStore, StoreLockedError, StoreUnavailableError, StoreWriteError
 
 from .conftest import postgres_url
 from .helpers import missing
@@ -572,6 +572,36 @@ class TestFullDisk:
         label = " --force" if existing and command != "copy" else ""
         report(f"full disk: ptree {command}{label}{' (existing)' * existing}", 1, 2, 0)
 
+    def test_sqlite_vacuum(self, tmp_path: Path) -> None:
+        """VACUUM cannot write its copy: StoreWriteError (EFBIG/ENOSPC's store error, an
+        OSError), not sqlite3's own error; the database is as it was, and vacuums once
+        the disk has room."""
+        db = tmp_path / "s.db"
+        url = f"sqlite://{db}"
+        tree = new_tree()
+        for i in range(40):
+            tree = tree.append(user(f"{i} " + "v" * 2000), timestamp=TS)
+        with stores.open(url) as s:
+            old = s.save(tree)
+
+        def child() -> Any:
+            with stores.open(url) as s:  # opened before the limit: only VACUUM meets it
+                assert isinstance(s, SqliteStore)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, resource.RLIM_INFINITY))
+                s.vacuum()
+            return "no fault"
+
+        fault = in_child(child)
+        assert fault["error"] == "StoreWriteError", fault
+        assert fault["os"] is True
+        assert fault["path"] == str(db)
+        with stores.open(url) as s:
+            assert s.load("s1") == old
+            assert isinstance(s, SqliteStore)
+            s.vacuum()
+        assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        report("full disk: SQLite vacuum", 1, 2, 0)
+
 
 # ---------------------------------------------------------------------------- read-only
 
@@ -821,6 +851,36 @@ class TestLocked:
             assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert main(["copy", str(src), url], out=io.StringIO(), err=io.StringIO()) == 0
         report("locked SQLite database: save, update, ptree copy", 3, 6, 0)
+
+    def test_sqlite_vacuum_waits_the_timeout_then_raises(self, tmp_path: Path) -> None:
+        """vacuum() while another process holds a write transaction: StoreLockedError
+        (not sqlite3's own error) after the timeout; the database is as it was."""
+        db = tmp_path / "s.db"
+        url = f"sqlite://{db}?timeout=0.3"
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+        s = stores.open(url)
+        assert isinstance(s, SqliteStore)
+        locker = subprocess.Popen(
+            [sys.executable, "-c", LOCKER, str(db)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert locker.stdout is not None
+            assert locker.stdout.readline() == "locked\n"
+            with s:
+                with pytest.raises(StoreLockedError) as info:
+                    s.vacuum()
+                assert (info.value.timeout, info.value.path) == (0.3, str(db))
+        finally:
+            locker.communicate("\n", timeout=30)
+        with stores.open(url) as s:
+            assert s.load("s1") == old
+            assert isinstance(s, SqliteStore)
+            s.vacuum()  # the lock gone, it runs
+        report("locked SQLite database: vacuum", 1, 2, 0)
 
     def test_jsonl_store_waits_for_a_writer(self, tmp_path: Path) -> None:
         """A SessionWriter holds the file: StoreLockedError after the timeout."""

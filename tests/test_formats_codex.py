@@ -49,6 +49,12 @@ ALL = [POMODORO, TUI, TRIMMED, SMALL, BIG]
 
 require_shared(FIXTURES, module_level=True)
 
+
+def tree_of(path: Path) -> SessionTree:
+    """The tree of a rollout, its reports (checked by TestReports) set aside."""
+    return codex.read(path, on_report=lambda _line: None).tree
+
+
 MODEL = {
     "reasoning",
     "function_call",
@@ -109,7 +115,7 @@ class TestFixtures:
     def test_every_message_once_all_on_the_path(self, path: Path) -> None:
         """Each message of the rollout is in the tree once; with no rollback in these
         files, all of them are on the path to the leaf."""
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         tree._check()
         assert tree_counts(tree) == source_counts(path)
         on_path = [
@@ -121,7 +127,7 @@ class TestFixtures:
     def test_every_line_is_an_entry_or_folded(self, path: Path) -> None:
         """Line n gives entry n, or is listed in the codex.lines of the assistant message
         it was folded into; the leaf is the entry of the file's last line."""
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         folded = {
             n
             for e in tree.entries()
@@ -138,7 +144,7 @@ class TestFixtures:
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
     def test_results_right_after_their_calls(self, path: Path) -> None:
         """Each result hangs under its call's message or under a result of it."""
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         owner = {
             b["id"]: e.id
             for e in tree.entries()
@@ -158,8 +164,8 @@ class TestFixtures:
 
     @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name[:30])
     def test_deterministic(self, path: Path, tmp_path: Path) -> None:
-        ptree.dump(codex.read(path).tree, tmp_path / "a.jsonl")
-        ptree.dump(codex.read(path).tree, tmp_path / "b.jsonl")
+        ptree.dump(tree_of(path), tmp_path / "a.jsonl")
+        ptree.dump(tree_of(path), tmp_path / "b.jsonl")
         assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
 
     def test_developer_message_between_call_and_output(self) -> None:
@@ -167,7 +173,7 @@ class TestFixtures:
         reasoning of line 804) is answered on line 810, after two events (805, 808) and
         a developer message (809); the result goes right after the response, what was
         written meanwhile after it."""
-        tree = codex.read(SMALL).tree
+        tree = tree_of(SMALL)
         result = tree["810"]
         assert isinstance(result, MessageEntry)
         assert result.parent_id == "804"
@@ -184,7 +190,7 @@ class TestFixtures:
 
     def test_call_without_output(self) -> None:
         """localpush 12-47: the call of line 826 never got an output; it stays a call."""
-        tree = codex.read(SMALL).tree
+        tree = tree_of(SMALL)
         calls = [
             b
             for e in tree.entries()
@@ -206,7 +212,7 @@ class TestFixtures:
         """localpush 12-54: line 1788 is a compaction (its message redacted to an empty
         text) followed by its 40 replacement items; the context is the summary, the 39
         replacement messages and what follows; the encrypted item is a custom entry."""
-        tree = codex.read(BIG).tree
+        tree = tree_of(BIG)
         entry = tree["1788"]
         assert isinstance(entry, Compaction)
         assert entry.first_kept_entry_id == "1788"
@@ -223,7 +229,7 @@ class TestFixtures:
         """localpush 12-54 runs gpt-5.3-codex throughout; its turn_context lines say
         effort high from line 11 and medium from line 138: one model change and two
         thinking-level changes."""
-        tree = codex.read(BIG).tree
+        tree = tree_of(BIG)
         changes = [e for e in tree.entries() if isinstance(e, (ModelChange, ThinkingLevelChange))]
         assert [(e.id, type(e).__name__) for e in changes] == [
             ("11.1", "ModelChange"),
@@ -239,7 +245,7 @@ class TestFixtures:
     def test_reasoning_kept_whole(self) -> None:
         """The pomodoro file's reasoning items have summaries: thinking text is the
         summary, the signature the whole item."""
-        tree = codex.read(POMODORO).tree
+        tree = tree_of(POMODORO)
         lines = POMODORO.read_text(encoding="utf-8").splitlines()
         first = next(i for i, line in enumerate(lines, 1) if '"type":"reasoning"' in line)
         item = json.loads(lines[first - 1])["payload"]
@@ -257,7 +263,7 @@ class TestFixtures:
 
     def test_trimmed_file_has_no_user_messages(self) -> None:
         """The trimmed Desktop copy has the prompts only as user_message events."""
-        tree = codex.read(TRIMMED).tree
+        tree = tree_of(TRIMMED)
         assert not [e for e in tree.entries() if isinstance(e, MessageEntry) and e.role == "user"]
         prompts = [
             e
@@ -351,7 +357,7 @@ class TestHandMade:
                 answer("two again"),  # 8, 9
             ],
         )
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         assert [e.id for e in tree.path()] == ["1", "2", "3", "4", "7", "8", "9"]
         assert tree["5"].parent_id == "4"
         assert tree["6"].parent_id == "5"
@@ -371,7 +377,7 @@ class TestHandMade:
                 user("c"),
             ],
         )
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         assert [e.id for e in tree.path()] == ["1", "2", "5", "6"]
         assert tree["3"].parent_id == "2"
 
@@ -386,7 +392,7 @@ class TestHandMade:
                 user("c"),
             ],
         )
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         context = ptree.build_context(tree).messages
         assert [m["role"] for m in context] == ["compactionSummary", "user"]
         assert context[0]["summary"] == "summary"
@@ -466,7 +472,12 @@ class TestHandMade:
                 ),
             ],
         )
-        tree = codex.read(path).tree
+        said: list[str] = []
+        tree = codex.read(path, on_report=said.append).tree
+        assert said == [
+            "call arguments that are not a JSON object kept as {'input': arguments}: 1 time,"
+            " first at line 6"
+        ]
         response = tree["3"]
         assert isinstance(response, MessageEntry)
         assert [b["type"] for b in response.message["content"]] == [
@@ -507,7 +518,7 @@ class TestHandMade:
                 answer("d"),
             ],
         )
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         assert [
             (e.id, e.type)
             for e in tree.entries()
@@ -545,10 +556,113 @@ class TestHandMade:
                 },
             ],
         )
-        tree = codex.read(path).tree
+        tree = tree_of(path)
         assert tree.header is not None
         assert tree.header.id == "old-1"
         assert [e.type for e in tree.path()] == ["custom", "custom", "message", "message"]
+
+
+class TestReports:
+    """What the conversion leaves out or changes is reported: once per kind, with how
+    many times and the first line (issue 23: ``on_report`` the same for every importer)."""
+
+    def rollout(self, tmp_path: Path) -> Path:
+        return write(
+            tmp_path / "r.jsonl",
+            [
+                meta(),  # 1
+                line(  # 2
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [
+                            {"type": "input_text", "text": "look"},
+                            {"type": "input_file", "file_id": "f1"},
+                            {"type": "input_image", "image_url": "https://x/y.png"},
+                            "bare",
+                        ],
+                    },
+                ),
+                line(  # 3
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [
+                            {"type": "output_text", "text": None},
+                            {"type": "output_audio", "data": "x"},
+                        ],
+                    },
+                ),
+                line(  # 4
+                    "response_item",
+                    {"type": "function_call", "call_id": "c1", "arguments": '{"x": 1}'},
+                ),
+                line(  # 5
+                    "response_item",
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c1",
+                        "output": {"content": "ok", "success": True, "metadata": {"n": 1}},
+                    },
+                ),
+                line(  # 6
+                    "response_item",
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c9",
+                        "output": [{"type": "input_text", "text": "a"}, {"type": "audio"}],
+                    },
+                ),
+                line(  # 7
+                    "response_item",
+                    {"type": "message", "role": "user", "content": [{"type": "input_file"}]},
+                ),
+            ],
+        )
+
+    def test_each_kind_left_out_or_changed_is_reported(self, tmp_path: Path) -> None:
+        """Every part, field and name the rollout above loses or changes, in the order
+        first met, counted."""
+        said: list[str] = []
+        tree = codex.read(self.rollout(tmp_path), on_report=said.append).tree
+        assert said == [
+            "a 'input_file' part of a 'user' message left out: 2 times, first at line 2",
+            "an image given by reference kept as '[image: url]' text: 1 time, first at line 2",
+            "a part that is a string of a 'user' message left out: 1 time, first at line 2",
+            "a 'text' that is null kept as '': 1 time, first at line 3",
+            "a 'output_audio' part of an assistant message left out: 1 time, first at line 3",
+            "a call without a name named 'unknown': 1 time, first at line 4",
+            "a tool output's fields metadata left out: 1 time, first at line 5",
+            "a 'audio' part of a tool output kept as JSON text: 1 time, first at line 6",
+            "a tool output whose call is not in the file named 'unknown': 1 time, first at line 6",
+        ]
+        prompt = tree["2"]
+        assert isinstance(prompt, MessageEntry)
+        assert prompt.message["content"] == [
+            {"type": "text", "text": "look"},
+            {"type": "text", "text": "[image: https://x/y.png]"},
+        ]
+        orphan = tree["6"]
+        assert isinstance(orphan, MessageEntry)
+        assert orphan.message["toolName"] == "unknown"
+
+    def test_without_a_callback_each_report_is_a_warning(self, tmp_path: Path) -> None:
+        """on_report=None: a SessionFileWarning naming the file, one per report."""
+        path = self.rollout(tmp_path)
+        with pytest.warns(ptree.SessionFileWarning) as caught:
+            codex.read(path)
+        assert len(caught) == 9
+        assert str(caught[0].message) == (
+            f"{path}: a 'input_file' part of a 'user' message left out: 2 times, first at line 2"
+        )
+
+    def test_a_faithful_rollout_reports_nothing(self) -> None:
+        """The pomodoro fixture has only parts, calls and outputs Pi can hold."""
+        said: list[str] = []
+        codex.read(POMODORO, on_report=said.append)
+        assert said == []
 
 
 class TestBadInput:

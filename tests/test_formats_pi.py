@@ -61,7 +61,9 @@ def test_claude_code_fixtures_open_in_pi(pi_package: Path, tmp_path: Path) -> No
 
 
 def test_codex_fixtures_open_in_pi(pi_package: Path, tmp_path: Path) -> None:
-    check_in_pi([codex.read(p).tree for p in CODEX], pi_package, tmp_path)
+    # localpush's redacted call arguments are reported (tests/test_formats_codex.py)
+    trees = [codex.read(p, on_report=lambda _line: None).tree for p in CODEX]
+    check_in_pi(trees, pi_package, tmp_path)
 
 
 def test_librechat_export_opens_in_pi(pi_package: Path, tmp_path: Path) -> None:

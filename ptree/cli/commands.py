@@ -39,6 +39,10 @@ def register(name: str, setup: Setup | None = None) -> Callable[[Command], Comma
     paragraph is the line ``ptree --help`` lists, the rest the description ``ptree NAME
     --help`` shows (``setup`` may change it).
 
+    Args:
+        name: the subcommand's name.
+        setup: adds the command's arguments to its parser; ``None``: none.
+
     >>> @register("hello-doc")
     ... def hello(args, out, err):
     ...     '''say hello'''

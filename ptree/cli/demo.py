@@ -19,7 +19,11 @@ def _print_path(tree: SessionTree, title: str, out: TextIO) -> None:
 
 def run_demo(out: TextIO) -> None:
     """Grow plan A, go back and grow plan B, print both to ``out``; plan A's value is
-    untouched.  O(1): a fixed scenario."""
+    untouched.  O(1): a fixed scenario.
+
+    Args:
+        out: where to print.
+    """
     print("ptree — history is not a line, it is a tree\n", file=out)
     question = SessionTree().append({"role": "user", "content": "方案 A"})
     plan_a = question.append({"role": "assistant", "content": "A 的回答"})

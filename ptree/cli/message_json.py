@@ -79,6 +79,9 @@ def raw_message_json(source: Any) -> str | None:
     reader), or ``None`` when they hold what msgspec does not read as ``json`` does
     (a lone surrogate).  O(len(source)), nearly all of it in C.
 
+    Args:
+        source: the message's JSON bytes (a buffer of them).
+
     >>> raw_message_json(b'{"role":"user","content":[{"x":1E2,"y":"\\\\u00e9"}]}')
     '{"role": "user", "content": [{"x": 100.0, "y": "é"}]}'
     """

@@ -68,6 +68,10 @@ class Progress(Closing):
         """Record that ``done`` units are finished; redraw if it is time (or ``force``).
 
         Cost: O(1).
+
+        Args:
+            done: the units finished so far.
+            force: redraw now, whatever the time since the last one.
         """
         self.done = done
         if not self.enabled:

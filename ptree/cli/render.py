@@ -255,6 +255,9 @@ def tree_to_json(tree: SessionTree) -> dict[str, Any]:
 
     Cost: O(n).
 
+    Args:
+        tree: the tree.
+
     >>> t = SessionTree().append({"role": "user", "content": "hi"})
     >>> tree_to_json(t)["entries"][0]["preview"]
     'user: hi'

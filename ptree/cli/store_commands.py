@@ -27,6 +27,9 @@ def store_ref(text: str) -> tuple[str, str | None] | None:
     """``(url, session id or None)`` if ``text`` is a store URL (``URL`` or
     ``URL#SESSION_ID``, the id percent-decoded), else ``None`` (a file path).  O(len(text)).
 
+    Args:
+        text: a command-line argument: a store URL or a file path.
+
     >>> store_ref("sqlite:///srv/s.db#chat%201"), store_ref("notes.jsonl")
     (('sqlite:///srv/s.db', 'chat 1'), None)
     """
@@ -46,6 +49,9 @@ def load_ref(text: str) -> SessionTree | None:
     the Claude Code mapping makes it, with its subagents' transcripts.
 
     Cost: opening the store and one :meth:`~ptree.stores.Store.load`.
+
+    Args:
+        text: a command-line argument: a store URL or a file path.
 
     Raises:
         UsageError: a store URL without ``#SESSION_ID``.

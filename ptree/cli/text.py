@@ -47,6 +47,10 @@ def one_line(text: str, width: int | None = None) -> str:
     and ``…`` ends a shortened text.  O(len(text)), but only O(width) for a long
     text that does not need all of it (most of them).
 
+    Args:
+        text: the text.
+        width: the most characters to give; ``None``: no limit.
+
     >>> one_line("a\\n  b \\x1b[2J c", 8)
     'a b �[2…'
     """
@@ -243,7 +247,11 @@ def _loaded_preview(source: object, width: int) -> str | None:
 
 def message_role(entry: MessageEntry) -> str:
     """``str(entry.message.get("role"))``, read from the bytes of a message not
-    decoded yet (the reader checked that it is a string).  O(len(message)) in C."""
+    decoded yet (the reader checked that it is a string).  O(len(message)) in C.
+
+    Args:
+        entry: a message entry, decoded or not.
+    """
     if isinstance(entry, LoadedMessage) and msgspec is not None:
         source = LoadedMessage.undecoded(entry)
         if source is not None:

@@ -716,6 +716,11 @@ def write_sessions(
     needed.  No file is replaced unless ``force``: when any exists, nothing is
     written.  Cost: O(total size of the sessions).
 
+    Args:
+        sessions: the sessions an importer read.
+        out_dir: the folder to write into.
+        force: replace files that exist.
+
     Raises:
         FileExistsError: a file to write exists (and not ``force``); nothing written.
         NotADirectoryError: ``out_dir`` is a file.

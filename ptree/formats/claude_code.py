@@ -155,6 +155,9 @@ def session_files(path: str | os.PathLike[str]) -> list[Path]:
     ``agent-*.jsonl`` files beside the main file whose first record carries the main
     file's ``sessionId``, together in sorted path order.  Cost: reads the first
     line of each candidate ``agent-*.jsonl``.
+
+    Args:
+        path: the main session file.
     """
     main = Path(path)
     found: list[Path] = []

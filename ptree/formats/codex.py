@@ -105,9 +105,15 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
 
     Args:
         src: the rollout file, ``rollout-<time>-<id>.jsonl``.
-        on_report: what every importer takes, for a line about each thing left out or
-            kept only as text; Codex's conversion leaves nothing out, so it is never
-            called today.
+        on_report: called once for each kind of thing left out or changed, with one
+            line saying what, how many times and the first line of the file where it
+            is: a content part of a kind Pi has no block for (left out, or for a tool
+            output kept as JSON text), an image given by reference (kept as
+            ``[image: url]`` text), a text that is not a string (kept as ``''``), call
+            arguments that are not a JSON object (kept as ``{"input": text}``), an
+            output's fields beside its content, a call without a name or an output
+            whose call is not in the file (tool name ``unknown``).  ``None``: a
+            :class:`~ptree.pi.SessionFileWarning` for each line instead.
 
     Raises:
         ImportFormatError: (a ``ValueError``) a line that is not a JSON object, not
@@ -132,9 +138,8 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     ('s1', ['1', '2', '3'], 'hello')
     """
     path = Path(src)
-    reporter(on_report, path)  # nothing to report yet; the shape is every importer's
     with collector_paused():
-        return imported(FORMAT, path, _Reader(path).run())
+        return imported(FORMAT, path, _Reader(path, reporter(on_report, path)).run())
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
@@ -151,8 +156,10 @@ def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSe
 
 
 class _Reader:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, report: Report) -> None:
         self.path = path
+        self.report = report
+        self.notes: dict[str, list[int]] = {}  # what -> [times, first line]
         self.nodes: list[Node] = []
         self.line: list[Node] = []  # the current history; each the child of the one before
         self.base: str | None = None  # the parent of line[0]
@@ -172,6 +179,27 @@ class _Reader:
 
     def fail(self, reason: str) -> NoReturn:
         raise ImportFormatError(self.path, self.lineno, reason)
+
+    def note(self, what: str) -> None:
+        """Count something of this line left out or changed; :meth:`run` reports each
+        kind once, with its number and first line."""
+        seen = self.notes.setdefault(what, [0, self.lineno])
+        seen[0] += 1
+
+    def text(self, part: dict[str, Any], key: str) -> dict[str, Any]:
+        """A text block of ``part[key]``; a text that is not a string is reported."""
+        text = part.get(key)
+        if not isinstance(text, str):
+            self.note(f"a {key!r} that is {kind(text)} kept as ''")
+            text = ""
+        return {"type": "text", "text": text}
+
+    def image(self, url: object) -> dict[str, Any]:
+        """An image block; an image given by reference is reported, kept as text."""
+        block = _image(url)
+        if block["type"] == "text":
+            self.note("an image given by reference kept as '[image: url]' text")
+        return block
 
     def next_id(self) -> str:
         self.sub += 1
@@ -235,6 +263,8 @@ class _Reader:
                 self.fail("nested too deeply to import")
         self.close()
         self.link(self.line, self.base)
+        for what, (times, first) in self.notes.items():
+            self.report(f"{what}: {times:,} time{'' if times == 1 else 's'}, first at line {first}")
         leaf = self.line[-1].id if self.line else (self.nodes[-1].id if self.nodes else None)
         session_id = meta.get("id") if isinstance(meta.get("id"), str) else None
         session_id = session_id or self.path.stem
@@ -398,15 +428,11 @@ class _Reader:
             elif isinstance(content, list):
                 for part in content:
                     if isinstance(part, dict) and part.get("type") in ("output_text", "text"):
-                        text = part.get("text")
-                        blocks.append(
-                            {"type": "text", "text": text if isinstance(text, str) else ""}
-                        )
+                        blocks.append(self.text(part, "text"))
                     elif isinstance(part, dict) and part.get("type") == "refusal":
-                        text = part.get("refusal")
-                        blocks.append(
-                            {"type": "text", "text": text if isinstance(text, str) else ""}
-                        )
+                        blocks.append(self.text(part, "refusal"))
+                    else:
+                        self.note(f"{_part(part)} of an assistant message left out")
             else:
                 self.fail(f"a message's 'content' must be a list, not {kind(content)}")
             return
@@ -431,7 +457,16 @@ class _Reader:
                 if isinstance(given, dict)
                 else {k: v for k, v in item.items() if k not in ("type", "call_id", "id")}
             )
-        name = name if isinstance(name, str) and name else "unknown"
+        raw_args = item.get("arguments")
+        if (
+            itype == "function_call"
+            and not isinstance(raw_args, dict)
+            and args == {"input": raw_args}
+        ):
+            self.note("call arguments that are not a JSON object kept as {'input': arguments}")
+        if not (isinstance(name, str) and name):
+            self.note("a call without a name named 'unknown'")
+            name = "unknown"
         blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
         message.fields["message"]["stopReason"] = "toolUse"
         self.calls.setdefault(call_id, (message, name))
@@ -443,13 +478,16 @@ class _Reader:
             blocks.append({"type": "text", "text": content})
         elif isinstance(content, list):
             for part in content:
-                if not isinstance(part, dict):
-                    continue
-                if part.get("type") in ("input_text", "text", "output_text"):
-                    text = part.get("text")
-                    blocks.append({"type": "text", "text": text if isinstance(text, str) else ""})
-                elif part.get("type") == "input_image":
-                    blocks.append(_image(part.get("image_url")))
+                if isinstance(part, dict) and part.get("type") in (
+                    "input_text",
+                    "text",
+                    "output_text",
+                ):
+                    blocks.append(self.text(part, "text"))
+                elif isinstance(part, dict) and part.get("type") == "input_image":
+                    blocks.append(self.image(part.get("image_url")))
+                else:
+                    self.note(f"{_part(part)} of a {role!r} message left out")
         else:
             self.fail(f"a message's 'content' must be a list, not {kind(content)}")
         if role == "user":
@@ -479,6 +517,10 @@ class _Reader:
         if isinstance(output, dict):
             error = error or output.get("success") is False
             inner = output.get("content", output.get("output"))
+            if inner is not None:
+                dropped = sorted(k for k in output if k not in ("content", "output", "success"))
+                if dropped:
+                    self.note(f"a tool output's fields {', '.join(dropped)} left out")
             output = inner if inner is not None else json.dumps(output, ensure_ascii=False)
         content: list[dict[str, Any]] = []
         if isinstance(output, str):
@@ -488,8 +530,9 @@ class _Reader:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     content.append({"type": "text", "text": part["text"]})
                 elif isinstance(part, dict) and part.get("type") in ("input_image", "image"):
-                    content.append(_image(part.get("image_url")))
+                    content.append(self.image(part.get("image_url")))
                 else:
+                    self.note(f"{_part(part)} of a tool output kept as JSON text")
                     content.append({"type": "text", "text": json.dumps(part, ensure_ascii=False)})
         elif output is not None:
             content.append({"type": "text", "text": json.dumps(output, ensure_ascii=False)})
@@ -509,6 +552,8 @@ class _Reader:
             self.line.insert(at, node)
         if call is not None:
             self.last_result[call[0].id] = node
+        else:
+            self.note("a tool output whose call is not in the file named 'unknown'")
 
     def position_after(self, message: Node) -> int | None:
         """Where a result of ``message`` goes on the line: after it and its results so far."""
@@ -532,6 +577,12 @@ def _is_turn_start(node: Node) -> bool:
     texts = [b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text"]
     first = texts[0].lstrip() if texts else ""
     return not first.startswith(_INJECTED)
+
+
+def _part(part: object) -> str:
+    """How a report names a content part: ``an 'input_file' part``."""
+    ptype = part.get("type") if isinstance(part, dict) else None
+    return f"a {ptype!r} part" if isinstance(ptype, str) else f"a part that is {kind(part)}"
 
 
 def _image(url: object) -> dict[str, Any]:

@@ -49,6 +49,9 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     WebUI; an object with ``conversationId`` and messages: LibreChat).  Lines that are
     not JSON are passed over: reading the file is what reports them.  Cost: reads the
     first records, or parses the whole document (up to 64 MB).
+
+    Args:
+        path: the file.
     """
     p = Path(path)
     with p.open("rb") as f:

@@ -135,7 +135,11 @@ class Redactor:
         """How many secrets this redactor has replaced so far."""
 
     def text(self, value: str) -> str:
-        """``value`` with every secret replaced.  O(len(value)) per shape."""
+        """``value`` with every secret replaced.  O(len(value)) per shape.
+
+        Args:
+            value: the text.
+        """
         for name, rule in self._rules:
             if rule.pattern == _ASSIGNMENT:
                 value, n = rule.subn(_assignment_marker, value)
@@ -150,11 +154,18 @@ class Redactor:
         A string under a key that names a secret (``"password"``, ``"apiKey"``, …) is
         replaced whole.  Iterative: nesting depth is not limited by recursion.
         Cost: O(size of the value).
+
+        Args:
+            value: a JSON value.
         """
         return self._walk(value, top=False)
 
     def entry(self, entry: Entry) -> Entry:
-        """A copy of ``entry`` with its text scrubbed; ids and links kept.  O(size)."""
+        """A copy of ``entry`` with its text scrubbed; ids and links kept.  O(size).
+
+        Args:
+            entry: the entry.
+        """
         return entry_from_json(self._walk(entry.to_json(), top=True))
 
     def _walk(self, root: Any, *, top: bool) -> Any:

@@ -190,6 +190,10 @@ def stored_id(key: SessionKey | Mapping[str, Any]) -> str:
     for a subagent's; each part percent-encoded (``/`` too, except inside the
     subpath), so different keys never share an id.  O(length of the key).
 
+    Args:
+        key: a session key: ``project_key``, ``session_id`` and, for a subagent,
+            ``subpath``.
+
     Raises:
         SessionKeyError: not a valid session key.
 
@@ -659,6 +663,10 @@ class TreeSessionStore(AsyncClosing):
         skipped.  Cost: O(size of the batch) when this object wrote the transcript
         last; otherwise the entries added since are read first.
 
+        Args:
+            key: the transcript's session key.
+            entries: the transcript entries, JSON objects, in order.
+
         Raises:
             SessionKeyError: not a valid key.
             TranscriptEntryError: an entry that is not a JSON object; nothing stored.
@@ -669,6 +677,9 @@ class TreeSessionStore(AsyncClosing):
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """The transcript's entries in append order, equal to those appended;
         ``None`` for a key never written (or deleted).  Cost: O(size of the transcript).
+
+        Args:
+            key: the transcript's session key.
         """
         loaded = await _in_thread(self._sync.load, key)
         return cast("list[SessionStoreEntry] | None", loaded)
@@ -702,7 +713,11 @@ class TreeSessionStore(AsyncClosing):
 
     async def delete(self, key: SessionKey) -> None:
         """Delete a transcript; a main transcript's subagent transcripts with it.
-        A key never written is fine.  Cost: O(sessions in the store) to find them."""
+        A key never written is fine.  Cost: O(sessions in the store) to find them.
+
+        Args:
+            key: the transcript's session key.
+        """
         await _in_thread(self._sync.delete, key)
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
@@ -720,7 +735,11 @@ class TreeSessionStore(AsyncClosing):
 
     async def tree(self, key: SessionKey) -> SessionTree | None:
         """The transcript as one Pi tree (see :func:`transcript_tree`), or ``None``
-        for a key never written.  Cost: O(size of the transcripts)."""
+        for a key never written.  Cost: O(size of the transcripts).
+
+        Args:
+            key: the transcript's session key.
+        """
         return await _in_thread(self._sync.tree, key)
 
     async def close(self) -> None:

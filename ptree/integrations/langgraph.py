@@ -813,7 +813,12 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (its ``checkpoint_id``, else the thread's
-        latest in its namespace), or ``None``.  O(depth + size of its values)."""
+        latest in its namespace), or ``None``.  O(depth + size of its values).
+
+        Args:
+            config: the run's config: its ``configurable`` names the thread, the
+                namespace and, optionally, the checkpoint.
+        """
         configurable = config["configurable"]
         thread_id = _thread_id(configurable.get("thread_id"))
         ns = configurable.get("checkpoint_ns", "")

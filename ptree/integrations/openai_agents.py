@@ -440,6 +440,13 @@ def branch_items(
     (:attr:`TreeSession.history`).
     Cost: O(path length + size of the items).
 
+    Args:
+        tree: the session's value.
+        leaf: the entry ending the path; the tree's leaf when ``None``.
+        provider: the provider Pi's messages are converted for (with ``model``).
+        model: the model Pi's messages are converted for; ``None``: each turn for the
+            model that wrote it.
+
     Raises:
         UnknownEntryError: ``leaf`` names no entry.
         ProviderError: pi-ai would refuse a message that Pi wrote.
@@ -609,6 +616,9 @@ class TreeSession(Closing, AsyncClosing):
         may hold several items: its id repeats).  ``leaf`` names the branch
         by an entry of :attr:`tree` (default: the current leaf).  Cost: O(path length).
 
+        Args:
+            leaf: an entry of :attr:`tree` ending the branch; the current leaf when ``None``.
+
         Raises:
             UnknownEntryError: ``leaf`` names no entry.
         """
@@ -623,6 +633,9 @@ class TreeSession(Closing, AsyncClosing):
 
         Fresh plain dicts and lists each call, oldest first; ``None`` gives ``[]``.
         Cost: O(path length + size of the items).
+
+        Args:
+            leaf: an entry of :attr:`tree` ending the branch, or ``None``.
 
         Raises:
             UnknownEntryError: ``leaf`` names no entry.
@@ -642,6 +655,9 @@ class TreeSession(Closing, AsyncClosing):
         ``limit``-th item from the end) with a limit.  Measured on 50,000 small items
         (a loaded 2-core machine): all of them 0.7-0.8 s, mostly the copy, as
         ``SQLiteSession`` (0.7 s); the latest 10 in 0.1 ms (``SQLiteSession``: 0.1 s).
+
+        Args:
+            limit: how many of the latest items; ``session_settings.limit`` when ``None``.
 
         Raises:
             ValueError: the session is closed.
@@ -686,6 +702,9 @@ class TreeSession(Closing, AsyncClosing):
         Each item becomes one entry (see the module doc for the Pi message it gets);
         the last one is the new leaf.  An empty list changes nothing.  Cost: O(size of
         the items), plus one walk of the current path to name the tool results.
+
+        Args:
+            items: the SDK's input items, JSON-like mappings.
 
         Raises:
             InvalidMessageError: (a ``ValueError``) an item is not a JSON-like mapping;
@@ -801,6 +820,9 @@ class TreeSession(Closing, AsyncClosing):
         any entry of :attr:`tree`, on any branch, which becomes the leaf.  The old
         branch stays in the tree.  One undo step (none if the leaf is already there).
         Cost: O(path length) for an index, O(1) for an id.
+
+        Args:
+            at: an index into :meth:`get_items`, or an entry id.
 
         Raises:
             IndexError: no item has that index.

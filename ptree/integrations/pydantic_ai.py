@@ -216,6 +216,9 @@ def pi_messages(message: ModelMessage) -> list[dict[str, Any]]:
     One ``assistant`` message for a response; for a request, one message per part
     that has one (possibly none).  Cost: O(size of the message).
 
+    Args:
+        message: a pydantic-ai ``ModelRequest`` or ``ModelResponse``.
+
     >>> from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
     >>> from datetime import datetime, UTC
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -238,6 +241,10 @@ def append_messages(tree: SessionTree, messages: Iterable[ModelMessage]) -> Sess
     described in the module doc; the first keeps the whole message, so
     :func:`to_messages` gives it back ``==``.  The last entry is the new leaf.
     Cost: O(size of the messages).
+
+    Args:
+        tree: the tree to add to.
+        messages: pydantic-ai ``ModelRequest`` and ``ModelResponse`` messages.
 
     Raises:
         InvalidMessageError: (a ``ValueError``) one of ``messages`` is not a

@@ -62,6 +62,8 @@ def commit_bytes(
     ``[k, n]`` when there are several; a newline first when the file does not end
     with one (after a torn line: never glued onto it).
 
+    Cost: O(size of ``added``).
+
     Args:
         tree: the value being committed (its leaf, its ids, its clock).
         added: the new entries, in order.
@@ -119,6 +121,9 @@ def unfinished_tail(data: bytes) -> int:
 
     An appender holding the file's lock truncates the file there before its commit
     (the module doc says why).  Cost: O(size of the tail examined).
+
+    Args:
+        data: the file's bytes (its tail is enough when it starts at a line).
     """
     end = len(data)
     stop = end if not data or data.endswith(b"\n") else data.rfind(b"\n") + 1

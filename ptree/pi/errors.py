@@ -110,6 +110,9 @@ class SessionFileWarning(UserWarning):
     ``str()`` is the whole message (``FILE:LINE: what was done``); the facts are
     attributes too, so a caller need not parse the text.
 
+    Args:
+        message: the whole message, what ``str()`` gives.
+
     Attributes:
         path: the file, or ``None`` when not given.
         line: the 1-based line number, or ``None`` when no line is concerned.

@@ -68,6 +68,10 @@ def json_depth(raw: bytes, limit: int | None = None) -> int:
     pieces of a split on them at even places are what lies outside strings.  With a
     limit, the innermost pairs of the brackets left are taken away, all at once, at
     most ``limit + 1`` times (in C): each round takes one level off.
+
+    Args:
+        raw: a valid JSON line.
+        limit: the depth past which counting stops; ``None``: none.
     """
     plain = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     brackets = b"".join(plain.split(b'"')[::2]).translate(_PAIRS, _NOT_BRACKETS)
@@ -185,7 +189,11 @@ class LineScanner:
 
 def line_scanner(data: bytes) -> LineScanner | None:
     """The C scanner over ``data`` (a whole file after its header), or ``None``
-    where the extension was not built.  O(1)."""
+    where the extension was not built.  O(1).
+
+    Args:
+        data: the file's bytes after its header line.
+    """
     return LineScanner(data) if SCANNER == "C" else None
 
 
@@ -216,6 +224,10 @@ def message_line(raw: bytes, source: memoryview | None = None) -> LoadedMessage 
 
     ``source``, the same bytes as a view into the file's buffer, is what the entry
     keeps (so it holds no copy of its own); by default ``raw`` itself.
+
+    Args:
+        raw: the line's bytes, without its newline.
+        source: the same bytes as a view into the file's buffer; ``raw`` when ``None``.
     """
     try:
         env = _decode_envelope(raw if source is None else source)

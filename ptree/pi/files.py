@@ -69,6 +69,9 @@ def read_regular(path: str | os.PathLike[str]) -> tuple[bytes, Stamp]:
     blocking (which changes nothing for a regular file) so that the check itself
     cannot wait.  O(size of the file).
 
+    Args:
+        path: the file.
+
     Raises:
         SessionFileError: not a regular file (nor a directory).
         IsADirectoryError: a directory.
@@ -105,6 +108,12 @@ def with_stamp(
     (``resolved``: ``path`` is ``os.path.realpath``'s already).  A value, not a cache:
     a pickled or copied tree carries it too (see :attr:`~ptree.SessionHeader.origin`).
     A tree without a header is returned as it is.  O(number of files noted).
+
+    Args:
+        tree: the tree read from the file, or about to be written to it.
+        path: the file.
+        st: the file's stamp (its size, time and identity) as the tree holds it.
+        resolved: ``path`` is ``os.path.realpath``'s already.
     """
     header = tree.header
     if header is None:

@@ -115,6 +115,10 @@ def deeper_than(value: Any, limit: int = LINE_DEPTH) -> bool:
     Iterative; O(number of containers in ``value``), and the reader calls it only for
     a line that made more than ``limit`` containers.
 
+    Args:
+        value: a parsed JSON value.
+        limit: the most levels allowed.
+
     >>> deeper_than({"a": [[1]]}, 3), deeper_than({"a": [[1]]}, 2), deeper_than("x", 0)
     (False, True, False)
     """
@@ -187,6 +191,9 @@ def is_torn(text: str) -> bool:
     A crash in the middle of a write leaves the start of a line and nothing more; that
     is what this recognises (any other bad line is not a prefix of valid JSON).
     Iterative and O(len(text)).
+
+    Args:
+        text: a line of a session file, without its newline.
 
     >>> is_torn('{"type":"message","id":"a'), is_torn('{"a": 1}'), is_torn('{"a" 1')
     (True, False, False)
@@ -336,6 +343,10 @@ def new_leaf_id(taken: Callable[[str], bool], first: int = 1) -> str:
     cannot be one Pi makes (8 hex digits or a UUID) nor one of ptree's default ids
     (``e<n>``); an entry given one later on by hand is refused by the writer
     (:class:`~ptree.CommitError`).  O(number of taken ``leaf-<n>`` ids from ``first``).
+
+    Args:
+        taken: whether an id is used in the file.
+        first: the smallest ``n`` to try.
 
     >>> new_leaf_id({"leaf-1", "e1"}.__contains__)
     'leaf-2'

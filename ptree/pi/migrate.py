@@ -27,6 +27,9 @@ __all__ = ["migrate_record", "record_lines", "v1_id"]
 def v1_id(line: int) -> str:
     """The id ptree gives the version 1 entry on 1-based line ``line``.  O(1).
 
+    Args:
+        line: the entry's 1-based line in the file.
+
     >>> v1_id(2), v1_id(300)
     ('00000002', '0000012c')
     """

@@ -23,6 +23,9 @@ def content_text(content: Any) -> str:
     Text blocks give their text, thinking blocks their thinking, tool calls
     ``name(...)``, images ``[image]``.  O(size of the content).
 
+    Args:
+        content: a message's ``content``: a string or a list of blocks.
+
     >>> content_text([{"type": "text", "text": "a"}, {"type": "toolCall", "name": "read"}])
     'a read(...)'
     """
@@ -69,6 +72,9 @@ def entry_text(entry: Entry) -> tuple[str, str] | None:
     Messages give their role and :func:`message_text` (a shell command's output too);
     compactions and branch summaries their summary; custom messages their content;
     ``session_info`` entries the session's name.  O(size of the entry).
+
+    Args:
+        entry: the entry.
 
     >>> from ptree import SessionTree
     >>> t = SessionTree().append({"role": "user", "content": "hello"}).append_session_info("n")

@@ -28,6 +28,9 @@ def pi16_features(tree: SessionTree) -> tuple[str, ...]:
     the file from one Pi 0.73.1 wrote, and both read it alike except for contentless
     messages (see :func:`ptree.build_context`).  Cost: O(number of entries).
 
+    Args:
+        tree: the session.
+
     >>> t = SessionTree().append({"role": "user", "content": "hi"}, id="u")
     >>> pi16_features(t), pi16_features(t.append_context_edit("u", None))
     ((), ('context edits',))

@@ -47,7 +47,12 @@ def header_of(tree: SessionTree) -> SessionHeader:
 
 def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
     """The whole file for ``tree``: header, entries in order, and a leaf record if the
-    leaf is not the last entry.  O(size of the tree)."""
+    leaf is not the last entry.  O(size of the tree).
+
+    Args:
+        tree: the tree.
+        header: the header to write first.
+    """
     return file_parts(tree, header)[0]
 
 

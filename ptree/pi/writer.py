@@ -280,6 +280,9 @@ class SessionWriter(Closing):
 
         Cost: O(size of what changed), never O(size of the tree).
 
+        Args:
+            tree: the new value, grown from the last committed one.
+
         Returns:
             the committed value: equal to ``tree`` (with the file's header if it had
             none), its header noting the file as it is now

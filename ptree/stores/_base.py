@@ -146,6 +146,9 @@ class Store(Closing, ABC):
         loaded or saved (the usual case: load, append, save); otherwise the stored
         entries are compared once, O(n).  Never a rewrite of the stored session.
 
+        Args:
+            tree: the session's new value; its header's id names the session.
+
         Returns:
             the tree as saved (with the stored header); loading the session gives a
             tree equal to it.
@@ -312,6 +315,12 @@ class Store(Closing, ABC):
         Cost: SQL stores read only the page, through an index: O(limit + log n).  The
         ``jsonl:`` store reads each file's first line and its small state file, O(n),
         for every page.
+
+        Args:
+            limit: the most sessions on the page; ``None``: all.
+            after: the cursor of the page before (its ``next_cursor``); ``None``: the first
+                page.
+            order: ``"updated"`` (newest first) or ``"id"``.
 
         Raises:
             CursorError: (a :class:`StoreError`) ``after`` is not a cursor of this

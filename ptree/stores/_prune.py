@@ -141,7 +141,11 @@ class Keep:
 
     def select(self, tree: SessionTree) -> set[str]:
         """The ids this asks to keep in ``tree`` (before :func:`plan` closes them).
-        O(n)."""
+        O(n).
+
+        Args:
+            tree: the session.
+        """
         chosen = set(self.entry_ids)
         if self.all_leaves:
             chosen.update(e.id for e in tree.leaves())

@@ -158,21 +158,21 @@ class SqliteStore(SqlStore):
         space as large as the database.
 
         Raises:
-            StoreError: the store is closed.
-            StoreWriteError: (an ``OSError``) the file is read-only (or its disk
-                refuses the write), said at once.
+            StoreWriteError: (an ``OSError``) the file is read-only, or the disk
+                refused the rewrite (full, a file size limit, an I/O error); the
+                database is as it was.
             StoreLockedError: (a ``TimeoutError``) another connection kept the
-                database busy past the timeout, before the rewrite began.
-            sqlite3.Error: the ``VACUUM`` itself failed (a full disk, a connection
-                busy meanwhile); the database is as it was.
+                database busy past the timeout; nothing changed.
+            StoreError: the store is closed, or SQLite refused the rewrite for
+                another reason (its message said); the database is as it was.
         """
         with self._lock:
             self._check_open()
             try:
                 self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            except sqlite3.Error as exc:  # a read-only file: a store error, at once
+                self._conn.execute("VACUUM")
+            except sqlite3.Error as exc:  # SQLite undoes a failed VACUUM: a store error
                 raise self._error(exc) from exc
-            self._conn.execute("VACUUM")
 
     def _after_prune(self) -> None:
         # executescript steps the pragma to its end (execute() frees one page only).
