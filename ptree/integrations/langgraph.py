@@ -449,8 +449,24 @@ def _on_worker_thread(
         f"Cost: as :meth:`{name}`, plus a hand-over to the thread pool.  Raises what "
         f":meth:`{name}` raises.\n\nArgs:\n"
         + "".join(f"    {p}: as :meth:`{name}`.\n" for p in params)
+        + _raises_section(method)
     )
     return twin
+
+
+def _raises_section(method: Callable[..., Any]) -> str:
+    """The ``Raises:`` section of ``method``'s docstring (dedented), or ``""``."""
+    lines = inspect.cleandoc(method.__doc__ or "").splitlines()
+    try:
+        start = lines.index("Raises:")
+    except ValueError:
+        return ""
+    section = [lines[start]]
+    for line in lines[start + 1 :]:
+        if line and not line.startswith(" "):
+            break
+        section.append(line)
+    return "\n" + "\n".join(section).rstrip() + "\n"
 
 
 class TreeSaver(BaseCheckpointSaver[int]):
