@@ -61,7 +61,8 @@ from ..pi.readable import entry_text
 from ..pi.reader import read_state
 from ..pi.whole_file import file_parts
 from ..tree import SessionTree
-from ._base import Anchor, SessionSummary, Store, header_payload
+from ._base import Anchor, SessionSummary, Since, Store, header_payload
+from ._plan import Disconnect, Plan, done
 from ._prune import digest, refuse_pruned
 from ._search import Query, SearchHit, entry_words, snippet
 from .errors import (
@@ -204,6 +205,45 @@ class JsonlStore(Store):
     def directory(self) -> Path:
         """The directory of session files."""
         return self._dir
+
+    # ------------------------------------------------------------------ the primitives
+
+    # Files block: each primitive does its I/O where the plan asks for it (the async
+    # protocol runs the whole plan in a worker thread).
+    def _save(self, tree: SessionTree) -> Plan[Anchor]:
+        return done(self._save_now(tree))
+
+    def _load(self, session_id: str) -> Plan[Anchor]:
+        return done(self._load_now(session_id))
+
+    def _since(self, session_id: str, anchor: Anchor) -> Plan[Since | None]:
+        return done(self._since_now(session_id, anchor))
+
+    def _load_path(self, session_id: str) -> Plan[SessionTree]:
+        return done(self._load_path_now(session_id))
+
+    def _sessions(self) -> Plan[list[SessionSummary]]:
+        return done(self._sessions_now())
+
+    def _search(self, query: Query, limit: int, session: str | None) -> Plan[list[SearchHit]]:
+        return done(self._search_now(query, limit, session))
+
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> Plan[bool]:
+        return done(self._prune_now(session_id, anchor, new, removed))
+
+    def _delete(self, session_id: str) -> Plan[None]:
+        self._delete_now(session_id)
+        return done(None)
+
+    def _exists(self, session_id: str) -> Plan[bool]:
+        return done(self._exists_now(session_id))
+
+    def _execute(self, step: Any) -> Any:
+        if not isinstance(step, Disconnect):
+            raise TypeError(f"not a step of a jsonl store: {step!r}")
+        self._index.clear()
 
     # ------------------------------------------------------------------ finding files
 
@@ -395,7 +435,7 @@ class JsonlStore(Store):
 
     # ------------------------------------------------------------------ protocol
 
-    def _load(self, session_id: str) -> Anchor:
+    def _load_now(self, session_id: str) -> Anchor:
         with self._locked(session_id, exclusive=False) as found:
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
@@ -406,39 +446,26 @@ class JsonlStore(Store):
                 tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
         return Anchor(tree, state.incarnation, state.count, state.length)
 
-    def _refresh(self, session_id: str) -> SessionTree:
-        # update()'s load: from the last version this object saw, only the lines since.
-        with self._lock:
-            self._check_open()
-            anchor = self._latest_anchor(session_id)
-            if anchor is None:
-                return self.load(session_id)
-            added: list[Entry] | None = None
-            with self._locked(session_id, exclusive=False) as found:
-                if found is None:
-                    raise SessionNotFoundError(session_id, self._url)
-                fd, path = found
-                state = self._committed(fd, path)
-                if (
-                    state.tree is None
-                    and state.incarnation == anchor.incarnation
-                    and state.length >= anchor.position
-                ):
-                    added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
-            if added is None:  # changed by someone else, or made anew: read it whole
-                return self.load(session_id)
-            tree = anchor.tree
-            for entry in added:
-                tree = tree.insert(entry)
-            tree = tree.move_to(state.leaf)
-            self._remember(session_id, Anchor(tree, state.incarnation, state.count, state.length))
-            return tree
+    def _since_now(self, session_id: str, anchor: Anchor) -> Since | None:
+        with self._locked(session_id, exclusive=False) as found:
+            if found is None:
+                raise SessionNotFoundError(session_id, self._url)
+            fd, path = found
+            state = self._committed(fd, path)
+            if (
+                state.tree is not None
+                or state.incarnation != anchor.incarnation
+                or state.length < anchor.position
+            ):
+                return None  # changed by someone else, or made anew: read it whole
+            added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+        return Since(added, state.leaf, state.incarnation, state.count, state.length)
 
-    def _load_path(self, session_id: str) -> SessionTree:
-        tree = self._load(session_id).tree
+    def _load_path_now(self, session_id: str) -> SessionTree:
+        tree = self._load_now(session_id).tree
         return SessionTree.from_entries(tree.path(), leaf_id=tree.leaf_id, header=tree.header)
 
-    def _save(self, tree: SessionTree) -> Anchor:
+    def _save_now(self, tree: SessionTree) -> Anchor:
         header = tree.header
         assert header is not None
         sid = header.id
@@ -591,7 +618,7 @@ class JsonlStore(Store):
         except OSError as exc:
             raise self._write_error(path, exc) from None
 
-    def _sessions(self) -> list[SessionSummary]:
+    def _sessions_now(self) -> list[SessionSummary]:
         out: list[SessionSummary] = []
         for sid in list(self._scan(full=True)):
             with self._locked(sid, exclusive=False) as found:
@@ -616,7 +643,7 @@ class JsonlStore(Store):
         out.sort(key=lambda s: s.updated, reverse=True)
         return out
 
-    def _delete(self, session_id: str) -> None:
+    def _delete_now(self, session_id: str) -> None:
         with self._locked(session_id, exclusive=True) as found:
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
@@ -632,21 +659,18 @@ class JsonlStore(Store):
             sync_directory(self._dir)
         self._index.pop(session_id, None)
 
-    def _exists(self, session_id: str) -> bool:
+    def _exists_now(self, session_id: str) -> bool:
         return self._find(session_id) is not None
-
-    def _close(self) -> None:
-        self._index.clear()
 
     # ------------------------------------------------------------------ scale (issue 25)
 
-    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
+    def _search_now(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
         # No index: every session is read (documented in Store.search).
         scored: list[tuple[float, int, int, SearchHit]] = []
         ids = [session] if session is not None else sorted(self._scan(full=True))
         for n, sid in enumerate(ids):
             try:
-                tree = self._load(sid).tree
+                tree = self._load_now(sid).tree
             except SessionNotFoundError:
                 continue  # deleted meanwhile
             for i, entry in enumerate(tree.entries()):
@@ -678,7 +702,7 @@ class JsonlStore(Store):
                 gone.add((eid, dig))
         refuse_pruned(self._url, sid, new, gone)
 
-    def _prune(
+    def _prune_now(
         self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
     ) -> bool:
         header = new.header
