@@ -274,6 +274,8 @@ class ThreadedStore(AsyncStore):
 
     async def _drive(self, op: Callable[..., Plan[T]], *args: Any) -> T:
         call = functools.partial(self._store._run, op(self._store, *args))
+        if self._store.closed:
+            return call()  # the worker has ended; a closed store only says it is closed
         return await asyncio.get_running_loop().run_in_executor(self._worker, call)
 
     async def close(self) -> None:
