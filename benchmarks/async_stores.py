@@ -141,21 +141,21 @@ def summary(late: list[float], seconds: float) -> dict[str, float]:
     }
 
 
-def fresh(kind: str, d: Path, n: int) -> str:
-    if kind == "sqlite file":
-        return f"sqlite://{d}/s{n}.db"
-    if kind == "sqlite memory":
-        return "sqlite:///:memory:"
-    if kind == "jsonl":
-        return f"jsonl://{d}/j{n}"
-    url = os.environ.get("PTREE_BENCH_POSTGRES_URL") or os.environ["PTREE_TEST_POSTGRES_URL"]
-    import psycopg
+URLS = {
+    "sqlite file": "sqlite://{d}/s{n}.db",
+    "sqlite memory": "sqlite:///:memory:",
+    "jsonl": "jsonl://{d}/j{n}",
+}
 
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            "DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema, ptree_search,"
-            " ptree_pruned"
-        )
+
+def fresh(kind: str, d: Path, n: int) -> str:
+    """A URL of an empty store of this kind (PostgreSQL: its sessions deleted)."""
+    if kind in URLS:
+        return URLS[kind].format(d=d, n=n)
+    url = os.environ.get("PTREE_BENCH_POSTGRES_URL") or os.environ["PTREE_TEST_POSTGRES_URL"]
+    with stores.open(url) as store:
+        for summary in store.sessions():
+            store.delete(summary.id)
     return url
 
 

@@ -23,7 +23,6 @@ KNOWN_GAPS: dict[str, list[str]] = {
     "ptree.formats.importers.Importer.sessions": ["parameter on_report", "cost"],
     "ptree.formats.librechat.sessions": ["cost"],
     "ptree.formats.openwebui.read": ["parameter src", "cost"],
-    "ptree.integrations.claude_agent.TreeSessionStore.close": ["cost"],
     "ptree.integrations.claude_agent.TreeSessionStore.list_session_summaries": [
         "parameter project_key"
     ],

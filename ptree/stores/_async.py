@@ -24,7 +24,6 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
 from typing import Any, TypeVar
 
 from ..tree import SessionTree
@@ -103,15 +102,15 @@ class AsyncStore(ABC):
         return await self._drive(StoreCore._op_load, session_id)
 
     async def refresh(self, session_id: str) -> SessionTree:
-        """The session as stored now, reading only what was saved since this object
-        last saw it, as :meth:`Store.refresh <ptree.stores.Store.refresh>`.  Cost:
-        O(entries added since) in a database.
+        """What :meth:`Store.refresh <ptree.stores.Store.refresh>` gives: the stored
+        session, read from where this object last saw it (O(entries added since) in a
+        database), so ``added_since`` tells what is new.
 
         Args:
-            session_id: the session's id.
+            session_id: the session, by its id.
 
         Raises:
-            SessionNotFoundError: (a ``KeyError``) no such session.
+            SessionNotFoundError: (a ``KeyError``) it is not stored.
         """
         return await self._drive(StoreCore._op_refresh, session_id)
 
@@ -231,12 +230,7 @@ class AsyncStore(ABC):
     async def __aenter__(self) -> AsyncStore:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
 

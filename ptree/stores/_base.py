@@ -326,6 +326,30 @@ class StoreCore(ABC):
                 best = (anchor, added)
         return best
 
+    def _grown_from(
+        self, tree: SessionTree, stored_header: str, count: int, incarnation: str
+    ) -> tuple[Anchor | None, tuple[Entry, ...]]:
+        """The checks every save makes against the stored session (its header line,
+        its entry count), then the remembered version ``tree`` grew from with the
+        entries ``tree`` has past it (``None`` and every entry: none).
+
+        Raises:
+            ConflictError: another header, or fewer entries than stored.
+        """
+        header = tree.header
+        assert header is not None
+        if stored_header != header_payload(header):
+            raise ConflictError(header.id, self._url, "the stored session has another header")
+        if len(tree) < count:
+            raise ConflictError(
+                header.id,
+                self._url,
+                f"the stored session has {count} entries, the tree only {len(tree)}: "
+                "another writer saved since this tree was loaded",
+            )
+        found = self._best_anchor(header.id, tree, incarnation, count)
+        return (None, tree.entries()) if found is None else found
+
     def _latest_anchor(self, session_id: str) -> Anchor | None:
         anchors = self._anchors.get(session_id)
         return anchors[-1] if anchors else None

@@ -196,20 +196,8 @@ class SqlStore(StoreCore):
             )
             row = yield from self._row(key, lock=True)
         stored_head, stored_leaf, count, incarnation = row
-        if stored_head != head:
-            raise ConflictError(sid, self._url, "the stored session has another header")
-        if len(tree) < count:
-            raise ConflictError(
-                sid,
-                self._url,
-                f"the stored session has {count} entries, the tree only {len(tree)}: "
-                "another writer saved since this tree was loaded",
-            )
-        found = self._best_anchor(sid, tree, incarnation, count)
-        if found is not None:
-            start, tail = found[0].count, found[1]
-        else:
-            start, tail = 0, tree.entries()
+        base, tail = self._grown_from(tree, stored_head, count, incarnation)
+        start = 0 if base is None else base.count
         if count > start:
             stored = yield from self._payloads(key, start, count)
             for i, payload in enumerate(stored):

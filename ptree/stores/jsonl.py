@@ -135,6 +135,27 @@ class _State:
         }
 
     @classmethod
+    def written(
+        cls, st: os.stat_result, length: int, tree: SessionTree, leaf_id: str | None, inc: str
+    ) -> _State:
+        """The state of a file just written whole from ``tree`` (its last line the leaf
+        record ``leaf_id``, if any), as a new incarnation ``inc``."""
+        header = tree.header
+        assert header is not None
+        return cls(
+            ino=st.st_ino,
+            length=length,
+            mtime_ns=st.st_mtime_ns,
+            header=header_payload(header),
+            count=len(tree),
+            leaf=tree.leaf_id,
+            leaf_ids=[] if leaf_id is None else [leaf_id],
+            name=tree.session_name,
+            updated=_now(),
+            incarnation=inc,
+        )
+
+    @classmethod
     def from_json(cls, obj: Any) -> _State | None:
         try:
             if obj.get("format") != _STATE_FORMAT:
@@ -504,19 +525,7 @@ class JsonlStore(Store):
             os.unlink(tmp)
         sync_directory(self._dir)
         self._index[header.id] = target.name
-        st = os.stat(target)
-        state = _State(
-            ino=st.st_ino,
-            length=len(data),
-            mtime_ns=st.st_mtime_ns,
-            header=header_payload(header),
-            count=len(tree),
-            leaf=tree.leaf_id,
-            leaf_ids=[] if leaf_id is None else [leaf_id],
-            name=tree.session_name,
-            updated=_now(),
-            incarnation=uuid.uuid4().hex,
-        )
+        state = _State.written(os.stat(target), len(data), tree, leaf_id, uuid.uuid4().hex)
         self._write_state_file(target, state)
         return Anchor(tree, state.incarnation, state.count, state.length)
 
@@ -533,22 +542,11 @@ class JsonlStore(Store):
                 f"version {CURRENT_VERSION} files; convert it first "
                 "(ptree.dump(ptree.load(path), path, overwrite=True) rewrites it as version 3)",
             )
-        if state.header != header_payload(header):
-            raise ConflictError(sid, self._url, "the stored session has another header")
         count = state.count
-        if len(tree) < count:
-            raise ConflictError(
-                sid,
-                self._url,
-                f"the stored session has {count} entries, the tree only {len(tree)}: "
-                "another writer saved since this tree was loaded",
-            )
-        found = self._best_anchor(sid, tree, state.incarnation, count)
-        if found is not None:
-            anchor, tail = found
-            stored = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+        base, tail = self._grown_from(tree, state.header, count, state.incarnation)
+        if base is not None:
+            stored = _entries_in(fd, base.position, state.length, os.fspath(path))
         else:
-            tail = tree.entries()
             stored_tree = state.tree
             if stored_tree is None:
                 data = _pread_all(fd, state.length)
@@ -720,7 +718,6 @@ class JsonlStore(Store):
             if not unchanged:
                 return False
             data, leaf_id = file_parts(new, header)
-            leaf_ids = [] if leaf_id is None else [leaf_id]
             tmp = write_temp(path, data, os.fstat(fd).st_mode & 0o7777)
             try:
                 # The removed ids first: a save of an older tree finds them once the
@@ -734,19 +731,8 @@ class JsonlStore(Store):
                     f.flush()
                     if self._fsync:
                         _sync(f.fileno())
-                written = os.stat(tmp)
-                committed = _State(
-                    ino=written.st_ino,
-                    length=len(data),
-                    mtime_ns=written.st_mtime_ns,
-                    header=header_payload(header),
-                    count=len(new),
-                    leaf=new.leaf_id,
-                    leaf_ids=leaf_ids,
-                    name=new.session_name,
-                    updated=_now(),
-                    incarnation=_PRUNED + uuid.uuid4().hex,
-                )
+                incarnation = _PRUNED + uuid.uuid4().hex
+                committed = _State.written(os.stat(tmp), len(data), new, leaf_id, incarnation)
                 # Until the rename, this state names a file that is not there yet, so
                 # readers read the old file whole: a crash leaves the old session.
                 self._write_state_file(path, committed)
