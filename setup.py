@@ -3,7 +3,8 @@ and freeze's common case (ptree/_cfrozen.c).
 
 Everything else is in pyproject.toml.  Both are optional: where no C compiler is found
 the build goes on without them and ptree uses its Python paths (the same results,
-slower; ``ptree.pi.fast.SCANNER`` and ``ptree.frozen.COMPILED`` say which run).
+slower; ``ptree.pi.fast.SCANNER`` and ``ptree.frozen.COMPILED`` say which run).  Both
+include ptree/_frozen_types.h: the frozen types the C code builds values of.
 """
 
 from setuptools import Extension, setup
@@ -13,12 +14,14 @@ setup(
         Extension(
             "ptree._cfrozen",
             ["ptree/_cfrozen.c"],
+            depends=["ptree/_frozen_types.h"],
             optional=True,
             extra_compile_args=["-O2"],
         ),
         Extension(
             "ptree.pi._scan",
             ["ptree/pi/_scan.c"],
+            depends=["ptree/_frozen_types.h"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -5,8 +5,10 @@ one table (faults injected, operations attempted, entries lost) and the totals.
     PTREE_SOAK_SECONDS=2 python benchmarks/faults.py   # CI's length
 
 Needs what the tests need: Node with Pi 0.73.1 and 1.6 (``.cache/``), PostgreSQL
-(``PTREE_TEST_POSTGRES_URL``; ``.ci/postgres start`` starts one) and its server
-programs for the restart test.  Not a timing: the figures are counts.
+(``PTREE_TEST_POSTGRES_URL``; ``.ci/postgres start`` starts one), and its server
+programs with util-linux's ``prlimit`` for the tests that start a server of their own
+(the restart, and the full disk: the server's processes limited to 17 MiB files).
+Not a timing: the figures are counts.
 """
 
 from __future__ import annotations

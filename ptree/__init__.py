@@ -168,53 +168,25 @@ name_public(globals(), "ptree")
 
 # Every name above but the errors lives in a module loaded when the name is first
 # used: ``import ptree`` costs next to nothing, and a command pays only for the layers
-# it touches (``ptree --help`` reads no session, so it loads no tree).
-_LAZY = {
-    **dict.fromkeys(("Context", "build_context"), "context"),
-    **dict.fromkeys(
-        (
-            "ActiveToolsChange",
-            "AnyEntry",
-            "BranchSummary",
-            "Compaction",
-            "ContextEdit",
-            "Custom",
-            "CustomMessage",
-            "Entry",
-            "Label",
-            "MessageEntry",
-            "ModelChange",
-            "SessionInfo",
-            "ThinkingLevelChange",
-            "UnknownEntry",
-            "Usage",
-        ),
-        "entries",
-    ),
-    **dict.fromkeys(
-        ("FrozenDict", "FrozenList", "JSONValue", "Message", "freeze", "thaw"), "frozen"
-    ),
-    "SessionHeader": "header",
-    **dict.fromkeys(("History", "NothingToRedo", "NothingToUndo"), "history"),
-    **dict.fromkeys(
-        (
-            "CommitError",
-            "SessionChangedError",
-            "SessionExistsError",
-            "SessionFileError",
-            "SessionFileWarning",
-            "SessionLockedError",
-            "SessionWriteError",
-            "SessionWriter",
-            "UnsupportedVersionError",
-            "dump",
-            "load",
-        ),
-        "pi",
-    ),
-    "SessionRef": "ref",
-    "SessionTree": "tree",
+# it touches (``ptree --help`` reads no session, so it loads no tree).  Module by
+# module, the names imported under TYPE_CHECKING above.
+_MODULES = {
+    "context": "Context build_context",
+    "entries": "ActiveToolsChange AnyEntry BranchSummary Compaction ContextEdit Custom"
+    " CustomMessage Entry Label MessageEntry ModelChange SessionInfo ThinkingLevelChange"
+    " UnknownEntry Usage",
+    "frozen": "FrozenDict FrozenList JSONValue Message freeze thaw",
+    "header": "SessionHeader",
+    "history": "History NothingToRedo NothingToUndo",
+    "pi": "CommitError SessionChangedError SessionExistsError SessionFileError"
+    " SessionFileWarning SessionLockedError SessionWriteError SessionWriter"
+    " UnsupportedVersionError dump load",
+    "ref": "SessionRef",
+    "tree": "SessionTree",
 }
 
-
-__getattr__, __dir__ = exports(__name__, _LAZY, __all__)
+__getattr__, __dir__ = exports(
+    __name__,
+    {name: module for module, names in _MODULES.items() for name in names.split()},
+    __all__,
+)

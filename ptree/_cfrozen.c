@@ -20,10 +20,10 @@
 #include <Python.h>
 #include <math.h>
 
+#include "_frozen_types.h"
+
 #define MAX_FRAMES 128 /* >= ptree.frozen.MAX_DEPTH, checked by setup() */
 
-static PyTypeObject *FrozenDictType = NULL, *FrozenListType = NULL;
-static PyObject *empty_tuple = NULL;
 static int max_depth = 0;
 
 typedef struct {
@@ -152,16 +152,11 @@ setup(PyObject *module, PyObject *args)
                           &limit)) {
         return NULL;
     }
-    if (!PyType_IsSubtype(dict_type, &PyDict_Type) || !PyType_IsSubtype(list_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "setup needs a dict subclass and a tuple subclass");
-        return NULL;
-    }
     if (limit < 1 || limit > MAX_FRAMES) {
         PyErr_SetString(PyExc_ValueError, "max_depth out of range");
         return NULL;
     }
-    Py_XSETREF(FrozenDictType, (PyTypeObject *)Py_NewRef(dict_type));
-    Py_XSETREF(FrozenListType, (PyTypeObject *)Py_NewRef(list_type));
+    if (set_frozen_types(dict_type, list_type) < 0) return NULL;
     max_depth = limit;
     Py_RETURN_NONE;
 }
@@ -183,7 +178,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__cfrozen(void)
 {
-    empty_tuple = PyTuple_New(0);
-    if (empty_tuple == NULL) return NULL;
+    if (init_frozen_types() < 0) return NULL;
     return PyModule_Create(&module);
 }

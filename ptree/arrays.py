@@ -190,13 +190,7 @@ def last_visible(slot: Entry | list[Entry] | None, limit: int) -> Entry | None:
 
 def view(store: Store, size: int) -> list[Entry]:
     """All entries a value of ``size`` sees, in insertion order.  O(size)."""
-    parts = [s.entries[: limit - s.base] for s, limit in chain(store, size)]
-    if len(parts) == 1:
-        return parts[0]
-    out: list[Entry] = []
-    for part in reversed(parts):
-        out.extend(part)
-    return out
+    return _joined([s.entries[: limit - s.base] for s, limit in chain(store, size)])
 
 
 def view_from(store: Store, size: int, start: int) -> list[Entry]:
@@ -211,6 +205,11 @@ def view_from(store: Store, size: int, start: int) -> list[Entry]:
         parts.append(s.entries[max(start, s.base) - s.base : limit - s.base])
         if s.base <= start:
             break
+    return _joined(parts)
+
+
+def _joined(parts: list[list[Entry]]) -> list[Entry]:
+    """The parts of a view, newest store first, as one list in insertion order."""
     if len(parts) == 1:
         return parts[0]
     out: list[Entry] = []

@@ -23,6 +23,14 @@ def check_kind(entry: object, where: str) -> None:
 
     Not the base class, nor a subclass of it that is no kind: a tree holds only what
     :data:`~ptree.AnyEntry` names, so that type is exact (subclasses of a kind are fine).
+    Cost: O(1).
+
+    Args:
+        entry: the object a tree is asked to take.
+        where: the name of the calling operation, for the message (``"from_entries"``).
+
+    Raises:
+        TypeError: ``entry`` is not an entry of one of the kinds.
     """
     if not isinstance(entry, AnyEntry):
         raise TypeError(

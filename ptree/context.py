@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import attrs
 
@@ -166,6 +166,13 @@ def iso_to_ms(timestamp: str) -> int | None:
     V8's lenient fallback parser still guesses at (``"Thu, 01 Jan 2026"``, ``"1"``)
     gives ``None``.  Cost: O(length of the text).
 
+    Args:
+        timestamp: the text to read (anything that is not a ``str`` gives ``None``).
+
+    Returns:
+        The milliseconds since 1970-01-01T00:00Z, or ``None`` where JavaScript gives
+        ``NaN``.
+
     >>> iso_to_ms("2025-12-09T00:53:29.825Z"), iso_to_ms("yesterday")
     (1765241609825, None)
     >>> iso_to_ms("2026-01-01T00:00+01:00"), iso_to_ms("20260101T000000Z")
@@ -303,23 +310,16 @@ def _custom_message(entry: CustomMessage, policy: _Policy) -> FrozenDict:
     return frozen_dict_unchecked(out)
 
 
-def _branch_summary(entry: BranchSummary) -> FrozenDict:
+def _summary_message(
+    role: str, entry: BranchSummary | Compaction, key: str, value: object
+) -> FrozenDict:
+    """Pi's ``createBranchSummaryMessage`` and ``createCompactionSummaryMessage``: the
+    role, the summary, the one field of the entry each adds (``key``), the time."""
     return frozen_dict_unchecked(
         {
-            "role": "branchSummary",
+            "role": role,
             "summary": entry.summary,
-            "fromId": entry.from_id,
-            "timestamp": iso_to_ms(entry.timestamp),
-        }
-    )
-
-
-def _compaction_summary(entry: Compaction) -> FrozenDict:
-    return frozen_dict_unchecked(
-        {
-            "role": "compactionSummary",
-            "summary": entry.summary,
-            "tokensBefore": entry.tokens_before,
+            key: value,
             "timestamp": iso_to_ms(entry.timestamp),
         }
     )
@@ -349,9 +349,11 @@ def _entry_messages(e: Entry, policy: _Policy, head: bool) -> list[Any]:
     if isinstance(e, CustomMessage):
         return [_custom_message(e, policy)]
     if isinstance(e, BranchSummary):
-        return [_branch_summary(e)] if e.summary else []
+        if not e.summary:
+            return []
+        return [_summary_message("branchSummary", e, "fromId", e.from_id)]
     if isinstance(e, Compaction) and head:
-        summary = _compaction_summary(e)
+        summary = _summary_message("compactionSummary", e, "tokensBefore", e.tokens_before)
         # Pi 1.6: `entry.systemMessage ? [systemMessage, summary] : [summary]`; a
         # value the lenient loader set aside counts as Pi reads it.
         checkpoint = _aside(e, "systemMessage", e.system_message)
@@ -680,12 +682,7 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     >>> build_context(t.append_context_edit("q", "hello")).messages
     ({'role': 'user', 'content': 'hello'},)
     """  # noqa: E501
-    policy = _policy(pi)
-    start = tree.leaf if leaf is None else tree[leaf]
-    if start is None:
-        return Context(())
-    messages, fields = _select(tree, start, policy, stored=False)
-    return Context(tuple(messages), *fields)
+    return _made_at(Context, tree, leaf, pi)
 
 
 @attrs.frozen(weakref_slot=False, eq=False)
@@ -745,12 +742,22 @@ def context_sources(
     >>> sources[0] is t["q"], sources[1]["role"]
     (True, 'branchSummary')
     """
+    return _made_at(ContextSources, tree, leaf, pi)
+
+
+_Made = TypeVar("_Made", Context, ContextSources)
+
+
+def _made_at(kind: type[_Made], tree: SessionTree, leaf: str | None, pi: object) -> _Made:
+    """The body of :func:`build_context` (``kind`` :class:`Context`) and of
+    :func:`context_sources` (``kind`` :class:`ContextSources`, stored messages as their
+    entries)."""
     policy = _policy(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return ContextSources(())
-    sources, fields = _select(tree, start, policy, stored=True)
-    return ContextSources(tuple(sources), *fields)
+        return kind(())
+    items, fields = _select(tree, start, policy, stored=kind is ContextSources)
+    return kind(tuple(items), *fields)
 
 
 def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NoReturn, SupportsIndex, TypeAlias
+from typing import Any, NoReturn, Self, SupportsIndex, TypeAlias
 
 from .errors import InvalidMessageError, TooDeepError
 
@@ -54,7 +54,19 @@ def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise TypeError(f"{type(self).__name__} is immutable: build a new value instead")
 
 
-class FrozenDict(dict[str, Any]):
+class _Immutable:
+    """What both frozen containers share: a copy, shallow or deep, is the value itself."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Self:
+        return self
+
+
+class FrozenDict(dict[str, Any], _Immutable):
     """A ``dict`` whose contents can never change, hashable, with frozen values.
 
     ``FrozenDict(mapping_or_pairs, **kwargs)`` freezes what it is given, as
@@ -110,12 +122,6 @@ class FrozenDict(dict[str, Any]):
         # it was pickled, and unpickled bottom-up.
         return (frozen_dict_unchecked, (dict(self),))
 
-    def __copy__(self) -> FrozenDict:
-        return self
-
-    def __deepcopy__(self, memo: object) -> FrozenDict:
-        return self
-
     @classmethod
     def fromkeys(cls, iterable: Iterable[str], value: Any = None) -> FrozenDict:  # type: ignore[override]
         """A frozen dict mapping each key of ``iterable`` to ``value`` (frozen).
@@ -152,7 +158,7 @@ def frozen_list_unchecked(items: Iterable[Any]) -> FrozenList:
     return _tuple_new(FrozenList, items)
 
 
-class FrozenList(tuple[Any, ...]):
+class FrozenList(tuple[Any, ...], _Immutable):
     """A ``tuple`` that stands for a JSON array: equal to the list it was made from.
 
     >>> freeze([1, [2, 3]]) == [1, [2, 3]]
@@ -191,12 +197,6 @@ class FrozenList(tuple[Any, ...]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (frozen_list_unchecked, (tuple(self),))
-
-    def __copy__(self) -> FrozenList:
-        return self
-
-    def __deepcopy__(self, memo: object) -> FrozenList:
-        return self
 
     def __add__(self, other: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(self) + tuple(other)
@@ -279,18 +279,10 @@ def _freeze_mapping(d: Mapping[Any, Any], depth: int) -> FrozenDict:
             out[k] = v
             continue
         try:
-            if t is FrozenDict or t is FrozenList:
-                _check_height(v, MAX_DEPTH - depth)
-            elif t is dict:
-                v = _freeze_mapping(v, depth + 1)
-            elif t is list or t is tuple:
-                v = _freeze_seq(v, depth + 1)
-            else:
-                v = _freeze_other(v, depth + 1)
+            out[k] = _freeze_item(v, depth)
         except _Bad as bad:
             bad.steps.append(f"[{k!r}]")
             raise
-        out[k] = v
     return frozen_dict_unchecked(out)
 
 
@@ -305,19 +297,25 @@ def _freeze_seq(seq: Iterable[Any], depth: int) -> FrozenList:
             out.append(v)
             continue
         try:
-            if t is FrozenDict or t is FrozenList:
-                _check_height(v, MAX_DEPTH - depth)
-            elif t is dict:
-                v = _freeze_mapping(v, depth + 1)
-            elif t is list or t is tuple:
-                v = _freeze_seq(v, depth + 1)
-            else:
-                v = _freeze_other(v, depth + 1)
+            out.append(_freeze_item(v, depth))
         except _Bad as bad:
             bad.steps.append(f"[{i}]")
             raise
-        out.append(v)
     return frozen_list_unchecked(out)
+
+
+def _freeze_item(v: Any, depth: int) -> Any:
+    # The careful path for one value (no str, int, bool or None) inside a container at
+    # ``depth``: the one dispatch _freeze_mapping and _freeze_seq share.
+    t = type(v)
+    if t is FrozenDict or t is FrozenList:
+        _check_height(v, MAX_DEPTH - depth)
+        return v
+    if t is dict:
+        return _freeze_mapping(v, depth + 1)
+    if t is list or t is tuple:
+        return _freeze_seq(v, depth + 1)
+    return _freeze_other(v, depth + 1)
 
 
 _set_item = dict.__setitem__

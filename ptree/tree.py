@@ -7,25 +7,10 @@ from types import EllipsisType
 from typing import Any, TypeVar, cast
 
 from . import arrays
+from . import entries as kinds
 from .arrays import Store
 from .building import check_kind, link_entries
-from .entries import (
-    ActiveToolsChange,
-    AnyEntry,
-    BranchSummary,
-    Compaction,
-    ContextEdit,
-    Custom,
-    CustomMessage,
-    Entry,
-    Label,
-    MessageEntry,
-    ModelChange,
-    SessionInfo,
-    ThinkingLevelChange,
-    Usage,
-    _link,
-)
+from .entries import AnyEntry, Entry, MessageEntry, _link
 from .errors import DuplicateEntryError, EntryKindError, InvalidMessageError, UnknownEntryError
 from .frozen import FrozenDict, JSONValue, Message, freeze
 from .header import SessionHeader
@@ -611,7 +596,9 @@ class SessionTree(_Queries):
         Raises:
             DuplicateEntryError: ``id`` is already used in this tree.
         """
-        return self._append_kind(ThinkingLevelChange, id, timestamp, thinking_level=thinking_level)
+        return self._append_kind(
+            kinds.ThinkingLevelChange, id, timestamp, thinking_level=thinking_level
+        )
 
     def append_model_change(
         self,
@@ -635,7 +622,9 @@ class SessionTree(_Queries):
         >>> SessionTree().append_model_change("anthropic", "claude-opus-4-5").leaf.model_id
         'claude-opus-4-5'
         """
-        return self._append_kind(ModelChange, id, timestamp, provider=provider, model_id=model_id)
+        return self._append_kind(
+            kinds.ModelChange, id, timestamp, provider=provider, model_id=model_id
+        )
 
     def append_active_tools_change(
         self,
@@ -655,7 +644,7 @@ class SessionTree(_Queries):
             DuplicateEntryError: ``id`` is already used in this tree.
         """
         return self._append_kind(
-            ActiveToolsChange, id, timestamp, active_tool_names=active_tool_names
+            kinds.ActiveToolsChange, id, timestamp, active_tool_names=active_tool_names
         )
 
     def append_compaction(
@@ -714,7 +703,7 @@ class SessionTree(_Queries):
             if system_message is not None:
                 system_message = {**system_message, "timestamp": iso_to_ms(when)}
         leaf = self._leaf
-        entry = Compaction(
+        entry = kinds.Compaction(
             id=entry_id,
             parent_id=None if leaf is None else leaf.id,
             timestamp=when,
@@ -757,7 +746,7 @@ class SessionTree(_Queries):
             DuplicateEntryError: ``id`` is already used in this tree.
         """
         return self._append_kind(
-            BranchSummary,
+            kinds.BranchSummary,
             id,
             timestamp,
             from_id=from_id,
@@ -801,7 +790,7 @@ class SessionTree(_Queries):
         ('cache_warm', False)
         """
         return self._append_kind(
-            Usage,
+            kinds.Usage,
             id,
             timestamp,
             kind=kind,
@@ -848,7 +837,11 @@ class SessionTree(_Queries):
         if not any(e is target for e in self.path()):
             raise ValueError(f"entry {target_id!r} is not on the current branch")
         role = target.role if isinstance(target, MessageEntry) else None
-        if type(target) is not CustomMessage and role not in ("user", "assistant", "toolResult"):
+        if type(target) is not kinds.CustomMessage and role not in (
+            "user",
+            "assistant",
+            "toolResult",
+        ):
             raise ValueError(f"entry {target_id!r} gives the model no content to edit")
         if replacement is None:
             value: Mapping[str, Any] | None = None
@@ -862,7 +855,9 @@ class SessionTree(_Queries):
                 raise ValueError("a replacement needs a string or a list as its content")
             if type(content) is str and role in ("assistant", "toolResult"):
                 value = {"content": [{"type": "text", "text": content}]}
-        return self._append_kind(ContextEdit, id, timestamp, target_id=target_id, replacement=value)
+        return self._append_kind(
+            kinds.ContextEdit, id, timestamp, target_id=target_id, replacement=value
+        )
 
     def append_custom(
         self,
@@ -883,7 +878,7 @@ class SessionTree(_Queries):
         Raises:
             DuplicateEntryError: ``id`` is already used in this tree.
         """
-        return self._append_kind(Custom, id, timestamp, custom_type=custom_type, data=data)
+        return self._append_kind(kinds.Custom, id, timestamp, custom_type=custom_type, data=data)
 
     def append_custom_message(
         self,
@@ -909,7 +904,7 @@ class SessionTree(_Queries):
             DuplicateEntryError: ``id`` is already used in this tree.
         """
         return self._append_kind(
-            CustomMessage,
+            kinds.CustomMessage,
             id,
             timestamp,
             custom_type=custom_type,
@@ -940,7 +935,7 @@ class SessionTree(_Queries):
             DuplicateEntryError: ``id`` is already used in this tree.
         """
         self._entry(target_id)
-        return self._append_kind(Label, id, timestamp, target_id=target_id, label=label)
+        return self._append_kind(kinds.Label, id, timestamp, target_id=target_id, label=label)
 
     def append_session_info(
         self,
@@ -967,7 +962,7 @@ class SessionTree(_Queries):
         """
         if name is not None:
             name = sanitize_session_name(name)
-        return self._append_kind(SessionInfo, id, timestamp, name=name)
+        return self._append_kind(kinds.SessionInfo, id, timestamp, name=name)
 
     def append_entry(self, entry: Entry) -> SessionTree:
         """Append a copy of ``entry`` (any kind, even unknown ones) under the leaf.

@@ -363,3 +363,28 @@ class TestStartup:
         heavy = {"ptree.tree", "ptree.entries", "ptree.pi", "ptree.stores", "ptree.context"}
         assert loaded & heavy == set()
         assert not any(m.startswith(("ptree.integrations", "ptree.providers")) for m in loaded)
+
+    def test_the_lazy_table_names_what_type_checkers_see(self) -> None:
+        """Each name the front door loads on first use (``_MODULES``) is imported from
+        the same module under ``TYPE_CHECKING``, and the other way round: the two lists
+        of the front door cannot drift apart."""
+        import ptree
+
+        source = (PACKAGE / "__init__.py").read_text(encoding="utf-8")
+        guarded = next(
+            node
+            for node in ast.parse(source).body
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        )
+        seen = {
+            (alias.asname or alias.name, node.module)
+            for node in guarded.body
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+            for alias in node.names
+            if alias.name != node.module  # from . import x as x: the submodules
+        }
+        lazy = {
+            (name, module) for module, names in ptree._MODULES.items() for name in names.split()
+        }
+        assert lazy == seen
+        assert {name for name, _ in lazy} <= set(ptree.__all__)

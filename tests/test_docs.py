@@ -162,6 +162,16 @@ class TestReadme:
         assert f"```sh\n{tests}\n```" in readme
         assert f"\n{tests}\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
+    def test_building_the_site_is_one_command(self) -> None:
+        """One shell line installs the docs extra and builds or serves the site (the
+        build test_docs_site.py runs)."""
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        blocks = re.findall(r"```sh\n(.*?)```", readme, re.DOTALL)
+        one_line = [b.strip() for b in blocks if b.count("\n") == 1]
+        site = [b for b in one_line if "pip install -e '.[docs]'" in b and "mkdocs " in b]
+        assert len(site) == 1
+        assert re.search(r"mkdocs (serve|build --strict)$", site[0])
+
     def test_links_into_the_site_exist(self) -> None:
         readme = (ROOT / "README.md").read_text(encoding="utf-8")
         links = re.findall(r"\]\((docs/[^)#]+)", readme)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import os
 import pickle
@@ -55,6 +56,7 @@ from ptree.pi import SessionWriteError
 from ptree.stores import StoreLockedError, StoreUnavailableError, StoreWriteError
 
 from .conftest import postgres_url
+from .helpers import missing
 from .test_pi16 import PI16
 from .test_pi16 import run as pi16_run
 from .test_pi_interop import PACKAGE as PI073
@@ -361,6 +363,74 @@ def _fill_limit(path: Path, extra: int = 100) -> int:
     return path.stat().st_size + extra
 
 
+CLI_COMMANDS = ["fork", "export", "import", "copy"]
+CLI_OUTPUTS = {"fork": "f.jsonl", "export": "x.md", "import": "i.jsonl", "copy": "c.db"}
+
+
+def cli_args(tmp: Path, out: Path, command: str, *, force: bool = False) -> list[str]:
+    """A ``ptree`` command writing into ``out``: its inputs (a 30-message session, a
+    30-message LibreChat export) are made in ``tmp``, readable by everyone."""
+    src = tmp / "s.jsonl"
+    big = new_tree()
+    for i in range(30):
+        big = big.append(user(f"{i} " + "v" * 400), timestamp=TS)
+    dump(big, src)
+    lc = tmp / "lc.json"
+    messages = [
+        {
+            "messageId": f"m{i}",
+            "parentMessageId": f"m{i - 1}" if i else "00000000-0000-0000-0000-000000000000",
+            "isCreatedByUser": i % 2 == 0,
+            "text": f"{i} " + "u" * 400,
+            "createdAt": "2024-01-01T00:00:00Z",
+        }
+        for i in range(30)
+    ]
+    lc.write_text(json.dumps({"conversationId": "c1", "title": "T", "messages": messages}))
+    for made in (src, lc):
+        made.chmod(0o644)
+    target = str(out / CLI_OUTPUTS[command])
+    args = {
+        "fork": ["fork", "--at", "e20", "-o", target, str(src)],
+        "export": ["export", "--format", "markdown", "-o", target, str(src)],
+        "import": ["import", "-o", target, "librechat", str(lc)],
+        "copy": ["copy", str(src), f"sqlite://{target}"],
+    }[command]
+    if force and command != "copy":
+        args.insert(1, "--force")
+    return args
+
+
+def make_output(out: Path, command: str) -> Any:
+    """An output that is there before the command: a session file, a Markdown file, a
+    database holding the session ``keep``.  Returns what :func:`check_output` expects."""
+    target = out / CLI_OUTPUTS[command]
+    if command == "copy":
+        with stores.open(f"sqlite://{target}") as s:
+            return s.save(new_tree("keep"))
+    if command == "export":
+        target.write_text("# an earlier export\n")
+    else:
+        dump(new_tree("earlier"), target)
+    return target.read_bytes()
+
+
+def check_output(out: Path, command: str, before: Any) -> None:
+    """After a failed command: no file of it in ``out``; what was there, as it was."""
+    target = out / CLI_OUTPUTS[command]
+    left = sorted(p.name for p in out.iterdir() if not p.name.endswith((".db-wal", ".db-shm")))
+    if command == "copy":  # the database may have been made, holding no session of it
+        with stores.open(f"sqlite://{target}") as s:
+            ids = [x.id for x in s.sessions()]
+            assert ids == ([] if before is None else ["keep"])
+            if before is not None:
+                assert s.load("keep") == before
+        return
+    assert left == ([] if before is None else [target.name]), left
+    if before is not None:
+        assert target.read_bytes() == before
+
+
 class TestFullDisk:
     """RLIMIT_FSIZE in a forked child: writes fail part-way with EFBIG."""
 
@@ -412,14 +482,23 @@ class TestFullDisk:
             except SessionWriteError as exc:
                 fault = describe(exc)
             fault["left"] = sorted(p.name for p in tmp_path.iterdir())
+            fault["old file"] = path.read_bytes()
             raise_limit()
             dump(grown, target, overwrite=overwrite)
             return fault
 
+        before = path.read_bytes()
         fault = in_child(child, limit=1000)
         assert fault["error"] == "SessionWriteError", fault
         assert (fault["errno"], fault["path"]) == (errno.EFBIG, str(target))
         assert fault["left"] == ["s.jsonl"]  # no temporary file, no half file
+        assert fault["old file"] == before  # the file replaced: as it was, byte for byte
+        if overwrite:  # what each reader saw there at the fault: the old session
+            need_pi()
+            snapshot = tmp_path.parent / f"{tmp_path.name}-at-fault.jsonl"
+            snapshot.write_bytes(fault["old file"])
+            assert load(snapshot) == old
+            assert pi_entries([snapshot], tmp_path) == [plain(old)]
         assert load(target) == grown
         report(f"full disk: dump(overwrite={overwrite})", 1, 2, 0)
 
@@ -446,8 +525,8 @@ class TestFullDisk:
                     fault = describe(exc)
                 raise_limit()
                 shutil.copyfile(file, snapshot)
-                with stores.open(url) as again:
-                    fault["after fault"] = len(again.load("s1"))
+                with stores.open(url) as again:  # a fresh store and the same one
+                    fault["after fault"] = (again.load("s1") == old, s.load("s1") == old)
                 s.save(grown)  # the same store object, once the fault is gone
                 return fault
 
@@ -456,40 +535,25 @@ class TestFullDisk:
         assert fault["os"]
         assert fault["errno"] in (errno.EFBIG, errno.EIO, errno.ENOSPC)
         assert fault["path"] == str(file)
-        assert fault.get("after fault") == len(old), fault
+        assert fault.get("after fault") == (True, True), fault
         if kind == "jsonl":
+            need_pi()
             assert load(snapshot) == old  # the file as before: no lines of the save
+            assert pi_entries([snapshot], tmp_path) == [plain(old)]
         with stores.open(url) as s:
             assert s.load("s1") == grown
         report(f"full disk: {kind} store save", 1, 2, 0)
 
-    @pytest.mark.parametrize("command", ["fork", "export", "import", "copy"])
-    def test_cli(self, tmp_path: Path, command: str) -> None:
-        src = tmp_path / "s.jsonl"
-        big = new_tree()
-        for i in range(30):
-            big = big.append(user(f"{i} " + "v" * 400), timestamp=TS)
-        dump(big, src)
-        lc = tmp_path / "lc.json"
-        messages = [
-            {
-                "messageId": f"m{i}",
-                "parentMessageId": f"m{i - 1}" if i else "00000000-0000-0000-0000-000000000000",
-                "isCreatedByUser": i % 2 == 0,
-                "text": f"{i} " + "u" * 400,
-                "createdAt": "2024-01-01T00:00:00Z",
-            }
-            for i in range(30)
-        ]
-        lc.write_text(json.dumps({"conversationId": "c1", "title": "T", "messages": messages}))
+    @pytest.mark.parametrize("existing", [False, True], ids=["new", "force"])
+    @pytest.mark.parametrize("command", CLI_COMMANDS)
+    def test_cli(self, tmp_path: Path, command: str, existing: bool) -> None:
+        """The command fails with one line naming the output; nothing of it is left,
+        an output that was there (replaced with --force; for copy, a database holding
+        a session) is as it was; once the fault is gone the command succeeds."""
         out = tmp_path / "out"
-        args = {
-            "fork": ["fork", "--at", "e20", "-o", str(out / "f.jsonl"), str(src)],
-            "export": ["export", "--format", "markdown", "-o", str(out / "x.md"), str(src)],
-            "import": ["import", "-o", str(out / "i.jsonl"), "librechat", str(lc)],
-            "copy": ["copy", str(src), f"sqlite://{out}/c.db"],
-        }[command]
         out.mkdir()
+        args = cli_args(tmp_path, out, command, force=existing)
+        before = make_output(out, command) if existing else None
 
         def limited() -> None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
@@ -502,15 +566,11 @@ class TestFullDisk:
         assert "Traceback" not in done.stderr
         assert ".tmp" not in done.stderr
         assert str(out) in done.stderr, done.stderr
-        leftovers = [p.name for p in out.iterdir() if not p.name.endswith((".db-wal", ".db-shm"))]
-        if command == "copy":  # the database may exist, holding no session
-            with stores.open(f"sqlite://{out}/c.db") as s:
-                assert list(s.sessions()) == []
-        else:
-            assert leftovers == [], leftovers
+        check_output(out, command, before)
         again = subprocess.run(cmd, capture_output=True, text=True)
         assert again.returncode == 0, again.stderr
-        report(f"full disk: ptree {command}", 1, 2, 0)
+        label = " --force" if existing and command != "copy" else ""
+        report(f"full disk: ptree {command}{label}{' (existing)' * existing}", 1, 2, 0)
 
 
 # ---------------------------------------------------------------------------- read-only
@@ -593,6 +653,110 @@ class TestReadOnly:
             s.save(old.append(user("more"), timestamp=TS))
         report(f"read-only: {kind} store", 1, 3, 0)
 
+    def test_a_read_only_file_in_a_writable_directory(self, shared_tmp: Path) -> None:
+        """The file alone read-only (its directory would let a rename replace it):
+        dump(overwrite=True), SessionWriter, ``ptree fork --force`` and the jsonl and
+        SQLite stores each raise a typed error naming the file, at once; the file is
+        as it was; once writable, each succeeds.  (dump used to replace it.)"""
+        from ptree.cli.main import main
+
+        d = shared_tmp / "rw"
+        d.mkdir()
+        d.chmod(0o777)
+        path = d / "s.jsonl"
+        old = dump(new_tree(), path)
+        forked = d / "f.jsonl"
+        dump(new_tree("f"), forked)
+        jsonl_url, sqlite_url = f"jsonl://{d}/j", f"sqlite://{d}/s.db"
+        for url in (jsonl_url, sqlite_url):
+            with stores.open(url) as s:
+                s.save(old)
+        files = {
+            "dump": path,
+            "writer": path,
+            "fork --force": forked,
+            "jsonl": d / "j" / "s1.jsonl",
+            "sqlite": d / "s.db",
+        }
+        grown = old.append(user("more"), timestamp=TS)
+
+        def fork() -> None:
+            argv = ["fork", "--force", "--at", old.ids()[1], "-o", str(forked), str(path)]
+            if main(argv, out=io.StringIO(), err=(err := io.StringIO())):
+                raise SessionWriteError(str(forked), None, err.getvalue())
+
+        def save(url: str) -> None:
+            with stores.open(url) as s:
+                s.save(grown)
+
+        ops: dict[str, Callable[[], Any]] = {
+            "dump": lambda: dump(grown, path, overwrite=True),
+            "writer": lambda: SessionWriter(path).close(),
+            "fork --force": fork,
+            "jsonl": lambda: save(jsonl_url),
+            "sqlite": lambda: save(sqlite_url),
+        }
+
+        def child() -> Any:
+            out: dict[str, dict[str, Any]] = {}
+            for name, op in ops.items():
+                start = time.monotonic()
+                try:
+                    op()
+                    out[name] = {"error": "no fault"}
+                except BaseException as exc:
+                    out[name] = describe(exc)
+                out[name]["seconds"] = time.monotonic() - start
+            return out
+
+        before = {name: f.read_bytes() for name, f in files.items()}
+        for f in files.values():
+            f.chmod(0o444)
+        got = in_child(child, nobody=True)
+        for name, fault in got.items():
+            assert fault["error"] in ("SessionWriteError", "StoreWriteError"), (name, fault)
+            assert str(files[name]) in fault["message"], (name, fault)
+            assert fault["seconds"] < 2, (name, fault)
+            assert files[name].read_bytes() == before[name], name
+        for f in files.values():
+            f.chmod(0o644)
+        for op in ops.values():
+            op()
+        assert load(path) == grown
+        report("read-only file: dump, SessionWriter, ptree fork, jsonl and sqlite stores", 5, 10, 0)
+
+    @pytest.mark.parametrize("existing", [False, True], ids=["new", "force"])
+    @pytest.mark.parametrize("command", CLI_COMMANDS)
+    def test_cli(self, shared_tmp: Path, command: str, existing: bool) -> None:
+        """``ptree fork``/``export``/``import``/``copy`` into a read-only directory
+        (over a file there with --force): status 1 and one line naming the output, at
+        once; nothing left, what was there as it was; once writable, it succeeds."""
+        from ptree.cli.main import main
+
+        out = shared_tmp / "out"
+        out.mkdir()
+        args = cli_args(shared_tmp, out, command, force=existing)
+        before = make_output(out, command) if existing else None
+        for made in out.iterdir():
+            made.chmod(0o644)
+
+        def child() -> Any:
+            err = io.StringIO()
+            start = time.monotonic()
+            code = main(args, out=io.StringIO(), err=err)
+            return code, err.getvalue(), time.monotonic() - start
+
+        with read_only(out):
+            code, text, seconds = in_child(child, nobody=True)
+        assert code == 1, text
+        assert len(text.strip().splitlines()) == 1, text
+        assert str(out) in text, text
+        assert ".tmp" not in text, text
+        assert seconds < 2, seconds
+        check_output(out, command, before)
+        assert main(args, out=io.StringIO(), err=io.StringIO()) == 0
+        report(f"read-only directory: ptree {command}{' (existing)' * existing}", 1, 2, 0)
+
 
 # ---------------------------------------------------------------------------- locks
 
@@ -667,81 +831,18 @@ def _pg_admin(url: str, sql: str, *params: Any) -> list[Any]:
         return list(conn.execute(sql, params).fetchall())
 
 
-class TestPostgresConnection:
-    def _blocked_save(self, url: str, fn: Callable[[], Any]) -> tuple[Any, int]:
-        """Run ``fn`` (a save) in a thread while this test holds the session's row
-        lock; kill the save's backend once it waits on the lock; then release."""
-        import threading
+class PgServer:
+    """A throwaway PostgreSQL server of the test's own (``.ci/postgres start``: Debian's
+    server run by an unprivileged user, ``ptreeci`` under root), for the faults a
+    shared server must not see: stopped and started, its files limited."""
 
-        import psycopg
-
-        holder = psycopg.connect(url)
-        holder.execute("SELECT 1 FROM ptree_sessions WHERE id = 's1' FOR UPDATE")
-        result: list[Any] = []
-
-        def run() -> None:
-            try:
-                result.append(fn())
-            except BaseException as exc:
-                result.append(exc)
-
-        thread = threading.Thread(target=run)
-        thread.start()
-        killed = 0
-        deadline = time.monotonic() + 20
-        while not killed and time.monotonic() < deadline:
-            rows = _pg_admin(
-                url,
-                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND query LIKE %s AND pid <> pg_backend_pid()",
-                "%ptree_sessions%FOR UPDATE%",
-            )
-            for (pid,) in rows:
-                _pg_admin(url, "SELECT pg_terminate_backend(%s)", pid)
-                killed += 1
-            time.sleep(0.02)
-        holder.rollback()
-        holder.close()
-        thread.join(timeout=60)
-        assert killed == 1
-        return result[0], killed
-
-    def test_save_killed_mid_save(self) -> None:
-        """pg_terminate_backend while the save waits: StoreUnavailableError, nothing
-        of the save stored, and the same store object reconnects and saves."""
-        url = postgres_url()
-        with stores.open(url) as s:
-            old = s.save(new_tree())
-            grown = old.append(user("a"), timestamp=TS).append(user("b"), timestamp=TS)
-            outcome, _ = self._blocked_save(url, lambda: s.save(grown))
-            assert isinstance(outcome, StoreUnavailableError), outcome
-            assert isinstance(outcome, ConnectionError)
-            assert s.load("s1") == old  # reconnected; the save is not there at all
-            assert s.save(grown) == grown
-        with stores.open(url) as other:
-            assert other.load("s1") == grown
-        report("PostgreSQL connection killed mid-save", 1, 3, 0)
-
-    def test_update_retries_a_killed_connection(self) -> None:
-        """update() reconnects and retries: its change is made exactly once."""
-        url = postgres_url()
-        with stores.open(url) as s:
-            s.save(new_tree())
-            outcome, _ = self._blocked_save(
-                url, lambda: s.update("s1", lambda t: t.append(user("once"), timestamp=TS))
-            )
-            assert isinstance(outcome, SessionTree), outcome
-            loaded = s.load("s1")
-            assert [m["content"] for m in loaded.current_path()] == ["m0", "m1", "once"]
-        report("PostgreSQL connection killed mid-update", 1, 1, 0)
-
-    def test_server_stopped_and_started(self) -> None:
-        """The server goes away and comes back: StoreUnavailableError meanwhile (at
-        once, no hang), and the same store object carries on afterwards."""
-        if shutil.which("pg_ctl") is None and not list(Path("/usr/lib/postgresql").glob("*/bin")):
-            if os.environ.get("CI"):
-                pytest.fail("PostgreSQL's server programs are needed (.ci/postgres)")
-            pytest.skip("PostgreSQL's server programs are not installed")
+    def __init__(self) -> None:
+        bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+        if not bins or not (bins[-1] / "pg_ctl").is_file():
+            missing("PostgreSQL's server programs are needed (.ci/postgres installs them)")
+        if shutil.which("prlimit") is None:
+            missing("util-linux's prlimit is needed")
+        self.bin = bins[-1]
         started = subprocess.run(
             [str(ROOT / ".ci" / "postgres"), "start"], capture_output=True, text=True, check=True
         )
@@ -749,39 +850,340 @@ class TestPostgresConnection:
             line.removeprefix("export ").replace("'", "").split("=", 1)
             for line in started.stdout.splitlines()
         )
-        url, pgdir = env["PTREE_TEST_POSTGRES_URL"], env["PTREE_PG_DIR"]
-        bin_dir = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
+        self.url, self.dir = env["PTREE_TEST_POSTGRES_URL"], env["PTREE_PG_DIR"]
+        self.data = Path(self.dir) / "data"
+        # The server runs as the data directory's owner; root runs its tools as that
+        # user (prlimit on another's process needs its uid and gid, or a capability).
+        owner = self.data.stat()
+        self.owner = (owner.st_uid, owner.st_gid) if os.getuid() == 0 else None
 
-        def pg_ctl(*args: str) -> None:
-            cmd = [str(bin_dir / "pg_ctl"), "-D", f"{pgdir}/data", "-w", *args]
-            if os.getuid() == 0:
-                cmd = ["runuser", "-u", "ptreeci", "--", *cmd]
-            subprocess.run(cmd, check=True, capture_output=True)
+    def _run(self, *cmd: str) -> None:
+        uid, gid = self.owner or (None, None)
+        subprocess.run(
+            cmd,
+            check=True,
+            capture_output=True,
+            user=uid,
+            group=gid,
+            extra_groups=[] if uid else None,
+        )
 
+    def stop(self) -> None:
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-m", "fast", "stop")
+
+    def start(self) -> None:
+        """Start it again as ``.ci/postgres`` did (without a file size limit)."""
+        opts = f"-k {self.dir} -c listen_addresses= -c fsync=off"
+        log = f"{self.dir}/server.log"
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-o", opts, "-l", log, "start"
+        )
+
+    def pids(self) -> list[int]:
+        """The server's processes: the postmaster (``postmaster.pid``) and its children
+        (the connections' backends, the checkpointer, ...)."""
+        main = int((self.data / "postmaster.pid").read_text().split()[0])
+        out = [main]
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError):
+                # The parent pid is the second field after the ")" ending the name.
+                if int(stat.read_text().rpartition(")")[2].split()[1]) == main:
+                    out.append(int(stat.parent.name))
+        return out
+
+    def limit_files(self, size: int | None) -> None:
+        """Set (or, ``None``, lift) ``RLIMIT_FSIZE`` on every process of the running
+        server; the backends it starts later inherit the postmaster's."""
+        soft = "unlimited" if size is None else str(size)
+        # util-linux's prlimit, in one shell (the server's user cannot run root's Python).
+        # A backend that ended meanwhile (its connection closed) is passed over.
+        script = (
+            f'for p; do prlimit --pid "$p" --fsize={soft}:unlimited || [ ! -e "/proc/$p" ]'
+            " || exit 1; done"
+        )
+        self._run("sh", "-c", script, "sh", *map(str, self.pids()))
+
+    def remove(self) -> None:
+        subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", self.dir], check=False)
+
+
+@pytest.fixture
+def pg_server() -> Iterator[PgServer]:
+    server = PgServer()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+def blocked_save(
+    url: str,
+    fn: Callable[[], Any],
+    *,
+    at: str = "row lock",
+    kill: Callable[[int], Any] | None = None,
+) -> Any:
+    """Run ``fn`` (a save) in a thread while another connection holds a lock it needs,
+    and ``kill`` its backend once it waits there (default: ``pg_terminate_backend``
+    from a third connection); then release, and give what ``fn`` returned or raised.
+
+    ``at="row lock"``: the session's row, which a save locks first, before it writes;
+    ``at="rows written"``: the search index's table, which a save writes after the
+    entries' rows (the save is killed with its rows written, not committed)."""
+    import threading
+
+    import psycopg
+
+    holder = psycopg.connect(url)
+    if at == "row lock":
+        holder.execute("SELECT 1 FROM ptree_sessions WHERE id = 's1' FOR UPDATE")
+        waiting = "%ptree_sessions%FOR UPDATE%"
+    else:
+        holder.execute("LOCK TABLE ptree_search IN EXCLUSIVE MODE")
+        waiting = "%INSERT INTO ptree_search%"
+    result: list[Any] = []
+
+    def run() -> None:
         try:
-            with stores.open(url) as s:
-                old = s.save(new_tree())
-                pg_ctl("-m", "fast", "stop")
-                grown = old.append(user("while down"), timestamp=TS)
-                start = time.monotonic()
+            result.append(fn())
+        except BaseException as exc:
+            result.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    killed = 0
+    deadline = time.monotonic() + 20
+    try:
+        while not killed and time.monotonic() < deadline:
+            rows = _pg_admin(
+                url,
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND query LIKE %s AND pid <> pg_backend_pid()",
+                waiting,
+            )
+            for (pid,) in rows:
+                if kill is None:
+                    _pg_admin(url, "SELECT pg_terminate_backend(%s)", pid)
+                else:
+                    kill(pid)
+                killed += 1
+            time.sleep(0.02)
+    finally:
+        with contextlib.suppress(psycopg.Error):  # a stopped server took it already
+            holder.rollback()
+        holder.close()
+        thread.join(timeout=60)
+    assert killed == 1
+    return result[0]
+
+
+def stored_rows(url: str, sid: str = "s1") -> int:
+    """The entry rows a session has in the table, committed (what any reader sees)."""
+    ((n,),) = _pg_admin(url, "SELECT count(*) FROM ptree_entries WHERE session = %s", sid)
+    return int(n)
+
+
+class TestPostgresConnection:
+    @pytest.mark.parametrize("at", ["row lock", "rows written"])
+    def test_save_killed_mid_save(self, at: str) -> None:
+        """pg_terminate_backend while the save waits (before it writes, or with its
+        rows written): StoreUnavailableError, nothing of the save stored (the table
+        holds the old rows only), and the same store object reconnects and saves."""
+        url = postgres_url()
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+            grown = old.append(user("a"), timestamp=TS).append(user("b"), timestamp=TS)
+            outcome = blocked_save(url, lambda: s.save(grown), at=at)
+            assert isinstance(outcome, StoreUnavailableError), outcome
+            assert isinstance(outcome, ConnectionError)
+            assert stored_rows(url) == len(old)
+            with stores.open(url) as fresh:
+                assert fresh.load("s1") == old
+            assert s.load("s1") == old  # reconnected; the save is not there at all
+            assert s.save(grown) == grown
+        with stores.open(url) as other:
+            assert other.load("s1") == grown
+        report(f"PostgreSQL connection killed mid-save ({at})", 1, 3, 0)
+
+    @pytest.mark.parametrize("at", ["row lock", "rows written"])
+    def test_update_retries_a_killed_connection(self, at: str) -> None:
+        """update() reconnects and retries: its change is made exactly once."""
+        url = postgres_url()
+        with stores.open(url) as s:
+            s.save(new_tree())
+            outcome = blocked_save(
+                url, lambda: s.update("s1", lambda t: t.append(user("once"), timestamp=TS)), at=at
+            )
+            assert isinstance(outcome, SessionTree), outcome
+            loaded = s.load("s1")
+            assert [m["content"] for m in loaded.current_path()] == ["m0", "m1", "once"]
+            assert stored_rows(url) == 3
+        report(f"PostgreSQL connection killed mid-update ({at})", 1, 1, 0)
+
+    def test_listing_and_search_after_a_killed_connection(self) -> None:
+        """A paged listing and a search (single statements, outside a transaction)
+        raise StoreUnavailableError, not psycopg's error, when the connection was
+        killed; the same store object's next call connects again."""
+        url = postgres_url()
+        kill_others = (
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+            for call in (lambda: s.sessions(limit=5), lambda: s.search("m1")):
+                _pg_admin(url, kill_others)
                 with pytest.raises(StoreUnavailableError):
-                    s.save(grown)
-                with pytest.raises(StoreUnavailableError):
-                    s.update("s1", lambda t: t.append(user("x"), timestamp=TS), attempts=3)
-                assert time.monotonic() - start < 10
-                pg_ctl(
-                    "-o",
-                    f"-k {pgdir} -c listen_addresses= -c fsync=off",
-                    "-l",
-                    f"{pgdir}/server.log",
-                    "start",
-                )
-                assert s.load("s1") == old
-                assert s.save(grown) == grown
-                assert s.load("s1") == grown
-        finally:
-            subprocess.run([str(ROOT / ".ci" / "postgres"), "stop", pgdir], check=False)
-        report("PostgreSQL server stopped and started", 2, 5, 0)
+                    call()
+                call()
+            assert [x.id for x in s.sessions(limit=5)] == ["s1"]
+            assert [h.entry_id for h in s.search("m1")] == [old.ids()[1]]
+        report("PostgreSQL connection killed: listing, search", 2, 4, 0)
+
+    def test_server_stopped_and_started(self, pg_server: PgServer) -> None:
+        """The server stops in the middle of a save (its rows written, not committed),
+        then between calls: StoreUnavailableError each time (at once, no hang), nothing
+        of the save stored, and the same store object carries on once it is back."""
+        with stores.open(pg_server.url) as s:
+            old = s.save(new_tree())
+            lost = old.append(user("mid-save"), timestamp=TS)
+            outcome = blocked_save(
+                pg_server.url,
+                lambda: s.save(lost),
+                at="rows written",
+                kill=lambda _: pg_server.stop(),
+            )
+            assert isinstance(outcome, StoreUnavailableError), outcome
+            pg_server.start()
+            assert stored_rows(pg_server.url) == len(old)
+            assert s.load("s1") == old
+            pg_server.stop()
+            grown = old.append(user("while down"), timestamp=TS)
+            start = time.monotonic()
+            with pytest.raises(StoreUnavailableError):
+                s.save(grown)
+            with pytest.raises(StoreUnavailableError):
+                s.update("s1", lambda t: t.append(user("x"), timestamp=TS), attempts=3)
+            assert time.monotonic() - start < 10
+            pg_server.start()
+            assert s.load("s1") == old
+            assert s.save(grown) == grown
+            assert s.load("s1") == grown
+        report("PostgreSQL server stopped and started (mid-save, between calls)", 3, 6, 0)
+
+
+class TestPostgresReadOnly:
+    def test_a_read_only_database(self) -> None:
+        """A database that takes no writes (``default_transaction_read_only``, as on a
+        standby): StoreWriteError (EROFS), at once, where it was a plain StoreError;
+        the sessions as they were; with writes allowed, the next save succeeds."""
+        url = postgres_url()
+        with stores.open(url) as s:
+            old = s.save(new_tree())
+        read_only_url = url + ("&" if "?" in url else "?")
+        read_only_url += "options=-c%20default_transaction_read_only%3Don"
+        start = time.monotonic()
+        with pytest.raises(StoreWriteError) as info, stores.open(read_only_url) as s:
+            s.save(old.append(user("more"), timestamp=TS))
+        assert time.monotonic() - start < 2
+        assert info.value.errno == errno.EROFS
+        assert isinstance(info.value, OSError)
+        with stores.open(url) as s:
+            assert s.load("s1") == old
+            s.save(old.append(user("more"), timestamp=TS))
+        report("read-only database: PostgreSQL store", 1, 2, 0)
+
+
+# ---------------------------------------------------------------------------- PostgreSQL's disk
+
+# Past PostgreSQL's 16 MiB WAL segment (which it fills with zeros when it makes one):
+# only the tables' files reach the limit, as they would reach a full disk.
+PG_FILE_LIMIT = 17 * 2**20
+
+
+class TestPostgresFullDisk:
+    """The server's own files limited (``RLIMIT_FSIZE`` set on every process of a
+    throwaway server; PostgreSQL ignores ``SIGXFSZ``, so a table's file that would grow
+    past it fails with ``EFBIG``: 'could not extend file ...: File too large')."""
+
+    def test_saves_until_one_fails(self, pg_server: PgServer) -> None:
+        """Sessions of 1 MB saved until the disk refuses one: StoreWriteError; the store
+        and a fresh connection load exactly the sessions saved before, each equal;
+        growing a saved session fails the same way and leaves it as it was.  Then the
+        fault goes twice: the limit lifted from the running server (space freed), and
+        the same store object's next save succeeds on its connection; the limit
+        again, then the server restarted without it, and the same store object
+        reconnects (update retries the lost connection) and saves."""
+        import random
+
+        rng = random.Random(27)
+
+        def session(sid: str) -> SessionTree:
+            # Two messages and 1 MB of an extension's state, random hex: PostgreSQL's
+            # compression cannot shrink it (and search does not index it).
+            t = new_tree(sid)
+            for _ in range(2):
+                t = t.append_custom("blob", rng.randbytes(250_000).hex(), timestamp=TS)
+            return t
+
+        operations = faults = 0
+        with stores.open(pg_server.url) as s:
+            saved: dict[str, SessionTree] = {}
+
+            def fill() -> StoreWriteError:
+                nonlocal operations, faults
+                while len(saved) < 200:
+                    sid = f"s{len(saved) + 1:03}"
+                    operations += 1
+                    try:
+                        saved[sid] = s.save(session(sid))
+                    except StoreWriteError as exc:
+                        faults += 1
+                        assert sid not in s
+                        return exc
+                raise AssertionError("no save failed")
+
+            def check() -> None:
+                # The store and a fresh connection: exactly the sessions saved, each equal.
+                assert sorted(x.id for x in s.sessions()) == sorted(saved)
+                with stores.open(pg_server.url) as fresh:
+                    assert sorted(x.id for x in fresh.sessions()) == sorted(saved)
+                    for sid, tree in saved.items():
+                        assert s.load(sid) == tree
+                        assert fresh.load(sid) == tree
+
+            pg_server.limit_files(PG_FILE_LIMIT)
+            fault = fill()
+            assert isinstance(fault, OSError)
+            assert (fault.errno, fault.path) == (errno.EFBIG, "the database server")
+            assert "File too large" in str(fault)
+            assert len(saved) >= 2  # the limit cut a save, not the first one
+            sid = "s001"
+            operations += 1
+            with pytest.raises(StoreWriteError):
+                s.save(saved[sid].append_custom("blob", rng.randbytes(500_000).hex(), timestamp=TS))
+            faults += 1
+            check()
+            # The fault goes while the server runs: the same connection saves.
+            pg_server.limit_files(None)
+            operations += 1
+            saved[sid] = s.save(saved[sid].append(user("after the fault"), timestamp=TS))
+            check()
+            # Again, and the server restarted without the limit.
+            pg_server.limit_files(PG_FILE_LIMIT)
+            fill()
+            pg_server.stop()
+            pg_server.start()
+            operations += 1
+            saved[sid] = s.update(sid, lambda t: t.append(user("restarted"), timestamp=TS))
+            operations += 1
+            saved["after-restart"] = s.save(session("after-restart"))
+            check()
+            assert [m["content"] for m in saved[sid].current_path()][-2:] == [
+                "after the fault",
+                "restarted",
+            ]
+        report("full disk: PostgreSQL store save (server file size limit)", faults, operations, 0)
 
 
 def test_update_does_not_apply_twice_when_a_lost_connection_hid_a_commit(
@@ -816,7 +1218,7 @@ warnings.simplefilter("ignore")
 import ptree
 from ptree import stores
 kind, where, me, seconds, out = sys.argv[1:6]
-store = None if kind == "writer" else stores.open(where)
+store = None if kind in ("writer", "dump") else stores.open(where)
 deadline = time.monotonic() + float(seconds)
 done = []
 n = 0
@@ -831,6 +1233,14 @@ while n == 0 or time.monotonic() < deadline:
                 break
             except ptree.SessionLockedError:
                 time.sleep(0.001)
+    elif kind == "dump":  # a whole file replaced: refused if it changed since the load
+        while True:
+            try:
+                t = ptree.load(where)
+                ptree.dump(t.append(msg, id=eid), where, overwrite=True)
+                break
+            except (ptree.SessionChangedError, ptree.SessionLockedError):
+                time.sleep(0.001)
     else:
         store.update("s1", lambda t: t.append(msg, id=eid))
     done.append(eid)
@@ -844,7 +1254,7 @@ warnings.simplefilter("ignore")
 import ptree
 from ptree import stores
 kind, where, seconds, out = sys.argv[1:5]
-store = None if kind == "writer" else stores.open(where)
+store = None if kind in ("writer", "dump") else stores.open(where)
 deadline = time.monotonic() + float(seconds)
 seen = []
 while not seen or time.monotonic() < deadline:
@@ -854,11 +1264,13 @@ json.dump(seen, open(out, "w"))
 """
 
 
-@pytest.mark.parametrize("kind", ["writer", "jsonl", "sqlite", "postgres"])
+@pytest.mark.parametrize("kind", ["writer", "dump", "jsonl", "sqlite", "postgres"])
 def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     """4 processes append to one session while 4 load it in a loop: every load is a
-    prefix of the final session; the final session holds every append exactly once."""
-    if kind == "writer":
+    prefix of the final session; the final session holds every append exactly once.
+    (``dump``: each append loads the file and replaces it whole, ``overwrite=True``,
+    again when another replaced it first.)"""
+    if kind in ("writer", "dump"):
         where = str(tmp_path / "s.jsonl")
         dump(new_tree(), where)
     elif kind == "jsonl":
@@ -867,7 +1279,7 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
         where = f"sqlite://{tmp_path}/s.db"
     else:
         where = postgres_url()
-    if kind != "writer":
+    if kind not in ("writer", "dump"):
         with stores.open(where) as s:
             s.save(new_tree())
     procs = []
@@ -901,7 +1313,7 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
         )
     for p in procs:
         assert p.wait(timeout=SOAK_SECONDS + 120) == 0
-    if kind == "writer":
+    if kind in ("writer", "dump"):
         final = list(load(where).ids())
     else:
         with stores.open(where) as s:

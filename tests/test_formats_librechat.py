@@ -8,6 +8,7 @@ The exports are written by hand in the shape LibreChat's "Export conversation"
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -290,3 +291,36 @@ class TestDeepParser:
             except ValueError:
                 # json.loads reads 1e400 as infinity; ptree refuses it (no JSON value).
                 assert "inf" in repr(expected)
+
+
+class TestCollectorPause:
+    """An import pauses the cyclic garbage collector and always gives it back as it was."""
+
+    def export(self, tmp_path: Path, *messages: dict[str, Any]) -> Path:
+        path = tmp_path / "export.json"
+        path.write_text(json.dumps({"conversationId": "c", "messages": list(messages)}))
+        return path
+
+    def test_paused_while_reading_and_enabled_after(self, tmp_path: Path) -> None:
+        """During a read the collector is off (seen by the report callback); after, on."""
+        seen: list[bool] = []
+        odd = m("a1", None, False, "", 1, content=[{"type": "odd"}])
+        librechat.read(self.export(tmp_path, odd), on_report=lambda _: seen.append(gc.isenabled()))
+        assert seen == [False]
+        assert gc.isenabled()
+
+    def test_enabled_after_an_error(self, tmp_path: Path) -> None:
+        """A refused export leaves the collector on."""
+        with pytest.raises(ImportFormatError):
+            librechat.read(self.export(tmp_path, m("u1", None, True, "hi", 1, parentMessageId=3)))
+        assert gc.isenabled()
+
+    def test_a_callers_pause_is_kept(self, tmp_path: Path) -> None:
+        """A caller that paused the collector finds it still paused."""
+        path = self.export(tmp_path, m("u1", None, True, "hi", 1))
+        gc.disable()
+        try:
+            librechat.read(path)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()

@@ -312,6 +312,80 @@ class TestSearch:
             store.search("kettle", limit=limit)
 
 
+def many_matches() -> tuple[SessionTree, list[tuple[str, float]]]:
+    """A session of 1,040 entries, 260 of them holding "kettle" (the others only
+    filler), each match's score distinct and unrelated to its age; with every match's
+    entry id and score, oldest first, worked out here by hand: the times "kettle"
+    occurs over the entry's number of words."""
+    t = new_tree()
+    matches: list[tuple[str, float]] = []
+    for i in range(260):
+        for _ in range(3):
+            t = t.append(user("teapot filler text"))
+        filler = (i * 37) % 260 + 1  # each of 1..260 once, in a scrambled order
+        t = t.append(user("kettle " + "word " * filler))
+        assert t.leaf_id is not None
+        matches.append((t.leaf_id, 1 / (1 + filler)))
+    return t, matches
+
+
+def best_of(matches: list[tuple[str, float]], limit: int) -> list[str]:
+    """The reference rule: the highest scores first (no two are equal here)."""
+    return [eid for eid, _ in sorted(matches, key=lambda m: -m[1])[:limit]]
+
+
+class TestSearchRanksTheNewestMatches:
+    """The SQL stores rank the newest 200 matches (or ``limit``, if more); the
+    ``jsonl:`` store, which reads everything anyway, ranks every match."""
+
+    def expected(
+        self, store: stores.Store, matches: list[tuple[str, float]], limit: int
+    ) -> list[str]:
+        if store.url.startswith("jsonl"):
+            return best_of(matches, limit)
+        return best_of(matches[-max(200, limit) :], limit)
+
+    def test_more_matches_than_are_ranked(self, store: stores.Store) -> None:
+        """The best of all 260 matches are old: the SQL stores' best come from the
+        newest 200, best first."""
+        tree, matches = many_matches()
+        store.save(tree)
+        hits = store.search("kettle", limit=20)
+        assert [h.entry_id for h in hits] == self.expected(store, matches, 20)
+        assert [h.entry_id for h in store.search("KETTLE", session="s1", limit=5)] == (
+            self.expected(store, matches, 5)
+        )
+        assert {h.role for h in hits} == {"user"}
+        assert all("«kettle»" in h.snippet for h in hits)
+
+    def test_a_limit_over_200_ranks_that_many(self, store: stores.Store) -> None:
+        tree, matches = many_matches()
+        store.save(tree)
+        hits = store.search("kettle", limit=250)
+        assert [h.entry_id for h in hits] == self.expected(store, matches, 250)
+
+    @pytest.mark.parametrize("gin_cost", [0, 10**9])
+    def test_walked_or_read_through_the_index_alike(
+        self, store: stores.Store, monkeypatch: pytest.MonkeyPatch, gin_cost: int
+    ) -> None:
+        """PostgreSQL walks the newest rows or reads its GIN index, by what a first
+        window of rows shows; a window of 7 rows makes it take either way, in
+        several steps, and the hits are the same."""
+        from ptree.stores.postgres import PostgresStore
+
+        monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "WINDOW", 7)
+        monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "GIN_COST", gin_cost)
+        tree, matches = many_matches()
+        store.save(tree)
+        hits = store.search("kettle", limit=20)
+        assert [h.entry_id for h in hits] == self.expected(store, matches, 20)
+        assert [h.entry_id for h in store.search("teapot filler", limit=3)] == (
+            ["e1039", "e1038", "e1037"]  # equal scores: the newest first
+            if not store.url.startswith("jsonl")
+            else ["e1", "e2", "e3"]  # equal scores: in the session's order
+        )
+
+
 # ----------------------------------------------------------------------- prune
 
 

@@ -60,9 +60,9 @@ class TestUpgrade:
             conn.close()
 
     def test_open_upgrades_and_every_session_loads_equal(self, old_store: str) -> None:
-        """Opening upgrades 1 -> 2; each session equals what version 1 saved."""
+        """Opening upgrades 1 -> 3; each session equals what version 1 saved."""
         with stores.open(old_store) as store:
-            assert store.schema_version == (1, 2)
+            assert store.schema_version == (1, 3)
             for tree in sessions():
                 assert tree.header is not None
                 loaded = store.load(tree.header.id)
@@ -72,7 +72,7 @@ class TestUpgrade:
                 assert loaded.leaf_id == tree.leaf_id
                 assert loaded == tree
         with stores.open(old_store) as store:
-            assert store.schema_version == (2, 2)
+            assert store.schema_version == (3, 3)
 
     def test_search_finds_what_version_1_stored(self, old_store: str) -> None:
         """The upgrade indexed the stored entries: text, tool results, names, summaries,
@@ -120,6 +120,32 @@ class TestUpgrade:
             assert [(h.session_id, h.role) for h in store.search("samovar")] == [("s4", "user")]
 
 
+class TestUpgradeTo3:
+    def test_a_version_2_postgres_store_numbers_its_search_rows(self) -> None:
+        """Version 3 numbers PostgreSQL's search rows in the order they are stored,
+        so a search ranks the newest matches: among equal scores, the later saved
+        first, before and after the upgrade."""
+        import psycopg
+
+        from ptree import SessionHeader, SessionTree
+
+        url = postgres_url()
+        with stores.open(url) as store:
+            for sid in ["older", "newer"]:
+                tree = SessionTree(header=SessionHeader(id=sid, timestamp="2026-01-01", cwd="/"))
+                store.save(tree.append({"role": "user", "content": "boil the kettle"}))
+        with psycopg.connect(url, autocommit=True) as conn:  # as version 2 left it
+            conn.execute("ALTER TABLE ptree_search DROP COLUMN n")
+            conn.execute("UPDATE ptree_schema SET version = 2")
+        with stores.open(url) as store:
+            assert store.schema_version == (2, 3)
+            assert [h.session_id for h in store.search("kettle")] == ["newer", "older"]
+            tree = store.load("older")
+            store.save(tree.append({"role": "user", "content": "the kettle again"}))
+            assert [h.session_id for h in store.search("kettle boil")] == ["newer", "older"]
+            assert [h.session_id for h in store.search("kettle", limit=1)] == ["older"]
+
+
 class TestNewerSchema:
     def test_a_newer_sqlite_database_is_refused_untouched(self, tmp_path: Path) -> None:
         url = sqlite_copy(tmp_path)
@@ -131,9 +157,9 @@ class TestNewerSchema:
         before = path.read_bytes()
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (99, 2)
+        assert (info.value.found, info.value.supported) == (99, 3)
         assert "version 99" in str(info.value)
-        assert "(2)" in str(info.value)
+        assert "(3)" in str(info.value)
         assert isinstance(info.value, stores.StoreError)
         assert path.read_bytes() == before
 
@@ -145,7 +171,7 @@ class TestNewerSchema:
             conn.execute("UPDATE ptree_schema SET version = 7")
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (7, 2)
+        assert (info.value.found, info.value.supported) == (7, 3)
         with psycopg.connect(url, autocommit=True) as conn:
             cur = conn.execute("SELECT to_regclass('ptree_search')")
             assert cur.fetchone() == (None,)

@@ -83,8 +83,12 @@ def _output_file(path: str, *, force: bool) -> Path:
     if not target.parent.is_dir():
         raise UsageError(f"{target}: no folder {str(target.parent)!r} to write into")
     if os.path.lexists(target) and not force:
-        raise UsageError(f"{target} exists (use --force to overwrite it)")
+        raise _exists(target)
     return target
+
+
+def _exists(target: Path) -> UsageError:
+    return UsageError(f"{target} exists (use --force to overwrite it)")
 
 
 def _write_output(target: Path, data: bytes, *, force: bool) -> None:
@@ -99,7 +103,23 @@ def _write_output(target: Path, data: bytes, *, force: bool) -> None:
         try:
             write_new(target, data)
         except FileExistsError:
-            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+            raise _exists(target) from None
+
+
+def _dump_output(tree: SessionTree, target: Path, *, force: bool) -> None:
+    """Write a session to a command's output file (checked by :func:`_output_file`):
+    never over a file made since the check without ``force``."""
+    from ..pi import dump
+
+    try:
+        dump(tree, target, overwrite=force)
+    except FileExistsError:
+        raise _exists(target) from None
+
+
+def _file_argument(p: argparse.ArgumentParser) -> None:
+    """The session a command reads (see :func:`_load`)."""
+    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
 
 
 def _positive(text: str) -> int:
@@ -165,33 +185,20 @@ def _json_lines(value: dict[str, Any], listed: str, encode: Callable[[Any], str]
 # ------------------------------------------------------------------ demo
 
 
+@register("demo")
 def _demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """show branching on persistent values (the seed scenario)"""
     from .demo import run_demo
 
     run_demo(out)
     return 0
 
 
-def _setup_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sub.add_parser("demo", help="show branching on persistent values (the seed scenario)")
-
-
-COMMANDS["demo"] = _demo
-SETUPS.append(_setup_demo)
-
-
 # ------------------------------------------------------------------ show
 
 
-def _setup_show(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "show",
-        help="draw the tree: branches, current path (*), labels, previews",
-        description="Draw a session file as an indented tree.  A chain of single "
-        "children stays in one column; indentation grows only where the "
-        "conversation branches.  '*' marks the current path; the leaf says so.",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
+def _setup_show(p: argparse.ArgumentParser) -> None:
+    _file_argument(p)
     p.add_argument(
         "--json",
         action="store_true",
@@ -231,6 +238,12 @@ def _summary(tree: SessionTree) -> str:
 
 @register("show", _setup_show)
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """draw the tree: branches, current path (*), labels, previews
+
+    Draw a session file as an indented tree.  A chain of single children stays in one
+    column; indentation grows only where the conversation branches.  '*' marks the
+    current path; the leaf says so.
+    """
     from .render import render_text, tree_to_json
 
     tree = _load(args.file, err, "show", strict=not args.lenient)
@@ -249,14 +262,8 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ path
 
 
-def _setup_path(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "path",
-        help="the context a model gets at the leaf (or at --leaf ID), as JSON",
-        description="Print ptree.build_context at the leaf as JSON: messages, model, "
-        "thinking level, active tools.",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
+def _setup_path(p: argparse.ArgumentParser) -> None:
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help="build the context at this entry instead")
     p.add_argument(
         "--provider",
@@ -290,6 +297,11 @@ def _state_json(context: Context | ContextSources) -> dict[str, Any]:
 
 @register("path", _setup_path)
 def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """the context a model gets at the leaf (or at --leaf ID), as JSON
+
+    Print ptree.build_context at the leaf as JSON: messages, model, thinking level,
+    active tools.
+    """
     from ..context import build_context, context_sources
     from .message_json import message_json
 
@@ -308,14 +320,8 @@ def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ check
 
 
-def _setup_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "check",
-        help="validate a session file strictly; report every problem with its line",
-        description="Read a session file strictly and report every problem, one line "
-        "each, as FILE:LINE: reason.  Exit status 0 when the file is valid, 1 otherwise.",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
+def _setup_check(p: argparse.ArgumentParser) -> None:
+    _file_argument(p)
 
 
 def file_problems(
@@ -369,6 +375,11 @@ _LINE = re.compile(r":(\d+):")
 
 @register("check", _setup_check)
 def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """validate a session file strictly; report every problem with its line
+
+    Read a session file strictly and report every problem, one line each, as FILE:LINE:
+    reason.  Exit status 0 when the file is valid, 1 otherwise.
+    """
     from ..pi import SessionFileError
     from .store_commands import load_ref
     from .text import one_line
@@ -412,14 +423,8 @@ def _check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ fork
 
 
-def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "fork",
-        help="a new session file with only the path to one entry",
-        description="Copy the path from the root to --at ID into a new session file "
-        "(labels on it kept, parentSession naming the source).",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
+def _setup_fork(p: argparse.ArgumentParser) -> None:
+    _file_argument(p)
     p.add_argument("--at", metavar="ID", required=True, help="the entry the new path ends at")
     p.add_argument(
         "--before",
@@ -432,9 +437,13 @@ def _setup_fork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 @register("fork", _setup_fork)
 def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """a new session file with only the path to one entry
+
+    Copy the path from the root to --at ID into a new session file (labels on it kept,
+    parentSession naming the source).
+    """
     from ..branching import fork
     from ..entries import MessageEntry
-    from ..pi import dump
     from .text import one_line
 
     target = _output_file(args.output, force=args.force)
@@ -459,10 +468,7 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         position="before" if args.before else "at",
         parent_session=args.file if "://" in args.file else str(Path(args.file).resolve()),
     )
-    try:
-        dump(forked, target, overwrite=args.force)
-    except FileExistsError:  # made since the check above
-        raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+    _dump_output(forked, target, force=args.force)
     leaf = "(none)" if forked.leaf_id is None else one_line(forked.leaf_id)
     out.write(f"wrote {one_line(str(target))}: {len(forked)} entries, leaf {leaf}\n")
     return 0
@@ -474,18 +480,8 @@ def _fork(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 _EXPORT_FORMATS = ("dot", "mermaid", "html", "markdown", "jsonl")
 
 
-def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "export",
-        help="the session for people: HTML viewer, Markdown, Graphviz DOT, Mermaid, Pi JSONL",
-        description="Write the session in another form.  html: one self-contained page "
-        "with the conversation and the whole tree (branch switching, search), opens "
-        "offline.  markdown: the current path (or --all-branches) as GitHub-flavoured "
-        "Markdown.  dot / mermaid: a picture of the tree (the current path bold and "
-        "blue, the leaf filled).  jsonl: a Pi session file (with --redact, a scrubbed "
-        "copy).  An existing OUT is never replaced without --force.",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl), or STORE_URL#SESSION_ID")
+def _setup_export(p: argparse.ArgumentParser) -> None:
+    _file_argument(p)
     p.add_argument("--format", choices=_EXPORT_FORMATS, required=True)
     p.add_argument(
         "-o", "--output", metavar="OUT", help="write here instead of stdout (required for jsonl)"
@@ -522,7 +518,15 @@ def _setup_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 @register("export", _setup_export)
 def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..pi import dump
+    """the session for people: HTML viewer, Markdown, Graphviz DOT, Mermaid, Pi JSONL
+
+    Write the session in another form.  html: one self-contained page with the
+    conversation and the whole tree (branch switching, search), opens offline.
+    markdown: the current path (or --all-branches) as GitHub-flavoured Markdown.  dot /
+    mermaid: a picture of the tree (the current path bold and blue, the leaf filled).
+    jsonl: a Pi session file (with --redact, a scrubbed copy).  An existing OUT is never
+    replaced without --force.
+    """
     from .render import render_dot, render_mermaid
 
     fmt = args.format
@@ -549,10 +553,7 @@ def _export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"ptree export: redacted {n:,} secret{'' if n == 1 else 's'}", file=err)
     if fmt == "jsonl":
         assert target is not None
-        try:  # never replaces a file made since the check above without --force
-            dump(tree, target, overwrite=args.force)
-        except FileExistsError:
-            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+        _dump_output(tree, target, force=args.force)
         return 0
     text: Iterable[str]
     if fmt == "dot":
@@ -601,20 +602,19 @@ _MERMAID_MAX_EDGES = 500
 # ------------------------------------------------------------------ import
 
 
-def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _setup_import(p: argparse.ArgumentParser) -> None:
     from ..formats.detect import FORMATS
 
+    # The description names the formats, which only the formats package knows.
     known = "; ".join(f"{name}: {what}" for name, what in FORMATS.items())
-    p = sub.add_parser(
-        "import",
-        help="convert another tool's sessions or exports to Pi session files",
-        description="Convert another tool's files to Pi session files, keeping every "
+    p.description = (
+        "Convert another tool's files to Pi session files, keeping every "
         "branch.  claude-code, codex and librechat read one session into one file "
         "(OUT, default ./<source name>.pi.jsonl); chatgpt and openwebui write one file per "
         "conversation into a folder (OUT, default ./<source name>/).  Without FORMAT the "
         f"format is detected and named on stderr.  Formats: {known}.  A malformed source "
         "fails with FILE:LINE: reason and writes nothing; no file is overwritten "
-        "without --force.",
+        "without --force."
     )
     p.add_argument(
         "what",
@@ -651,9 +651,9 @@ def _setup_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 @register("import", _setup_import)
 def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """convert another tool's sessions or exports to Pi session files"""
     from ..formats import IMPORTERS, ImportedSession, write_sessions
     from ..formats.detect import FORMATS, detect
-    from ..pi import dump
     from .text import one_line
 
     if len(args.what) > 2:
@@ -715,10 +715,7 @@ def _import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target is not None:
         [session] = sessions
         tree = session.tree
-        try:  # dump never replaces a file made meanwhile without --force
-            dump(tree, target, overwrite=args.force)
-        except FileExistsError:
-            raise UsageError(f"{target} exists (use --force to overwrite it)") from None
+        _dump_output(tree, target, force=args.force)
         kinds: dict[str, int] = {}
         for entry in tree.entries():
             kinds[entry.type] = kinds.get(entry.type, 0) + 1

@@ -10,13 +10,14 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from types import TracebackType
 from typing import TextIO
+
+from ..closing import Closing
 
 __all__ = ["Progress"]
 
 
-class Progress:
+class Progress(Closing):
     """A bar ``label [#####.....]  52%  5,200/10,000`` redrawn in place on a terminal.
 
     Use it as a context manager; call :meth:`update` with the amount done.  When
@@ -62,17 +63,6 @@ class Progress:
         self.elapsed: float | None = None  # shown by ticking()
         self._last = 0.0
         self._drawn = False
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def update(self, done: int, *, force: bool = False) -> None:
         """Record that ``done`` units are finished; redraw if it is time (or ``force``).

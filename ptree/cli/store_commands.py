@@ -73,13 +73,7 @@ def load_ref(text: str) -> SessionTree | None:
 # ------------------------------------------------------------------ sessions
 
 
-def _setup_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "sessions",
-        help="list the sessions of a store, newest first",
-        description="List a store's sessions, newest first: id, entries, last saved (UTC), "
-        "name.  STORE_URL is sqlite:///ABS/PATH.db, postgresql://... or jsonl:///ABS/DIR.",
-    )
+def _setup_sessions(p: argparse.ArgumentParser) -> None:
     p.add_argument("store", metavar="STORE_URL", help="the store")
     p.add_argument("--limit", type=int, metavar="N", help="list N sessions (one page)")
     p.add_argument(
@@ -95,6 +89,11 @@ def _setup_sessions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 @register("sessions", _setup_sessions)
 def _sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """list the sessions of a store, newest first
+
+    List a store's sessions, newest first: id, entries, last saved (UTC), name.
+    STORE_URL is sqlite:///ABS/PATH.db, postgresql://... or jsonl:///ABS/DIR.
+    """
     from .. import stores
     from .text import one_line
 
@@ -118,15 +117,7 @@ def _sessions(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ search
 
 
-def _setup_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "search",
-        help="find messages across a store's sessions",
-        description="Find the entries whose text holds every word of QUERY (any order, "
-        'any case), or a "quoted phrase"; best first.  Punctuation and operators are '
-        "not syntax.  SQL stores answer from their index; a jsonl store reads every "
-        "session.  Prints SESSION_ID ENTRY_ID ROLE SNIPPET per hit.",
-    )
+def _setup_search(p: argparse.ArgumentParser) -> None:
     p.add_argument("store", metavar="STORE_URL", help="the store (or URL#SESSION_ID)")
     p.add_argument("query", metavar="QUERY", help="words, or a phrase in double quotes")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
@@ -135,6 +126,13 @@ def _setup_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 @register("search", _setup_search)
 def _search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """find messages across a store's sessions
+
+    Find the entries whose text holds every word of QUERY (any order, any case), or a
+    "quoted phrase"; best first.  Punctuation and operators are not syntax.  SQL stores
+    answer from their index; a jsonl store reads every session.  Prints SESSION_ID
+    ENTRY_ID ROLE SNIPPET per hit.
+    """
     from .. import stores
     from .text import one_line
 
@@ -175,15 +173,7 @@ def _age(text: str) -> timedelta:
     return timedelta(seconds=int(m.group(1)) * _UNITS[m.group(2)])
 
 
-def _setup_prune(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "prune",
-        help="remove the branches of a stored session that nothing kept hangs from",
-        description="Remove the branches of URL#SESSION_ID that no kept entry hangs from.  "
-        "The current leaf always stays, and with every kept entry its path, its tool "
-        "calls' results, a compaction's kept range, a branch summary's source and its "
-        "labels.  Say what to keep with the options (combined: any of them keeps).",
-    )
+def _setup_prune(p: argparse.ArgumentParser) -> None:
     p.add_argument("ref", metavar="URL#SESSION_ID", help="the stored session")
     p.add_argument("--keep-leaves", action="store_true", help="keep every branch's tip")
     p.add_argument("--keep-labelled", action="store_true", help="keep labelled entries")
@@ -198,6 +188,13 @@ def _setup_prune(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 @register("prune", _setup_prune)
 def _prune(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """remove the branches of a stored session that nothing kept hangs from
+
+    Remove the branches of URL#SESSION_ID that no kept entry hangs from.  The current
+    leaf always stays, and with every kept entry its path, its tool calls' results, a
+    compaction's kept range, a branch summary's source and its labels.  Say what to keep
+    with the options (combined: any of them keeps).
+    """
     from .. import stores
 
     ref = store_ref(args.ref)
@@ -225,19 +222,19 @@ def _prune(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ migrate
 
 
-def _setup_migrate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sub.add_parser(
-        "migrate",
-        help="upgrade a store's schema to this ptree's",
-        description="Upgrade a SQL store's tables to this ptree's schema version, in one "
-        "transaction (opening a store does it too; this says what it did).  A SQLite "
-        "file is then compacted (VACUUM) so that prunes give space back.  A store "
-        "made by a newer ptree is refused, untouched.",
-    ).add_argument("store", metavar="STORE_URL", help="the store")
+def _setup_migrate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE_URL", help="the store")
 
 
 @register("migrate", _setup_migrate)
 def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """upgrade a store's schema to this ptree's
+
+    Upgrade a SQL store's tables to this ptree's schema version, in one transaction
+    (opening a store does it too; this says what it did).  A SQLite file is then
+    compacted (VACUUM) so that prunes give space back.  A store made by a newer ptree is
+    refused, untouched.
+    """
     from .. import stores
 
     with stores.open(args.store) as store:
@@ -258,16 +255,7 @@ def _migrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ------------------------------------------------------------------ copy
 
 
-def _setup_copy(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "copy",
-        help="copy every session from one store (or a Pi file) to another",
-        description="Copy sessions: SRC and DST are store URLs (sqlite:///ABS/PATH.db, "
-        "postgresql://..., jsonl:///ABS/DIR), URL#SESSION_ID for one session, or a Pi "
-        "session file.  Only what DST lacks is written: copying twice changes nothing.  "
-        "SRC is only read.  A session DST holds with other entries is reported and "
-        "left as it is (exit status 1).",
-    )
+def _setup_copy(p: argparse.ArgumentParser) -> None:
     p.add_argument("src", metavar="SRC", help="where the sessions are")
     p.add_argument("dst", metavar="DST", help="where they go")
 
@@ -303,6 +291,13 @@ def _sources(src: str, err: TextIO) -> tuple[int, int, Iterator[SessionTree]]:
 
 @register("copy", _setup_copy)
 def _copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """copy every session from one store (or a Pi file) to another
+
+    Copy sessions: SRC and DST are store URLs (sqlite:///ABS/PATH.db, postgresql://...,
+    jsonl:///ABS/DIR), URL#SESSION_ID for one session, or a Pi session file.  Only what
+    DST lacks is written: copying twice changes nothing.  SRC is only read.  A session
+    DST holds with other entries is reported and left as it is (exit status 1).
+    """
     from .. import stores
     from ..pi import dump, load
 

@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..entries import (
-    ActiveToolsChange,
-    BranchSummary,
-    Compaction,
-    ContextEdit,
-    Custom,
-    CustomMessage,
-    Entry,
-    Label,
-    MessageEntry,
-    ModelChange,
-    SessionInfo,
-    ThinkingLevelChange,
-    UnknownEntry,
-    Usage,
-)
+from .. import entries as kinds
+from ..entries import Entry, MessageEntry
 from ..pi.fast import LoadedMessage
 from ..pi.readable import content_text, message_text
 
@@ -100,6 +86,34 @@ def _shortened(start: str, width: int) -> str | None:
     return _UNPRINTABLE.sub("\ufffd", head[: max(width - 1, 0)]) + "…"
 
 
+def _usage_preview(entry: kinds.Usage) -> str:
+    text = f"usage [{entry.kind}]: {entry.provider}/{entry.model}{_usage_text(entry.usage)}"
+    return f"{text} ({entry.note})" if entry.note else text
+
+
+def _edit_preview(entry: kinds.ContextEdit) -> str:
+    if entry.replacement is None:
+        return f"context edit {entry.target_id}: (removed)"
+    return f"context edit {entry.target_id}: {content_text(entry.replacement.get('content'))}"
+
+
+# What an entry other than a message says in a preview, by its kind.
+_PREVIEWS: dict[type[Entry], Callable[[Any], str]] = {
+    kinds.ThinkingLevelChange: lambda e: f"thinking: {e.thinking_level}",
+    kinds.ModelChange: lambda e: f"model: {e.provider}/{e.model_id}",
+    kinds.ActiveToolsChange: lambda e: f"tools: {', '.join(e.active_tool_names)}",
+    kinds.Compaction: lambda e: f"compaction: {e.summary}",
+    kinds.BranchSummary: lambda e: f"branch summary: {e.summary}",
+    kinds.CustomMessage: lambda e: f"custom message [{e.custom_type}]: {content_text(e.content)}",
+    kinds.Custom: lambda e: f"custom [{e.custom_type}]",
+    kinds.Label: lambda e: f"label {e.target_id}: {e.label or '(cleared)'}",
+    kinds.SessionInfo: lambda e: f"session name: {e.name or '(cleared)'}",
+    kinds.Usage: _usage_preview,
+    kinds.ContextEdit: _edit_preview,
+    kinds.UnknownEntry: lambda e: f"{e.type} (unknown kind)",
+}
+
+
 def entry_preview(entry: Entry, width: int = 80) -> str:
     """One line saying what an entry is: ``user: hello``, ``model: anthropic/…``.
 
@@ -127,38 +141,10 @@ def entry_preview(entry: Entry, width: int = 80) -> str:
             error = entry.message.get("errorMessage")
             said = f"({stop}{': ' + error if isinstance(error, str) and error else ''})"
         text = f"{entry.message.get('role')}: {said}"
-    elif isinstance(entry, ThinkingLevelChange):
-        text = f"thinking: {entry.thinking_level}"
-    elif isinstance(entry, ModelChange):
-        text = f"model: {entry.provider}/{entry.model_id}"
-    elif isinstance(entry, ActiveToolsChange):
-        text = f"tools: {', '.join(entry.active_tool_names)}"
-    elif isinstance(entry, Compaction):
-        text = f"compaction: {entry.summary}"
-    elif isinstance(entry, BranchSummary):
-        text = f"branch summary: {entry.summary}"
-    elif isinstance(entry, CustomMessage):
-        text = f"custom message [{entry.custom_type}]: {content_text(entry.content)}"
-    elif isinstance(entry, Custom):
-        text = f"custom [{entry.custom_type}]"
-    elif isinstance(entry, Label):
-        text = f"label {entry.target_id}: {entry.label or '(cleared)'}"
-    elif isinstance(entry, SessionInfo):
-        text = f"session name: {entry.name or '(cleared)'}"
-    elif isinstance(entry, Usage):
-        text = f"usage [{entry.kind}]: {entry.provider}/{entry.model}{_usage_text(entry.usage)}"
-        if entry.note:
-            text += f" ({entry.note})"
-    elif isinstance(entry, ContextEdit):
-        if entry.replacement is None:
-            text = f"context edit {entry.target_id}: (removed)"
-        else:
-            new = content_text(entry.replacement.get("content"))
-            text = f"context edit {entry.target_id}: {new}"
-    elif isinstance(entry, UnknownEntry):
-        text = f"{entry.type} (unknown kind)"
-    else:  # pragma: no cover - every kind is listed above
-        text = entry.type
+    else:
+        # The nearest class with a preview: a subclass previews as its kind does.
+        kind = next((_PREVIEWS[c] for c in type(entry).__mro__ if c in _PREVIEWS), None)
+        text = entry.type if kind is None else kind(entry)
     return one_line(text, width)
 
 

@@ -303,7 +303,15 @@ def sessions(
 def read(src: str | os.PathLike[str] | Any, **options: Any) -> ImportedSession:
     """The one conversation of an export: :func:`sessions` (strict), which takes the same options.
 
+    Cost: O(total number of nodes), as :func:`sessions`: every conversation of the export is
+    converted (to tell one from several).
+
+    Args:
+        src: the export's path, or its parsed JSON (as :func:`sessions` takes it).
+        **options: the keyword options of :func:`sessions` other than ``strict``.
+
     Raises:
         ImportFormatError: as :func:`sessions`, or the export holds no conversation or several.
+        OSError: the file cannot be read.
     """
     return only(sessions(src, strict=True, **options), src)

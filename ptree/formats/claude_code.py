@@ -56,13 +56,17 @@ from ._common import (
     Node,
     Report,
     assemble,
+    collector_paused,
     imported,
     imported_header,
     kind,
     ms,
     read_json_lines,
     reporter,
+    text_blocks,
     text_of,
+    title_node,
+    tool_result,
 )
 from .errors import ImportFormatError
 
@@ -234,16 +238,25 @@ def read(
     main = Path(src)
     files = session_files(main)
     recs: list[_Rec] = []
-    for f, p in enumerate(files):
-        for line, raw in read_json_lines(p):
-            recs.append(_Rec(f, p, line, len(recs), raw))
-    return imported(
-        FORMAT, main, _Reader(keep_progress, reporter(on_report, main)).run(files, recs)
-    )
+    with collector_paused():
+        for f, p in enumerate(files):
+            for line, raw in read_json_lines(p):
+                recs.append(_Rec(f, p, line, len(recs), raw))
+        return imported(
+            FORMAT, main, _Reader(keep_progress, reporter(on_report, main)).run(files, recs)
+        )
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: a main file holds one session.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: a main file holds one session.  Raises as :func:`read`.
+
+    The whole session is read before this returns.  Cost: O(total size of the files),
+    as :func:`read`.
+
+    Args:
+        src: the session's main file, ``<sessionId>.jsonl``.
+        **options: :func:`read`'s keyword options (``on_report``, ``keep_progress``).
+    """
     return iter([read(src, **options)])
 
 
@@ -263,6 +276,15 @@ def from_records(
     name (``agent-<id>.jsonl``, which names the agent).  Errors name ``name`` (or the
     subagent's name) and the 1-based record number as the line.  Cost: O(total size
     of the records).
+
+    Args:
+        main: the session's records, in order.
+        subagents: each subagent transcript's records, by its file name.
+        name: the name errors give the main transcript.
+        on_report: called with one line of text for each kind of record left out
+            (default: a :class:`~ptree.pi.SessionFileWarning`).
+        keep_progress: keep ``progress`` records as ``custom`` entries (the default);
+            with ``False`` they are left out and their number is reported.
 
     Raises:
         ImportFormatError: a record that is not an object, or whose fields are not
@@ -378,14 +400,18 @@ class _Reader:
             rec.fail(f"a {rec.type} record needs a 'message' object, found {kind(message)}")
         return message
 
-    def blocks_of(self, rec: _Rec, message: dict[str, Any]) -> list[dict[str, Any]]:
-        content = message.get("content")
+    def content_list(self, rec: _Rec, content: object, what: str) -> list[Any]:
+        """Content as a list: none for ``None``, one text block for a string."""
         if content is None:
             return []
         if isinstance(content, str):
-            return [{"type": "text", "text": content}]
+            return text_blocks(content)
         if not isinstance(content, list):
-            rec.fail(f"'message.content' must be a string or a list, not {kind(content)}")
+            rec.fail(f"{what} must be a string or a list, not {kind(content)}")
+        return content
+
+    def blocks_of(self, rec: _Rec, message: dict[str, Any]) -> list[dict[str, Any]]:
+        content = self.content_list(rec, message.get("content"), "'message.content'")
         for i, block in enumerate(content):
             if not isinstance(block, dict):
                 rec.fail(f"'message.content[{i}]' must be an object, not {kind(block)}")
@@ -531,14 +557,13 @@ class _Reader:
                 call = self.calls.get(call_id)
                 if call is not None and call[0].node is None:
                     call = None  # a result written before its call: placed where it is
-                msg: dict[str, Any] = {
-                    "role": "toolResult",
-                    "toolCallId": call_id,
-                    "toolName": call[1] if call is not None else "unknown",
-                    "content": self.result_content(rec, block.get("content")),
-                    "isError": block.get("is_error") is True,
-                    "timestamp": when,
-                }
+                msg = tool_result(
+                    call_id,
+                    call[1] if call is not None else "unknown",
+                    self.result_content(rec, block.get("content")),
+                    block.get("is_error") is True,
+                    when,
+                )
                 details = raw.get("toolUseResult")
                 if details is not None and (len(results) == 1 or made == 0):
                     msg["details"] = details
@@ -590,14 +615,8 @@ class _Reader:
         return {"type": "text", "text": f"[image: {json.dumps(source)[:200]}]"}
 
     def result_content(self, rec: _Rec, content: object) -> list[dict[str, Any]]:
-        if content is None:
-            return []
-        if isinstance(content, str):
-            return [{"type": "text", "text": content}]
-        if not isinstance(content, list):
-            rec.fail(f"a tool_result's 'content' must be a string or a list, not {kind(content)}")
         out: list[dict[str, Any]] = []
-        for block in content:
+        for block in self.content_list(rec, content, "a tool_result's 'content'"):
             if (
                 isinstance(block, dict)
                 and block.get("type") == "text"
@@ -885,17 +904,8 @@ class _Reader:
                         name = summary
         if name is not None:
             first = self.nodes[0] if self.nodes else None
-            node = Node(
-                self.ids.claim("session-name"),
-                {
-                    "type": "session_info",
-                    "timestamp": first.fields.get("timestamp", EPOCH) if first else EPOCH,
-                    "name": name,
-                },
-                None,
-                None,
-            )
-            self.nodes.insert(0, node)
+            stamp = first.fields.get("timestamp", EPOCH) if first else EPOCH
+            self.nodes.insert(0, title_node(self.ids, name, stamp, None))
 
     def header(self, main: Path, recs: Iterable[_Rec]) -> SessionHeader:
         session_id = cwd = stamp = version = None

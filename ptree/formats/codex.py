@@ -50,13 +50,15 @@ from ._common import (
     Node,
     Report,
     assemble,
+    call_arguments,
+    collector_paused,
     imported,
     imported_header,
     kind,
     ms,
-    parse_json,
     read_json_lines,
     reporter,
+    tool_result,
 )
 from .errors import ImportFormatError
 
@@ -101,6 +103,12 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     plus, for each tool output, a walk back along the current line to its call
     (short in practice: outputs follow their calls closely).
 
+    Args:
+        src: the rollout file, ``rollout-<time>-<id>.jsonl``.
+        on_report: what every importer takes, for a line about each thing left out or
+            kept only as text; Codex's conversion leaves nothing out, so it is never
+            called today.
+
     Raises:
         ImportFormatError: (a ``ValueError``) a line that is not a JSON object, not
             UTF-8 or torn, or an item whose fields are not Codex's, naming the file
@@ -125,11 +133,20 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     """
     path = Path(src)
     reporter(on_report, path)  # nothing to report yet; the shape is every importer's
-    return imported(FORMAT, path, _Reader(path).run())
+    with collector_paused():
+        return imported(FORMAT, path, _Reader(path).run())
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: a rollout holds one session.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: a rollout holds one session.  Raises as :func:`read`.
+
+    The whole file is read before this returns.  Cost: O(size of the file), as
+    :func:`read`.
+
+    Args:
+        src: the rollout file.
+        **options: :func:`read`'s keyword options (``on_report``).
+    """
     return iter([read(src, **options)])
 
 
@@ -398,15 +415,7 @@ class _Reader:
             self.fail(f"a {itype} item needs a string 'call_id'")
         if itype == "function_call":
             name = item.get("name")
-            args: Any = item.get("arguments")
-            if isinstance(args, str):
-                try:
-                    parsed = parse_json(args)
-                except ValueError:
-                    parsed = None
-                args = parsed if isinstance(parsed, dict) else {"input": args}
-            elif not isinstance(args, dict):
-                args = {"input": args}
+            args: Any = call_arguments(item.get("arguments"))
         elif itype == "custom_tool_call":
             name = item.get("name")
             args = {"input": item.get("input")}
@@ -485,17 +494,11 @@ class _Reader:
         elif output is not None:
             content.append({"type": "text", "text": json.dumps(output, ensure_ascii=False)})
         call = self.calls.get(call_id)
+        name = call[1] if call is not None else "unknown"
         fields = {
             "type": "message",
             "timestamp": self.time,
-            "message": {
-                "role": "toolResult",
-                "toolCallId": call_id,
-                "toolName": call[1] if call is not None else "unknown",
-                "content": content,
-                "isError": error,
-                "timestamp": ms(self.time),
-            },
+            "message": tool_result(call_id, name, content, error, ms(self.time)),
         }
         node = Node(self.next_id(), fields, self.path, self.lineno)
         self.nodes.append(node)

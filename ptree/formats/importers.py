@@ -45,9 +45,24 @@ class Importer:
     ) -> Iterator[ImportedSession]:
         """The sessions of ``src``: ``ptree.formats.<module>.sessions(src, ...)``.
 
+        Cost: the importer's (O(size of ``src``) for each of them), plus importing its
+        module the first time.
+
+        Args:
+            src: what the importer reads (a file).
+            on_report: called with one line of text for each thing left out or kept
+                only as text (default: a :class:`~ptree.pi.SessionFileWarning`).
+            **options: the importer's own keyword options, those in :attr:`options`.
+
         Raises:
             TypeError: an option this importer does not take.
             ImportFormatError: as the importer raises it.
+            OSError: ``src`` cannot be read.
+
+        >>> from ptree.formats.importers import IMPORTERS
+        >>> IMPORTERS["codex"].sessions("rollout.jsonl", strict=True)
+        Traceback (most recent call last):
+        TypeError: codex takes no option strict
         """
         unknown = set(options) - self.options
         if unknown:

@@ -40,13 +40,17 @@ from ._common import (
     Node,
     Report,
     assemble,
+    call_arguments,
+    collector_paused,
     imported,
     imported_header,
     kind,
     ms,
-    parse_json,
     read_json_document,
     reporter,
+    text_blocks,
+    title_node,
+    tool_result,
 )
 from .errors import ImportFormatError
 
@@ -89,18 +93,27 @@ def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> Imp
     ('c1', 'Hi', ['m1', 'm2'])
     """
     path = Path(src)
-    data = read_json_document(path)
-    if isinstance(data, list) and len(data) == 1:
-        data = data[0]
-    if not isinstance(data, dict):
-        raise ImportFormatError(
-            path, None, f"expected a LibreChat export object, found {kind(data)}"
-        )
-    return imported(FORMAT, path, _Reader(path, data, reporter(on_report, path)).run())
+    with collector_paused():
+        data = read_json_document(path)
+        if isinstance(data, list) and len(data) == 1:
+            data = data[0]
+        if not isinstance(data, dict):
+            raise ImportFormatError(
+                path, None, f"expected a LibreChat export object, found {kind(data)}"
+            )
+        return imported(FORMAT, path, _Reader(path, data, reporter(on_report, path)).run())
 
 
 def sessions(src: str | os.PathLike[str], **options: Any) -> Iterator[ImportedSession]:
-    """``iter([read(src, ...)])``: an export holds one conversation.  Raises as :func:`read`."""
+    """``iter([read(src, ...)])``: an export holds one conversation.  Raises as :func:`read`.
+
+    The whole export is read before this returns.  Cost: O(size of the export), as
+    :func:`read`.
+
+    Args:
+        src: the export file.
+        **options: :func:`read`'s keyword options (``on_report``).
+    """
     return iter([read(src, **options)])
 
 
@@ -205,15 +218,7 @@ class _Reader:
             or EPOCH
         )
         if isinstance(title, str) and title:
-            self.nodes.insert(
-                0,
-                Node(
-                    self.ids.claim("session-name"),
-                    {"type": "session_info", "timestamp": first_time, "name": title},
-                    self.path,
-                    None,
-                ),
-            )
+            self.nodes.insert(0, title_node(self.ids, title, first_time, self.path))
         conv = self.export.get("conversationId")
         conv = conv if isinstance(conv, str) and conv else self.path.stem
         header = imported_header(
@@ -289,14 +294,7 @@ class _Reader:
                         {
                             "type": "message",
                             "timestamp": stamp,
-                            "message": {
-                                "role": "toolResult",
-                                "toolCallId": call_id,
-                                "toolName": name,
-                                "content": [{"type": "text", "text": output}],
-                                "isError": False,
-                                "timestamp": when,
-                            },
+                            "message": tool_result(call_id, name, text_blocks(output), False, when),
                         },
                         where,
                     )
@@ -332,15 +330,8 @@ class _Reader:
                 call_id = call.get("id")
                 call_id = call_id if isinstance(call_id, str) and call_id else f"call-{j}"
                 name = call.get("name") if isinstance(call.get("name"), str) else "unknown"
-                args: Any = call.get("args")
-                if isinstance(args, str):
-                    try:
-                        parsed = parse_json(args)
-                    except ValueError:
-                        parsed = None
-                    args = parsed if isinstance(parsed, dict) else {"input": args}
-                elif not isinstance(args, dict):
-                    args = {} if args is None else {"input": args}
+                args = call.get("args")
+                args = {} if args is None else call_arguments(args)
                 blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
                 output = call.get("output")
                 results.append(

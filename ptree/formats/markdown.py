@@ -31,21 +31,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..entries import (
-    ActiveToolsChange,
-    BranchSummary,
-    Compaction,
-    ContextEdit,
-    Custom,
-    CustomMessage,
-    Entry,
-    Label,
-    MessageEntry,
-    ModelChange,
-    SessionInfo,
-    ThinkingLevelChange,
-    Usage,
-)
+from .. import entries as kinds
+from ..entries import Entry, MessageEntry
 from ..errors import UnknownEntryError
 from ..frozen import thaw
 from ..tree import SessionTree
@@ -214,41 +201,41 @@ class _Writer:
         label = self.labels.get(e.id)
         if isinstance(e, MessageEntry):
             self.message(e)
-        elif isinstance(e, Compaction):
+        elif isinstance(e, kinds.Compaction):
             self.line("---")
             self.line(f"**Compaction** · {e.tokens_before:,} tokens summarised")
             self.line(_md_text(e.summary) or "*(empty summary)*")
             self.line("---")
-        elif isinstance(e, BranchSummary):
+        elif isinstance(e, kinds.BranchSummary):
             self.line("---")
             self.line("**Branch summary** · what was done on the branch this one came back from")
             self.line(_md_text(e.summary) or "*(empty summary)*")
             self.line("---")
-        elif isinstance(e, ModelChange):
+        elif isinstance(e, kinds.ModelChange):
             self.line(f"*Model → {_inline(e.provider)} / {_inline(e.model_id)}*")
-        elif isinstance(e, ThinkingLevelChange):
+        elif isinstance(e, kinds.ThinkingLevelChange):
             self.line(f"*Thinking level → {_inline(e.thinking_level)}*")
-        elif isinstance(e, ActiveToolsChange):
+        elif isinstance(e, kinds.ActiveToolsChange):
             names = ", ".join(str(n) for n in e.active_tool_names) or "none"
             self.line(f"*Active tools → {_inline(names)}*")
-        elif isinstance(e, Label):
+        elif isinstance(e, kinds.Label):
             if e.label:
                 self.line(f"*Label “{_inline(e.label)}” set on {_code_span(e.target_id)}*")
             else:
                 self.line(f"*Label cleared on {_code_span(e.target_id)}*")
-        elif isinstance(e, SessionInfo):
+        elif isinstance(e, kinds.SessionInfo):
             if e.name:
                 self.line(f"*Session named “{_inline(e.name)}”*")
             else:
                 self.line("*Session name cleared*")
-        elif isinstance(e, CustomMessage):
+        elif isinstance(e, kinds.CustomMessage):
             self.h(1, f"Extension message · {_inline(e.custom_type)}")
             self.chunks.extend(_content(e.content))
-        elif isinstance(e, Custom):
+        elif isinstance(e, kinds.Custom):
             self.line(f"*Extension state · {_inline(e.custom_type)}*")
-        elif isinstance(e, Usage):
+        elif isinstance(e, kinds.Usage):
             self.line(f"*Usage{_usage_kind(e.kind)} · {_usage(e)}*")
-        elif isinstance(e, ContextEdit):
+        elif isinstance(e, kinds.ContextEdit):
             if e.replacement is None:
                 self.line(
                     f"*Context edit: {_code_span(e.target_id)} left out of the model's context*"
@@ -317,7 +304,7 @@ def _usage_kind(kind: str) -> str:
     return f" ({_inline(kind)})" if kind else ""
 
 
-def _usage(e: Usage) -> str:
+def _usage(e: kinds.Usage) -> str:
     u = e.usage
     out = f"{_inline(e.provider)} / {_inline(e.model)}"
     total = u.get("totalTokens") if isinstance(u, Mapping) else None

@@ -159,18 +159,16 @@ class Redactor:
 
     def _walk(self, root: Any, *, top: bool) -> Any:
         # Containers are rebuilt bottom-up with an explicit stack of
-        # (source, copy, keys still to visit) frames.
+        # (copy, items still to visit, whether it is the entry's top level) frames.
         text = self.text
         if isinstance(root, str):
             return text(root)
         if not isinstance(root, (Mapping, list, tuple)):
             return root
-        out_root: Any = {} if isinstance(root, Mapping) else []
-        stack: list[tuple[Any, Any, Any, bool]] = [
-            (root, out_root, iter(list(root.items()) if isinstance(root, Mapping) else root), top)
-        ]
+        out_root, frame = _frame(root, top)
+        stack = [frame]
         while stack:
-            _src, dst, it, is_top = stack[-1]
+            dst, it, is_top = stack[-1]
             for item in it:
                 if isinstance(dst, dict):
                     key, val = item
@@ -184,42 +182,27 @@ class Redactor:
                         else:
                             dst[key] = val
                         continue
-                    if isinstance(val, str):
-                        dst[key] = text(val)
-                        continue
-                    if isinstance(val, (Mapping, list, tuple)):
-                        child: Any = {} if isinstance(val, Mapping) else []
-                        dst[key] = child
-                        stack.append(
-                            (
-                                val,
-                                child,
-                                iter(list(val.items()) if isinstance(val, Mapping) else val),
-                                False,
-                            )
-                        )
-                        break
-                    dst[key] = val
+                else:  # a list's value: its slot, filled below as a mapping's is
+                    key, val = len(dst), item
+                    dst.append(None)
+                if isinstance(val, str):
+                    dst[key] = text(val)
+                elif isinstance(val, (Mapping, list, tuple)):
+                    dst[key], frame = _frame(val, False)
+                    stack.append(frame)
+                    break
                 else:
-                    if isinstance(item, str):
-                        dst.append(text(item))
-                        continue
-                    if isinstance(item, (Mapping, list, tuple)):
-                        child = {} if isinstance(item, Mapping) else []
-                        dst.append(child)
-                        stack.append(
-                            (
-                                item,
-                                child,
-                                iter(list(item.items()) if isinstance(item, Mapping) else item),
-                                False,
-                            )
-                        )
-                        break
-                    dst.append(item)
+                    dst[key] = val
             else:
                 stack.pop()
         return out_root
+
+
+def _frame(src: Any, top: bool) -> tuple[Any, tuple[Any, Any, bool]]:
+    """An empty copy of a container and the frame that fills it: a mapping's items, or a
+    list's values."""
+    copy: Any = {} if isinstance(src, Mapping) else []
+    return copy, (copy, iter(list(src.items()) if isinstance(src, Mapping) else src), top)
 
 
 def _assignment_marker(match: re.Match[str]) -> str:

@@ -49,10 +49,10 @@ import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlsplit
 
+from ..closing import AsyncClosing
 from ..entries import Custom
 from ..errors import InvalidMessageError, SessionError
 from ..formats import ImportFormatError, claude_code
@@ -664,7 +664,7 @@ class _Elsewhere:
         self.loop.close()
 
 
-class TreeSessionStore:
+class TreeSessionStore(AsyncClosing):
     """The Claude Agent SDK's ``SessionStore`` on the ptree store ``url`` names.
 
     Pass it as ``ClaudeAgentOptions(session_store=TreeSessionStore(url))``.  The store
@@ -720,8 +720,13 @@ class TreeSessionStore:
             elsewhere = self._elsewhere
         return await anyio.to_thread.run_sync(elsewhere.run, method(*args))
 
-    async def append(self, key: SessionKey, entries: list[SessionStoreEntry]) -> None:
+    async def append(self, key: SessionKey, entries: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of transcript entries, atomically: all or nothing.
+
+        ``entries`` are any JSON objects, as the SDK's ``SessionStoreEntry`` means them
+        (its ``type``, ``uuid`` and ``timestamp`` and every other field of a transcript
+        line), which that closed ``TypedDict`` cannot say: a transcript line written out
+        (``{"type": "user", "message": ...}``) type-checks here.
 
         Entries already stored (same ``uuid``, same content: a retried batch) are
         skipped.  Cost: O(size of the batch) when this object wrote the transcript
@@ -743,14 +748,28 @@ class TreeSessionStore:
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
         """The project's main transcripts: ``session_id`` and ``mtime`` (the last
-        append, Unix milliseconds).  Cost: O(sessions in the store)."""
+        append, Unix milliseconds).  Cost: O(sessions in the store).
+
+        Args:
+            project_key: the SDK's project key (the key's ``project_key``).
+
+        Raises:
+            SessionKeyError: ``project_key`` is not a string.
+        """
         listed = await self._call(self._transcripts.list_sessions, project_key)
         return cast("list[SessionStoreListEntry]", listed)
 
     async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
         """The SDK's summary of each of the project's main transcripts, as folded when
         it was appended (``mtime`` as :meth:`list_sessions` gives it).  Cost:
-        O(sessions in the store), plus one short read per session of the project."""
+        O(sessions in the store), plus one short read per session of the project.
+
+        Args:
+            project_key: the SDK's project key (the key's ``project_key``).
+
+        Raises:
+            SessionKeyError: ``project_key`` is not a string.
+        """
         listed = await self._call(self._transcripts.list_session_summaries, project_key)
         return cast("list[SessionSummaryEntry]", listed)
 
@@ -761,7 +780,15 @@ class TreeSessionStore:
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
         """The subpaths of the session's subagent transcripts, sorted.  Cost:
-        O(sessions in the store)."""
+        O(sessions in the store).
+
+        Args:
+            key: the session's key (``project_key`` and ``session_id``, no
+                ``subpath``).
+
+        Raises:
+            SessionKeyError: not a valid key (or one with a ``subpath``).
+        """
         return await self._call(self._transcripts.list_subkeys, key)
 
     async def tree(self, key: SessionKey) -> SessionTree | None:
@@ -770,22 +797,19 @@ class TreeSessionStore:
         return await self._call(self._transcripts.tree, key)
 
     async def close(self) -> None:
-        """Close the store (if it was opened).  Closing twice is fine.  Cost: O(1)."""
+        """Close the store (if it was opened).  Closing twice is fine.
+        Cost: the store's close (releasing its connection).  A later call that needs
+        the store raises :class:`~ptree.stores.StoreError`.
+        """
         await self._call(self._transcripts.close)
         with self._lock:
             elsewhere, self._elsewhere = self._elsewhere, None
         if elsewhere is not None:
             elsewhere.stop()
 
-    async def __aenter__(self) -> TreeSessionStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def aclose(self) -> None:
+        """:meth:`close`, by the name ``async with`` and :func:`contextlib.aclosing`
+        call.  Cost: that of :meth:`close`."""
         await self.close()
 
     def __repr__(self) -> str:

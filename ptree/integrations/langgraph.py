@@ -39,14 +39,16 @@ import asyncio
 import base64
 import builtins
 import contextlib
+import functools
+import inspect
 import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -102,6 +104,7 @@ MESSAGE_FIELD = "langchain"
 the Pi message's text), or the serializer's type with its bytes in base64."""
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 
 class CheckpointSerializationError(TypeError):
@@ -114,6 +117,7 @@ class CheckpointSerializationError(TypeError):
         thread_id: the thread.
         checkpoint_id: the checkpoint being written (or the one the writes belong to).
         channel: the channel whose value failed (``None`` for metadata).
+        reason: why it failed: the serializer's error, as ``"Type: message"``.
     """
 
     def __init__(self, thread_id: str, checkpoint_id: str, channel: str | None, reason: str):
@@ -176,6 +180,10 @@ def pi_message(message: BaseMessage, timestamp_ms: int = 0) -> dict[str, Any]:
     """The Pi message that stands for a LangChain message (see the module doc).
 
     Cost: O(size of the message).
+
+    Args:
+        message: a LangChain message (human, AI, tool, system, chat or any other type).
+        timestamp_ms: the Pi message's ``timestamp``, in Unix milliseconds.
 
     >>> from langchain_core.messages import AIMessage
     >>> m = AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1}, "id": "c1"}])
@@ -420,6 +428,31 @@ def _ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
 
 
+def _on_worker_thread(
+    method: Callable[Concatenate[TreeSaver, _P], _T],
+) -> Callable[Concatenate[TreeSaver, _P], Coroutine[Any, Any, _T]]:
+    """The async twin of a blocking :class:`TreeSaver` method (``put`` gives ``aput``):
+    the same call, through :meth:`TreeSaver._in_thread` so it does not block the loop.
+    The method is looked up on the instance at each call, as a subclass may replace it."""
+    name = method.__name__
+
+    async def twin(self: TreeSaver, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        blocking = cast(Callable[_P, _T], getattr(self, name))
+        return await self._in_thread(blocking, *args, **kwargs)
+
+    functools.update_wrapper(twin, method)  # the signature the documentation shows
+    twin.__name__ = f"a{name}"
+    twin.__qualname__ = f"TreeSaver.a{name}"
+    params = list(inspect.signature(method).parameters)[1:]
+    twin.__doc__ = (
+        f":meth:`{name}` on a worker thread: the event loop does not wait on the store.\n\n"
+        f"Cost: as :meth:`{name}`, plus a hand-over to the thread pool.  Raises what "
+        f":meth:`{name}` raises.\n\nArgs:\n"
+        + "".join(f"    {p}: as :meth:`{name}`.\n" for p in params)
+    )
+    return twin
+
+
 class TreeSaver(BaseCheckpointSaver[int]):
     """A LangGraph checkpointer keeping each thread as a ptree tree in a store.
 
@@ -481,7 +514,10 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return self._store
 
     def close(self) -> None:
-        """Close the store, if the saver opened it."""
+        """Close the store, if the saver opened it.
+
+        Cost: the store's ``close`` (releasing its connection), O(1) otherwise.
+        """
         if self._owns:
             self._store.close()
 
@@ -510,8 +546,17 @@ class TreeSaver(BaseCheckpointSaver[int]):
     def thread(self, thread_id: str) -> SessionTree:
         """The thread's tree as stored now (for ``ptree`` tools, ``build_context``).
 
+        Cost: the store's :meth:`~ptree.stores.Store.refresh` (a SQL store reads only
+        the entries added since the saver last read the thread), then O(entries
+        added) to bring the saver's view up to date (O(entries of the thread) for a
+        thread it does not keep in memory).
+
+        Args:
+            thread_id: the LangGraph thread id (the session's id).
+
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such thread.
+            ThreadIdError: (a ``TypeError``) ``thread_id`` is not a non-empty string.
         """
         return self._sync(_thread_id(thread_id), self._store.refresh(thread_id)).tree
 
@@ -793,6 +838,18 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
         Cost: O(checkpoints of the thread) to select; a thread-less listing reads
         every session of the store.
+
+        Args:
+            config: names the thread (``thread_id``), and optionally a namespace
+                (``checkpoint_ns``) and one checkpoint (``checkpoint_id``) to list;
+                ``None`` lists every thread's.
+            filter: metadata items a listed checkpoint has, each equal.
+            before: a config whose ``checkpoint_id`` the listed ones are older than.
+            limit: at most this many checkpoints in all (every one if ``None``).
+
+        Raises:
+            ThreadIdError: (a ``TypeError``) ``config``'s thread id is not a non-empty
+                string.
         """
         if config is not None:
             configurable = config["configurable"]
@@ -851,10 +908,27 @@ class TreeSaver(BaseCheckpointSaver[int]):
         adds to its parent's.  Cost: O(new messages + size of the changed values), plus
         O(length of the list) compared by identity with the last one put.
 
+        Args:
+            config: names the thread (``thread_id``), the namespace
+                (``checkpoint_ns``) and the parent checkpoint (``checkpoint_id``, none
+                for a thread's first).
+            checkpoint: LangGraph's checkpoint (its ``id``, ``ts``, channel values and
+                versions).
+            metadata: the checkpoint's metadata (``source``, ``step``, ...); string and
+                number items of ``config``'s ``metadata`` and ``configurable`` are
+                added, as LangGraph's own savers do.
+            new_versions: the channels whose values changed since the parent: only
+                these are stored.
+
+        Returns:
+            The config of the stored checkpoint (thread, namespace, its id).
+
         Raises:
             CheckpointSerializationError: (a ``TypeError``) a value the serializer
                 cannot write; nothing is stored.
             ThreadIdError: (a ``TypeError``) the thread id is not a string.
+            ConflictError: (a ``RuntimeError``) other writers kept changing the
+                thread, 64 times in a row; nothing is stored.
         """
         configurable = config["configurable"]
         thread_id = _thread_id(configurable.get("thread_id"))
@@ -992,9 +1066,29 @@ class TreeSaver(BaseCheckpointSaver[int]):
         """Store a task's pending writes to a checkpoint; a write already stored (same
         task, same index) is kept, a special channel's (errors, interrupts) replaced.
 
+        Writes to a checkpoint not stored yet (LangGraph stores a step's writes before
+        its checkpoint) are encoded at once, so a bad value is reported now, and kept
+        in memory until :meth:`put` stores the checkpoint, in the same save.
+
+        Cost: O(size of the values written) plus one store read
+        (:meth:`~ptree.stores.Store.refresh`), and one save when the checkpoint is
+        stored.
+
+        Args:
+            config: names the thread (``thread_id``), the namespace
+                (``checkpoint_ns``) and the checkpoint (``checkpoint_id``) the writes
+                belong to.
+            writes: the task's ``(channel, value)`` pairs, in order.
+            task_id: the task that wrote them.
+            task_path: the task's path, LangGraph's order of the writes of a step.
+
         Raises:
             CheckpointSerializationError: (a ``TypeError``) a value the serializer
                 cannot write; nothing is stored.
+            ThreadIdError: (a ``TypeError``) the thread id is not a string.
+            KeyError: ``config`` names no ``checkpoint_id``.
+            ConflictError: (a ``RuntimeError``) other writers kept changing the
+                thread, 64 times in a row; nothing is stored.
         """
         configurable = config["configurable"]
         thread_id = _thread_id(configurable.get("thread_id"))
@@ -1070,7 +1164,18 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return True
 
     def delete_thread(self, thread_id: str) -> None:
-        """Delete the thread (its session) with all its checkpoints and writes."""
+        """Delete the thread (its session) with all its checkpoints and writes.
+
+        A thread that does not exist is no error.  Cost: the store's
+        :meth:`~ptree.stores.Store.delete` (O(entries of the thread) in a database, one
+        file for ``jsonl:``).
+
+        Args:
+            thread_id: the LangGraph thread id (the session's id).
+
+        Raises:
+            ThreadIdError: (a ``TypeError``) ``thread_id`` is not a non-empty string.
+        """
         thread_id = _thread_id(thread_id)
         with self._lock:
             self._threads.pop(thread_id, None)
@@ -1101,7 +1206,13 @@ class TreeSaver(BaseCheckpointSaver[int]):
         ``run_ids``, in every thread.
 
         The checkpoints stay in the tree (later checkpoints are built from them) but
-        are no longer listed or returned.  Cost: reads every session of the store.
+        are no longer listed or returned.  Cost: reads every session of the store
+        (only what changed since, for the threads the saver keeps in memory) and the
+        metadata of each of its checkpoints; one save of one small entry per thread
+        that has such a checkpoint.
+
+        Args:
+            run_ids: the run ids whose checkpoints go (none: nothing is read).
         """
         wanted = set(run_ids)
         if not wanted:
@@ -1120,10 +1231,16 @@ class TreeSaver(BaseCheckpointSaver[int]):
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy a thread, every checkpoint and write, to a new thread.
 
-        A missing source copies nothing.
+        A missing source copies nothing.  Cost: O(entries of the source thread): one
+        read of it, a copy of its entries, one save.
+
+        Args:
+            source_thread_id: the thread to copy.
+            target_thread_id: the new thread's id; no thread may have it yet.
 
         Raises:
             ConflictError: (a ``RuntimeError``) the target thread already exists.
+            ThreadIdError: (a ``TypeError``) an id that is not a non-empty string.
         """
         source = _thread_id(source_thread_id)
         target = _thread_id(target_thread_id)
@@ -1141,10 +1258,17 @@ class TreeSaver(BaseCheckpointSaver[int]):
         """``"delete"``: delete the threads; ``"keep_latest"``: hide every checkpoint
         but the latest of each namespace.
 
-        Hidden checkpoints stay in the tree: the latest is built from them.
+        Hidden checkpoints stay in the tree: the latest is built from them.  Cost, per
+        thread: as :meth:`delete_thread` for ``"delete"``; for ``"keep_latest"``, one
+        read of the thread, O(its checkpoints), and one save of one small entry.
+
+        Args:
+            thread_ids: the threads to prune (one that does not exist is skipped).
+            strategy: ``"keep_latest"`` (the default) or ``"delete"``.
 
         Raises:
             ValueError: an unknown strategy.
+            ThreadIdError: (a ``TypeError``) an id that is not a non-empty string.
         """
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"unknown prune strategy {strategy!r}: use 'keep_latest' or 'delete'")
@@ -1164,9 +1288,10 @@ class TreeSaver(BaseCheckpointSaver[int]):
 
     # ------------------------------------------------------------------ async
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """:meth:`get_tuple` on a worker thread."""
-        return await self._in_thread(self.get_tuple, config)
+    # Each twin's docstring is made from its method's (see _on_worker_thread); the
+    # string after it is what the documentation site, which reads the source, shows.
+    aget_tuple = _on_worker_thread(get_tuple)
+    """:meth:`get_tuple` on a worker thread: arguments, result, errors and cost as its."""
 
     async def alist(
         self,
@@ -1176,48 +1301,36 @@ class TreeSaver(BaseCheckpointSaver[int]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        """:meth:`list` on a worker thread."""
+        """:meth:`list` on a worker thread: the event loop does not wait on the store.
+
+        The whole listing is made on the thread, then yielded.  Cost: as :meth:`list`,
+        O(checkpoints of the thread) (every session of the store without a thread).
+        Raises what :meth:`list` raises.
+
+        Args:
+            config: as :meth:`list`: the thread (``None``: every thread).
+            filter: as :meth:`list`: metadata items each listed checkpoint has.
+            before: as :meth:`list`: list only checkpoints older than this one.
+            limit: as :meth:`list`: at most this many (every one if ``None``).
+        """
         found = await self._in_thread(
             lambda: list(self.list(config, filter=filter, before=before, limit=limit))
         )
         for item in found:
             yield item
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """:meth:`put` on a worker thread."""
-        return await self._in_thread(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """:meth:`put_writes` on a worker thread."""
-        await self._in_thread(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        """:meth:`delete_thread` on a worker thread."""
-        await self._in_thread(self.delete_thread, thread_id)
-
-    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """:meth:`delete_for_runs` on a worker thread."""
-        await self._in_thread(self.delete_for_runs, run_ids)
-
-    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """:meth:`copy_thread` on a worker thread."""
-        await self._in_thread(self.copy_thread, source_thread_id, target_thread_id)
-
-    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """:meth:`prune` on a worker thread."""
-        await self._in_thread(self.prune, thread_ids, strategy=strategy)
+    aput = _on_worker_thread(put)
+    """:meth:`put` on a worker thread: arguments, result, errors and cost as its."""
+    aput_writes = _on_worker_thread(put_writes)
+    """:meth:`put_writes` on a worker thread: arguments, result, errors and cost as its."""
+    adelete_thread = _on_worker_thread(delete_thread)
+    """:meth:`delete_thread` on a worker thread: arguments, result, errors and cost as its."""
+    adelete_for_runs = _on_worker_thread(delete_for_runs)
+    """:meth:`delete_for_runs` on a worker thread: arguments, result, errors and cost as its."""
+    acopy_thread = _on_worker_thread(copy_thread)
+    """:meth:`copy_thread` on a worker thread: arguments, result, errors and cost as its."""
+    aprune = _on_worker_thread(prune)
+    """:meth:`prune` on a worker thread: arguments, result, errors and cost as its."""
 
 
 _CLASSES: dict[str, type[BaseMessage]] = {

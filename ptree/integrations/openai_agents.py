@@ -52,7 +52,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.memory.session_settings import (
@@ -61,6 +60,7 @@ from agents.memory.session_settings import (
     resolve_session_limit,
 )
 
+from ..closing import AsyncClosing, Closing
 from ..context import iso_to_ms, to_provider_messages
 from ..entries import Custom, Entry, MessageEntry
 from ..errors import InvalidMessageError
@@ -157,7 +157,10 @@ def pi_call_id(item: Mapping[str, Any]) -> str | None:
 
     Pi's OpenAI Responses provider keeps both ids of a call in one: the ``call_id``
     that its output answers, and the item's ``id``.  ``None`` for an item without a
-    string ``call_id``.
+    string ``call_id``.  O(length of the ids).
+
+    Args:
+        item: a Responses ``function_call`` item (a mapping).
 
     >>> pi_call_id({"type": "function_call", "call_id": "c1", "id": "fc_1"})
     'c1|fc_1'
@@ -451,7 +454,7 @@ def branch_items(
     return cast("list[TResponseInputItem]", thaw(found))
 
 
-class TreeSession:
+class TreeSession(Closing, AsyncClosing):
     """An OpenAI Agents SDK session kept as a ptree tree, optionally in a Pi file.
 
     It implements the SDK's ``Session`` protocol (``session_id``,
@@ -840,10 +843,7 @@ class TreeSession:
             NothingToUndo: (an ``IndexError``) no earlier step is kept.
             ValueError: the session is closed.
         """
-        with self._lock:
-            self._check_open()
-            history = self._history.undo()
-            self._move(history)
+        self._move(History.undo)
 
     def redo(self) -> None:
         """Go forward one undone step.  O(1), plus one ``leaf`` record in the file.
@@ -852,13 +852,18 @@ class TreeSession:
             NothingToRedo: (an ``IndexError``) nothing was undone since the last step.
             ValueError: the session is closed.
         """
-        with self._lock:
-            self._check_open()
-            history = self._history.redo()
-            self._move(history)
+        self._move(History.redo)
 
     def close(self) -> None:
-        """Release the file (its lock) and refuse further calls.  Twice is fine."""
+        """Release the file (its lock) and refuse further calls.  Twice is fine.
+
+        Cost: the file writer's close (one ``fsync`` if a change is not on the disk
+        yet) or, for a store the session opened itself, the store's close; O(1) in
+        memory.
+
+        Raises:
+            OSError: the file's final flush fails (it is closed all the same).
+        """
         with self._lock:
             self._closed = True
             if self._writer is not None:
@@ -867,19 +872,37 @@ class TreeSession:
                 self._store.close()
 
     async def abranch(self, at: int | str) -> None:
-        """:meth:`branch`, off the event loop (in a worker thread) for a store session."""
+        """:meth:`branch`, off the event loop (in a worker thread) for a store session.
+
+        Cost: as :meth:`branch` (O(path length) for an index, O(1) for an id), plus a
+        store update for a store session.  Raises what :meth:`branch` raises.
+
+        Args:
+            at: as :meth:`branch`: an index into :meth:`get_items`, or an entry id.
+        """
         await self._off_loop(self.branch, at)
 
     async def aundo(self) -> None:
-        """:meth:`undo`, off the event loop (in a worker thread) for a store session."""
+        """:meth:`undo`, off the event loop (in a worker thread) for a store session.
+
+        Cost: as :meth:`undo`: O(1) plus one ``leaf`` record in the file, or one store
+        update for a store session.  Raises what :meth:`undo` raises.
+        """
         await self._off_loop(self.undo)
 
     async def aredo(self) -> None:
-        """:meth:`redo`, off the event loop (in a worker thread) for a store session."""
+        """:meth:`redo`, off the event loop (in a worker thread) for a store session.
+
+        Cost: as :meth:`redo`: O(1) plus one ``leaf`` record in the file, or one store
+        update for a store session.  Raises what :meth:`redo` raises.
+        """
         await self._off_loop(self.redo)
 
     async def aclose(self) -> None:
-        """:meth:`close`, off the event loop (in a worker thread) for a store session."""
+        """:meth:`close`, off the event loop (in a worker thread) for a store session.
+
+        Cost: as :meth:`close`.  Raises what :meth:`close` raises.
+        """
         await self._off_loop(self.close)
 
     @classmethod
@@ -887,32 +910,25 @@ class TreeSession:
         """A store session built in a worker thread: opening the store and loading the
         session do not block the event loop.  Arguments and errors as for
         :class:`TreeSession`.
+
+        Cost: opening the store (a connection, for PostgreSQL) and loading the
+        session, O(size of the session), all in the worker thread.
+
+        Args:
+            session_id: the SDK's session id: the store's session of that id.
+            store: a store URL (the session owns the store it opens) or an open
+                :class:`~ptree.stores.Store` (shared, left open).
+            **kwargs: the other keyword arguments of :class:`TreeSession`
+                (``session_settings``, ``provider``, ``model``, ``history_limit``).
+
+        Raises:
+            TypeError: ``session_id`` is not a str (raised before any thread starts).
+            StoreError: (a ``ValueError``) the store URL has an unknown scheme, or the
+                store cannot be opened.
         """
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
         return await asyncio.to_thread(lambda: cls(session_id, store=store, **kwargs))
-
-    async def __aenter__(self) -> TreeSession:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> TreeSession:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         where = "in memory" if self._writer is None else repr(self._writer.path)
@@ -986,8 +1002,12 @@ class TreeSession:
             return
         self._history = self._history.commit(self._commit(tree))
 
-    def _move(self, history: History[SessionTree]) -> None:
-        # The file only grows: the tree keeps every entry, and the step undone or
-        # redone to gives only where the leaf goes.
-        self._commit(self._tree.move_to(history.present.leaf_id))
-        self._history = history
+    def _move(self, step: Callable[[History[SessionTree]], History[SessionTree]]) -> None:
+        """Undo or redo (``step``): the leaf goes where the step leads."""
+        with self._lock:
+            self._check_open()
+            history = step(self._history)
+            # The file only grows: the tree keeps every entry, and the step undone or
+            # redone to gives only where the leaf goes.
+            self._commit(self._tree.move_to(history.present.leaf_id))
+            self._history = history

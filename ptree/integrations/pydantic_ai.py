@@ -469,6 +469,9 @@ def to_messages(source: SessionTree | Context) -> list[ModelMessage]:
 
     Cost: O(path length + size of the messages).
 
+    Args:
+        source: the tree (its current branch is read) or a context built from one.
+
     >>> from pydantic_ai.messages import ModelRequest, UserPromptPart
     >>> t = SessionTree().append({"role": "user", "content": "from Pi", "timestamp": 0})
     >>> [type(p).__name__ for p in to_messages(t)[0].parts]

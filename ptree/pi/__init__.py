@@ -13,36 +13,16 @@ Imports: the core (modules directly in :mod:`ptree`) only.
 """
 
 from ..errors import name_public
-from .errors import (
-    SessionChangedError,
-    SessionExistsError,
-    SessionFileError,
-    SessionFileWarning,
-    SessionLockedError,
-    SessionWriteError,
-    UnsupportedVersionError,
-)
+from . import errors
+from .errors import *  # noqa: F403 - every error of the layer (errors.__all__, below)
 from .lines import is_torn
 from .reader import load
 from .versions import pi16_features
 from .whole_file import dump
 from .writer import CommitError, SessionWriter
 
-__all__ = [
-    "CommitError",
-    "SessionChangedError",
-    "SessionExistsError",
-    "SessionFileError",
-    "SessionFileWarning",
-    "SessionLockedError",
-    "SessionWriteError",
-    "SessionWriter",
-    "UnsupportedVersionError",
-    "dump",
-    "is_torn",
-    "load",
-    "pi16_features",
-]
+__all__ = ["CommitError", "SessionWriter", "dump", "is_torn", "load", "pi16_features"]
+__all__ += errors.__all__
 
 # The front door exports these errors too (loaded from here on first use): they read
 # ``ptree.SessionFileError`` wherever they are raised.

@@ -33,6 +33,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../_frozen_types.h"
+
 #define MAX_NESTING 64  /* ptree.pi.fast.FAST_DEPTH: the line's object is level 1 */
 #define MAX_NUMBER 100  /* longer numbers go the ordinary way (Python's int limits) */
 
@@ -190,6 +192,20 @@ literal(ptr p, ptr end, const char *word, Py_ssize_t n)
     return p + n;
 }
 
+/* A member's name and the colon after it, from p (at the name, blanks before it
+ * skipped): the position after the colon, or NULL. */
+static inline ptr
+member_name(ptr p, ptr end)
+{
+    int escaped;
+    if (p >= end || *p != '"') return NULL;
+    p = string(p, end, &escaped);
+    if (p == NULL) return NULL;
+    p = skip_ws(p, end);
+    if (p >= end || *p != ':') return NULL;
+    return p + 1;
+}
+
 /* Any JSON value starting at p (after blanks), nested inside ``level`` containers
  * already.  The position after it, or NULL (invalid, or deeper than MAX_NESTING). */
 static ptr
@@ -212,12 +228,8 @@ value(ptr p, ptr end, int level)
                 p++;
             }
             else if (open == '{') {
-                if (p >= end || *p != '"') return NULL;
-                p = string(p, end, &escaped);
+                p = member_name(p, end);
                 if (p == NULL) return NULL;
-                p = skip_ws(p, end);
-                if (p >= end || *p != ':') return NULL;
-                p++;
                 continue; /* the member's value */
             }
             else {
@@ -251,13 +263,8 @@ value(ptr p, ptr end, int level)
             if (*p == ',') {
                 p++;
                 if (stack[depth - 1] == '{') {
-                    p = skip_ws(p, end);
-                    if (p >= end || *p != '"') return NULL;
-                    p = string(p, end, &escaped);
+                    p = member_name(skip_ws(p, end), end);
                     if (p == NULL) return NULL;
-                    p = skip_ws(p, end);
-                    if (p >= end || *p != ':') return NULL;
-                    p++;
                 }
                 break; /* the next value */
             }
@@ -581,10 +588,6 @@ done:
 }
 
 /* ------------------------------------------------------------------ decoding */
-
-/* FrozenDict and FrozenList (ptree.frozen), given by setup(). */
-static PyTypeObject *FrozenDictType = NULL, *FrozenListType = NULL;
-static PyObject *empty_tuple = NULL;
 
 /* The end of one valid value at p, nested inside one container (the message inside
  * its line), or NULL: what decode checks before it builds anything. */
@@ -914,12 +917,7 @@ setup(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &dict_type, &PyType_Type, &list_type)) {
         return NULL;
     }
-    if (!PyType_IsSubtype(dict_type, &PyDict_Type) || !PyType_IsSubtype(list_type, &PyTuple_Type)) {
-        PyErr_SetString(PyExc_TypeError, "setup needs a dict subclass and a tuple subclass");
-        return NULL;
-    }
-    Py_XSETREF(FrozenDictType, (PyTypeObject *)Py_NewRef(dict_type));
-    Py_XSETREF(FrozenListType, (PyTypeObject *)Py_NewRef(list_type));
+    if (set_frozen_types(dict_type, list_type) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -932,25 +930,36 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The module is made in two phases (PEP 489): its one type, Span, is added when it is
+   executed.  The frozen types and the scanner's tables are C statics shared by the
+   process, so the module says it cannot be loaded in a second interpreter. */
+static int
+exec_module(PyObject *m)
+{
+    init_plain();
+    if (init_frozen_types() < 0) return -1;
+    return PyModule_AddType(m, &SpanType);
+}
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+#if PY_VERSION_HEX >= 0x030C0000
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "ptree.pi._scan",
-    "The Pi reader's line scanner in C (see ptree/pi/fast.py).", -1, methods,
-    NULL, NULL, NULL, NULL,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "ptree.pi._scan",
+    .m_doc = "The Pi reader's line scanner in C (see ptree/pi/fast.py).",
+    .m_size = 0,
+    .m_methods = methods,
+    .m_slots = slots,
 };
 
 PyMODINIT_FUNC
 PyInit__scan(void)
 {
-    PyObject *m;
-    init_plain();
-    empty_tuple = PyTuple_New(0);
-    if (empty_tuple == NULL) return NULL;
-    if (PyType_Ready(&SpanType) < 0) return NULL;
-    m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    if (PyModule_AddObjectRef(m, "Span", (PyObject *)&SpanType) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyModuleDef_Init(&module);
 }

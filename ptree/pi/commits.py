@@ -153,8 +153,13 @@ def appended_entries(chunk: bytes, path: str) -> list[Entry]:
     For an appender that knows the lines before ``chunk`` and wants only what was
     committed since.  Cost: O(size of ``chunk``).
 
+    Args:
+        chunk: the file's bytes from one commit point to a later one.
+        path: the file's path, carried by the error.
+
     Raises:
-        SessionFileError: a line that is not an entry ptree wrote.
+        SessionFileError: a line that is not an entry ptree wrote (bad UTF-8, JSON or
+            entry), with ``path``.
     """
     out: list[Entry] = []
     for line in chunk.split(b"\n"):

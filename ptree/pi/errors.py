@@ -5,6 +5,7 @@ or that the disk refuses to write."""
 from __future__ import annotations
 
 import errno
+from typing import ClassVar
 
 from ..errors import SessionError
 
@@ -54,25 +55,30 @@ def _rebuild_file_error(
     return SessionFileError(path, line, reason, entry_id=entry_id)
 
 
-class SessionChangedError(SessionFileError):
+class _WholeFileError(SessionFileError):
+    # What the errors about a whole file share: made from ``(path, reason=None)``, the
+    # class's own reason when none is given, and pickled as they were made.
+    _REASON: ClassVar[str]
+
+    def __init__(self, path: object, reason: str | None = None) -> None:
+        SessionFileError.__init__(self, path, None, reason or self._REASON)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.reason))
+
+
+class SessionChangedError(_WholeFileError):
     """The file changed since the tree was read from it: replacing it would lose
     what was written meanwhile (a :class:`~ptree.SessionWriter`'s commits, say).
 
     Load the file again and redo the change on that tree, or write to a new file.
     """
 
-    def __init__(self, path: object, reason: str | None = None) -> None:
-        super().__init__(
-            path,
-            None,
-            reason
-            or "changed since this tree was read from it (another writer added to it "
-            "or replaced it): overwriting it would drop those changes; load it again, "
-            "or dump to a new file",
-        )
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (SessionChangedError, (self.path, self.reason))
+    _REASON = (
+        "changed since this tree was read from it (another writer added to it "
+        "or replaced it): overwriting it would drop those changes; load it again, "
+        "or dump to a new file"
+    )
 
 
 class UnsupportedVersionError(SessionFileError):
@@ -157,7 +163,7 @@ def _rebuild_file_warning(
     )
 
 
-class SessionLockedError(SessionFileError, BlockingIOError):
+class SessionLockedError(_WholeFileError, BlockingIOError):
     """Another writer holds the file: two writers on one file would interleave lines.
 
     Both a :class:`~ptree.SessionFileError` (so a ``ValueError``) and a
@@ -167,19 +173,14 @@ class SessionLockedError(SessionFileError, BlockingIOError):
         path: the file.
     """
 
-    def __init__(self, path: object, reason: str | None = None) -> None:
-        SessionFileError.__init__(
-            self,
-            path,
-            None,
-            reason
-            or "another SessionWriter holds this file (it is locked); "
-            "close that writer first, or write to another file",
-        )
-        self.errno = errno.EWOULDBLOCK
+    _REASON = (
+        "another SessionWriter holds this file (it is locked); "
+        "close that writer first, or write to another file"
+    )
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (SessionLockedError, (self.path, self.reason))
+    def __init__(self, path: object, reason: str | None = None) -> None:
+        super().__init__(path, reason)
+        self.errno = errno.EWOULDBLOCK
 
 
 class SessionWriteError(SessionFileError, OSError):
@@ -210,7 +211,7 @@ class SessionWriteError(SessionFileError, OSError):
         return (SessionWriteError, (self.path, self.errno, self.reason))
 
 
-class SessionExistsError(SessionFileError, FileExistsError):
+class SessionExistsError(_WholeFileError, FileExistsError):
     """A file is already at the path a new session file was to be written to.
 
     Nothing was written.  ``dump(tree, path, overwrite=True)`` replaces it (the CLI:
@@ -220,20 +221,13 @@ class SessionExistsError(SessionFileError, FileExistsError):
         path: the file that exists.
     """
 
+    _REASON = "a file exists here; overwrite=True replaces it (ptree's command line: --force)"
+
     def __init__(self, path: object, reason: str | None = None) -> None:
-        SessionFileError.__init__(
-            self,
-            path,
-            None,
-            reason
-            or "a file exists here; overwrite=True replaces it (ptree's command line: --force)",
-        )
+        super().__init__(path, reason)
         self.errno = errno.EEXIST
         self.strerror = self.reason
         self.filename = path
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (SessionExistsError, (self.path, self.reason))

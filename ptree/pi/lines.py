@@ -136,6 +136,18 @@ def parse_line(text: str) -> Any:
 
     A line nested deeper than :data:`LINE_DEPTH` is refused, as is one too deep for
     the parser (which needs the recursion limit: a ``RecursionError`` never escapes).
+    Cost: O(len(text)); a line that made more than :data:`LINE_DEPTH` containers is
+    walked once more to measure its depth (O(containers)).
+
+    Args:
+        text: one line of a file (white space around the value, its ``\\n`` too, is fine).
+
+    Raises:
+        ValueError: malformed JSON (with the column), a number that reads as infinity,
+            ``NaN``/``Infinity``, extra data after the value, or nesting too deep.
+
+    >>> parse_line('{"a": [1, null]}')["a"][1] is None
+    True
     """
     before = containers_made()
     try:
@@ -159,6 +171,14 @@ _WS = " \t\r\n"
 _ESCAPES = '"\\/bfnrt'
 _HEX = "0123456789abcdefABCDEF"
 _NUMBER = "0123456789+-.eE"
+_CLOSER = {"{": "}", "[": "]"}
+_MAY_CLOSE = ("value_or_close", "key_or_close", "after")  # states where a container may end
+_AFTER_STRING = {
+    "value": "after",
+    "value_or_close": "after",
+    "key": "colon",
+    "key_or_close": "colon",
+}
 
 
 def is_torn(text: str) -> bool:
@@ -185,60 +205,44 @@ def is_torn(text: str) -> bool:
         if i == n:
             return bool(stack)  # cut short inside an object or array
         c = text[i]
-        if state in ("value", "value_or_close"):
-            if c == "]" and state == "value_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c in "{[":
-                stack.append(c)
-                state = "key_or_close" if c == "{" else "value_or_close"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "after"
-            elif c in "-0123456789":
-                while i < n and text[i] in _NUMBER:
-                    i += 1
-                state = "after"
-            elif c in "tfn":
-                word = "true" if c == "t" else "false" if c == "f" else "null"
-                part = text[i : i + len(word)]
-                if not word.startswith(part):
-                    return False
-                i += len(part)
-                state = "after"
-            else:
-                return False
-        elif state in ("key", "key_or_close"):
-            if c == "}" and state == "key_or_close":
-                stack.pop()
-                state = "after"
-                i += 1
-            elif c == '"':
-                i = _skip_string(text, i + 1)
-                if i < 0:
-                    return i == -1
-                state = "colon"
-            else:
-                return False
+        if stack and c == _CLOSER[stack[-1]] and state in _MAY_CLOSE:
+            stack.pop()
+            state = "after"
+            i += 1
+        elif c == '"' and state in _AFTER_STRING:  # a key, or a string value
+            i = _skip_string(text, i + 1)
+            if i < 0:
+                return i == -1
+            state = _AFTER_STRING[state]
+        elif state == "after":
+            if not stack or c != ",":
+                return False  # (no stack: a whole value and then more, not a cut-short line)
+            state = "key" if stack[-1] == "{" else "value"
+            i += 1
         elif state == "colon":
             if c != ":":
                 return False
             state = "value"
             i += 1
-        else:  # after a value
-            if not stack:
-                return False  # a whole value and then more: not a cut-short line
-            if c == ",":
-                state = "key" if stack[-1] == "{" else "value"
-            elif c == ("}" if stack[-1] == "{" else "]"):
-                stack.pop()
-            else:
-                return False
+        elif state == "key" or state == "key_or_close":
+            return False  # a key is a string
+        elif c in "{[":
+            stack.append(c)
+            state = "key_or_close" if c == "{" else "value_or_close"
             i += 1
+        elif c in "-0123456789":
+            while i < n and text[i] in _NUMBER:
+                i += 1
+            state = "after"
+        elif c in "tfn":
+            word = "true" if c == "t" else "false" if c == "f" else "null"
+            part = text[i : i + len(word)]
+            if not word.startswith(part):
+                return False
+            i += len(part)
+            state = "after"
+        else:
+            return False
 
 
 def _skip_string(text: str, i: int) -> int:
@@ -281,7 +285,20 @@ _ENCODE_ASCII = json.JSONEncoder(
 
 
 def encode_line(obj: Any) -> bytes:
-    """One JSON line, compact like Pi's ``JSON.stringify``, UTF-8, ending in ``\\n``."""
+    """One JSON line, compact like Pi's ``JSON.stringify``, UTF-8, ending in ``\\n``.
+
+    Cost: O(size of ``obj``) (encoded twice in the rare case of a lone surrogate).
+
+    Args:
+        obj: a JSON value (an entry's or a record's fields), frozen or not.
+
+    Raises:
+        ValueError: a float that is ``NaN`` or infinite (no JSON value).
+        TypeError: a value of a type JSON has not.
+
+    >>> encode_line({"a": [1, None], "b": "x"})
+    b'{"a":[1,null],"b":"x"}\\n'
+    """
     text = ENCODE_COMPACT(obj)
     try:
         return (text + "\n").encode("utf-8")
@@ -291,7 +308,17 @@ def encode_line(obj: Any) -> bytes:
 
 
 def leaf_record(record_id: str, target: str | None, timestamp: str) -> dict[str, Any]:
-    """A ``leaf`` record that moves the leaf to ``target`` (see the module doc)."""
+    """A ``leaf`` record that moves the leaf to ``target`` (see the module doc).  O(1).
+
+    Args:
+        record_id: the record's own id (:func:`new_leaf_id` makes one).
+        target: the id of the entry that becomes the leaf, or ``None`` for no leaf
+            (before the first entry).
+        timestamp: the record's ISO-8601 time.
+
+    >>> leaf_record("leaf-1", "e2", "2026-01-01T00:00:00.000Z")["targetId"]
+    'e2'
+    """
     return {
         "type": LEAF_TYPE,
         "id": record_id,

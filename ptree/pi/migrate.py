@@ -79,7 +79,21 @@ def migrate_record(
 
 
 def record_lines(lines: Sequence[int]) -> Callable[[int], int | None]:
-    """A ``record_line`` lookup over the lines of the parsed records (header first)."""
+    """A ``record_line`` lookup over the lines of the parsed records (header first).
+
+    Cost: O(1) to make (``lines`` is kept, not copied), O(1) per lookup.
+
+    Args:
+        lines: the 1-based line number of each parsed record, the header's first.
+
+    Returns:
+        The lookup :func:`migrate_record` takes: the line of the record at an index,
+        or ``None`` for index 0 (the header) or one past the end.
+
+    >>> lookup = record_lines([1, 2, 4])
+    >>> lookup(2), lookup(0), lookup(3)
+    (4, None, None)
+    """
 
     def record_line(index: int) -> int | None:
         return lines[index] if 0 < index < len(lines) else None

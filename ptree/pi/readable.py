@@ -49,6 +49,11 @@ def content_text(content: Any) -> str:
 def message_text(message: Mapping[str, Any]) -> str:
     """The readable text of a message (its content, or a bash command).
 
+    O(size of the message's content) (see :func:`content_text`).
+
+    Args:
+        message: a Pi message (a mapping with a ``role``).
+
     >>> message_text({"role": "bashExecution", "command": "ls", "output": "a.txt"})
     '$ ls'
     """

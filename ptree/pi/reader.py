@@ -693,6 +693,25 @@ def read_state(path: StrPath, data: bytes, *, strict: bool = True) -> FileState:
     The cyclic garbage collector is paused while the tree is built: a load makes
     hundreds of thousands of objects, none of them garbage, and each collection of the
     older generations would walk them all again (measured: a third of the time).
+
+    Cost: O(len(data)), as :func:`load` (which calls it after reading the file); no
+    file is opened.
+
+    Args:
+        path: where ``data`` came from, named by errors and warnings (a store passes
+            its own name for the session).
+        data: the file's whole content.
+        strict: raise on any bad line (the default); with ``False``, skip bad lines and
+            make entries with a missing parent roots, warning for each (as :func:`load`).
+
+    Raises:
+        SessionFileError: (a ``ValueError``) a bad line or header, naming ``path`` and
+            the line: the same cases as :func:`load`.
+        UnsupportedVersionError: (a ``SessionFileError``) the header states a version
+            newer than 3.
+
+    Warns:
+        SessionFileWarning: as :func:`load`.
     """
     paused = gc.isenabled()
     if paused:

@@ -26,7 +26,17 @@ __all__ = ["dump", "file_bytes", "file_parts", "header_of"]
 
 
 def header_of(tree: SessionTree) -> SessionHeader:
-    """The header a file of ``tree`` gets: the tree's own, as version 3, or a new one."""
+    """The header a file of ``tree`` gets: the tree's own, as version 3, or a new one.
+
+    Cost: O(1) (a new header draws a fresh session id and reads the clock and the
+    current directory).
+
+    Args:
+        tree: the tree about to be written.
+
+    >>> header_of(SessionTree()).version
+    3
+    """
     header = tree.header
     if header is None:
         return SessionHeader.new()
@@ -43,7 +53,12 @@ def file_bytes(tree: SessionTree, header: SessionHeader) -> bytes:
 
 def file_parts(tree: SessionTree, header: SessionHeader) -> tuple[bytes, str | None]:
     """:func:`file_bytes`, and the id of the leaf record it writes (``None`` if none):
-    what an appender to the new file must know.  O(size of the tree)."""
+    what an appender to the new file must know.  O(size of the tree).
+
+    Args:
+        tree: the tree to write.
+        header: the file's header, written first (:func:`header_of` gives it).
+    """
     encode = ENCODE_COMPACT
     parts = [ENCODE_COMPACT(header.to_json())]
     entries = tree.entries()

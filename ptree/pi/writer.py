@@ -56,8 +56,8 @@ import stat
 import threading
 import warnings
 from pathlib import Path
-from types import TracebackType
 
+from ..closing import Closing
 from ..errors import SessionError
 from ..header import CURRENT_VERSION, SessionHeader
 from ..tree import SessionTree
@@ -88,7 +88,7 @@ class CommitError(SessionError, ValueError):
         return (CommitError, (self.path, self.reason))
 
 
-class SessionWriter:
+class SessionWriter(Closing):
     """Appends each new value of a session tree to its file: a durable live session.
 
     Opening a path that does not exist (or an empty file) writes a header: ``header``
@@ -215,10 +215,19 @@ class SessionWriter:
         """A new file holding ``tree`` (atomically: all of it or nothing), open for commits.
 
         ``tree``'s header is kept (written as version 3); a tree without one gets a
-        new header.  Cost: O(size of the tree).
+        new header.  Cost: O(size of the tree): the file is written (and flushed to
+        the disk) once, then opened and read back once.
+
+        Args:
+            path: the new file; nothing may be there yet.
+            tree: what the file holds at first (:attr:`value` equals it).
+            fsync: the durability policy of the writer's commits (see the class).
 
         Raises:
-            FileExistsError: ``path`` exists; never overwritten.
+            SessionExistsError: (a ``FileExistsError``) something is at ``path``;
+                never overwritten.
+            SessionWriteError: (an ``OSError``) the file cannot be written (a full
+                disk, a read-only directory), naming ``path``; no file is left.
         """
         target = Path(path)
         header = header_of(tree)
@@ -365,14 +374,29 @@ class SessionWriter:
             raise
 
     def sync(self) -> None:
-        """Flush every commit so far to the disk (``os.fsync``).  For ``fsync=False``."""
+        """Flush every commit so far to the disk (``os.fsync``).  For ``fsync=False``.
+
+        Cost: one ``fsync`` if a commit is not on the disk yet, else O(1).  Does nothing
+        on a closed writer.
+
+        Raises:
+            OSError: the system refuses the flush (an I/O error).
+        """
         with self._lock:
             if self._fd >= 0 and self._dirty:
                 os.fsync(self._fd)
                 self._dirty = False
 
     def close(self) -> None:
-        """Flush to the disk, release the lock, close the file.  Closing twice is fine."""
+        """Flush to the disk, release the lock, close the file.  Closing twice is fine.
+
+        Cost: one ``fsync`` if a commit is not on the disk yet (``fsync=False``), else
+        O(1).
+
+        Raises:
+            OSError: the final flush fails; the file is closed and its lock released
+                all the same.
+        """
         with self._lock:
             fd = self._fd
             if fd < 0:
@@ -384,17 +408,6 @@ class SessionWriter:
                     self._dirty = False
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
-
-    def __enter__(self) -> SessionWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._fd < 0 else f"{len(self._committed)} entries"

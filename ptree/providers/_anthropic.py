@@ -6,10 +6,18 @@ from typing import Any
 
 from ..js import stringify, template, utf16_slice
 from ._js import MISSING, is_blank, sanitize_surrogates, word_chars
-from ._model import ERROR_IMAGE_PLACEHOLDER, Target, replace_images, transform_messages
+from ._model import (
+    ERROR_IMAGE_PLACEHOLDER,
+    NormalizeId,
+    Request,
+    Target,
+    blocks_of,
+    convert,
+    replace_images,
+)
 from ._reply import new_message, num, parse_arguments, priced, total_usage
 
-__all__ = ["build", "parse"]
+__all__ = ["build", "normalize_id", "parse"]
 
 _MARKER = {"type": "ephemeral"}
 
@@ -27,6 +35,23 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
             "data": block.get("data", MISSING),
         },
     }
+
+
+def _user(content: Any, _target: Target, out: list[dict[str, Any]]) -> None:
+    if isinstance(content, str):
+        if not is_blank(content):
+            out.append({"role": "user", "content": sanitize_surrogates(content)})
+        return
+    parts = []
+    for b in content:
+        if b.get("type") == "text":
+            text = sanitize_surrogates(b.get("text", ""))
+            if not is_blank(text):
+                parts.append({"type": "text", "text": text})
+        else:
+            parts.append(_image(b))
+    if parts:
+        out.append({"role": "user", "content": parts})
 
 
 def _result_content(content: list[Any]) -> Any:
@@ -55,11 +80,15 @@ def _tool_result(msg: dict[str, Any], content: list[Any]) -> dict[str, Any]:
     return out
 
 
-def _assistant(msg: dict[str, Any]) -> list[dict[str, Any]]:
+def _assistant(msg: dict[str, Any], _target: Target, out: list[dict[str, Any]]) -> None:
+    blocks = _assistant_blocks(msg)
+    if blocks:
+        out.append({"role": "assistant", "content": blocks})
+
+
+def _assistant_blocks(msg: dict[str, Any]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    for block in msg["content"]:
-        if not isinstance(block, dict):
-            continue
+    for block in blocks_of(msg):
         kind = block.get("type")
         if kind == "text":
             if not is_blank(block.get("text")):
@@ -112,66 +141,36 @@ def _schema(parameters: Any) -> dict[str, Any]:
     return out
 
 
-def build(
-    messages: list[dict[str, Any]],
-    target: Target,
-    system: str | None,
-    tools: list[dict[str, Any]],
-) -> dict[str, Any]:
+def normalize_id(_target: Target) -> NormalizeId:
+    """Anthropic's tool-call ids: at most 64 of ``[a-zA-Z0-9_-]``, whatever the model."""
+    return _normalize_id
+
+
+def _tool_results(run: list[dict[str, Any]], _target: Target, out: list[dict[str, Any]]) -> None:
+    results: list[dict[str, Any]] = []
+    after: list[dict[str, Any]] = []
+    for result in run:
+        content = blocks_of(result)
+        images = [b for b in content if b.get("type") == "image"]
+        if result.get("isError") and images:
+            results.append(_tool_result(result, replace_images(content, ERROR_IMAGE_PLACEHOLDER)))
+            after.append(
+                {
+                    "type": "text",
+                    "text": "Images from the error result of tool call "
+                    f"{template(result.get('toolCallId', MISSING))} "
+                    f"({template(result.get('toolName', MISSING))}):",
+                }
+            )
+            after.extend(_image(b) for b in images)
+        else:
+            results.append(_tool_result(result, content))
+    out.append({"role": "user", "content": results + after})
+
+
+def build(request: Request) -> dict[str, Any]:
     """The conversation fields of pi-ai's Anthropic Messages body."""
-    out: list[dict[str, Any]] = []
-    transformed = transform_messages(messages, target, _normalize_id)
-    i = 0
-    n = len(transformed)
-    while i < n:
-        msg = transformed[i]
-        role = msg.get("role")
-        if role == "user":
-            content = msg["content"]
-            if isinstance(content, str):
-                if not is_blank(content):
-                    out.append({"role": "user", "content": sanitize_surrogates(content)})
-            else:
-                parts = []
-                for b in content:
-                    if b.get("type") == "text":
-                        text = sanitize_surrogates(b.get("text", ""))
-                        if not is_blank(text):
-                            parts.append({"type": "text", "text": text})
-                    else:
-                        parts.append(_image(b))
-                if parts:
-                    out.append({"role": "user", "content": parts})
-        elif role == "assistant":
-            blocks = _assistant(msg)
-            if blocks:
-                out.append({"role": "assistant", "content": blocks})
-        elif role == "toolResult":
-            results: list[dict[str, Any]] = []
-            after: list[dict[str, Any]] = []
-            while i < n and transformed[i].get("role") == "toolResult":
-                result = transformed[i]
-                content = [b for b in result["content"] if isinstance(b, dict)]
-                images = [b for b in content if b.get("type") == "image"]
-                if result.get("isError") and images:
-                    results.append(
-                        _tool_result(result, replace_images(content, ERROR_IMAGE_PLACEHOLDER))
-                    )
-                    after.append(
-                        {
-                            "type": "text",
-                            "text": "Images from the error result of tool call "
-                            f"{template(result.get('toolCallId', MISSING))} "
-                            f"({template(result.get('toolName', MISSING))}):",
-                        }
-                    )
-                    after.extend(_image(b) for b in images)
-                else:
-                    results.append(_tool_result(result, content))
-                i += 1
-            i -= 1
-            out.append({"role": "user", "content": results + after})
-        i += 1
+    out = convert(request, _user, _assistant, _tool_results)
     if out and out[-1]["role"] == "user":
         last = out[-1]
         if isinstance(last["content"], list):
@@ -183,11 +182,15 @@ def build(
                 {"type": "text", "text": last["content"], "cache_control": dict(_MARKER)}
             ]
     body: dict[str, Any] = {"messages": out}
-    if system:
+    if request.system:
         body["system"] = [
-            {"type": "text", "text": sanitize_surrogates(system), "cache_control": dict(_MARKER)}
+            {
+                "type": "text",
+                "text": sanitize_surrogates(request.system),
+                "cache_control": dict(_MARKER),
+            }
         ]
-    if tools:
+    if request.tools:
         converted = [
             {
                 "name": t.get("name", MISSING),
@@ -195,7 +198,7 @@ def build(
                 "eager_input_streaming": True,
                 "input_schema": _schema(t.get("parameters")),
             }
-            for t in tools
+            for t in request.tools
         ]
         converted[-1]["cache_control"] = dict(_MARKER)
         body["tools"] = converted

@@ -6,33 +6,27 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from ..context import Context, to_provider_messages
-from ._anthropic import build as anthropic_build
-from ._anthropic import parse as anthropic_parse
-from ._completions import build as completions_build
-from ._completions import parse as completions_parse
-from ._google import build as google_build
-from ._google import parse as google_parse
+from . import _anthropic, _completions, _google, _responses
 from ._js import drop_missing, plain
-from ._model import Target, fold_system
+from ._model import NormalizeId, Request, Target, fold_system, transform_messages
 from ._reply import as_json
-from ._responses import build as responses_build
 from ._responses import input_by_message
-from ._responses import parse as responses_parse
 from .errors import ProviderError
 
 __all__ = ["APIS", "ProviderError", "assistant_message", "payload", "responses_items"]
 
 
 class _Api(NamedTuple):
-    build: Callable[[list[dict[str, Any]], Target, str, list[dict[str, Any]]], dict[str, Any]]
+    normalize_id: Callable[[Target], NormalizeId]
+    build: Callable[[Request], dict[str, Any]]
     parse: Callable[[dict[str, Any], Target], dict[str, Any]]
 
 
 _BUILDERS = {
-    "openai-completions": _Api(completions_build, completions_parse),
-    "openai-responses": _Api(responses_build, responses_parse),
-    "anthropic-messages": _Api(anthropic_build, anthropic_parse),
-    "google-generative-ai": _Api(google_build, google_parse),
+    "openai-completions": _Api(_completions.normalize_id, _completions.build, _completions.parse),
+    "openai-responses": _Api(_responses.normalize_id, _responses.build, _responses.parse),
+    "anthropic-messages": _Api(_anthropic.normalize_id, _anthropic.build, _anthropic.parse),
+    "google-generative-ai": _Api(_google.normalize_id, _google.build, _google.parse),
 }
 APIS: tuple[str, ...] = tuple(_BUILDERS)
 """The APIs ptree builds bodies for, by pi-ai's names."""
@@ -143,7 +137,8 @@ def payload(
         raise ProviderError(api, "system", "system must be a string or None")
     prompt, current_tools, conversation = fold_system(system, tool_list, converted)
     try:
-        body = module.build(conversation, target, prompt, current_tools)
+        transformed = transform_messages(conversation, target, module.normalize_id(target))
+        body = module.build(Request(target, prompt, current_tools, transformed))
     except ProviderError:
         raise
     except ValueError as e:

@@ -7,15 +7,17 @@ from typing import Any
 
 from ..js import stringify, template, utf16_len, utf16_slice
 from ._js import MISSING, is_blank, sanitize_surrogates, short_hash, word_chars
-from ._model import Target, blocks_of, transform_messages
+from ._model import NormalizeId, Request, Target, blocks_of, convert, instructions
 from ._reply import new_message, num, parse_arguments, priced
 
-__all__ = ["build", "parse"]
+__all__ = ["build", "normalize_id", "parse"]
 
 _REASONING_FIELDS = ("reasoning", "reasoning_content", "reasoning_text")
 
 
-def _normalize_id(target: Target) -> Any:
+def normalize_id(target: Target) -> NormalizeId:
+    """Chat Completions' tool-call ids: a Responses pair joined, at most 40 for OpenAI."""
+
     def normalize(call_id: str, _source: dict[str, Any]) -> str:
         if "|" in call_id:
             sep = call_id.index("|")
@@ -93,9 +95,9 @@ def _image_url(block: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
-    out: dict[str, Any] = {"role": "assistant", "content": None}
-    blocks = [b for b in msg["content"] if isinstance(b, dict)]
+def _assistant(msg: dict[str, Any], target: Target, out: list[dict[str, Any]]) -> None:
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    blocks = blocks_of(msg)
     texts = [
         sanitize_surrogates(b.get("text", ""))
         for b in blocks
@@ -112,16 +114,16 @@ def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
         legacy = [d for d in (_legacy_detail(c.get("thoughtSignature")) for c in calls) if d]
         details = legacy or None
     if text:
-        out["content"] = text
+        message["content"] = text
     readable = [b for b in thinking if not is_blank(b.get("thinking"))]
     if readable and details is None:
         field = readable[0].get("thinkingSignature")
         if target.provider == "opencode-go" and field == "reasoning":
             field = "reasoning_content"
         if field in _REASONING_FIELDS:
-            out[field] = "\n".join(b["thinking"] for b in readable)
+            message[field] = "\n".join(b["thinking"] for b in readable)
     if calls:
-        out["tool_calls"] = [
+        message["tool_calls"] = [
             {
                 "id": c.get("id", MISSING),
                 "type": "function",
@@ -133,12 +135,11 @@ def _assistant(msg: dict[str, Any], target: Target) -> dict[str, Any] | None:
             for c in calls
         ]
     if details is not None:
-        out["reasoning_details"] = details
-    if _is_deepseek(target) and target.reasoning and "reasoning_content" not in out:
-        out["reasoning_content"] = ""
-    if not out["content"] and not calls:
-        return None
-    return out
+        message["reasoning_details"] = details
+    if _is_deepseek(target) and target.reasoning and "reasoning_content" not in message:
+        message["reasoning_content"] = ""
+    if message["content"] or calls:
+        out.append(message)
 
 
 def _is_deepseek(target: Target) -> bool:
@@ -175,74 +176,57 @@ def _mark_text(message: dict[str, Any], marker: dict[str, str]) -> bool:
     return False
 
 
-def build(
-    messages: list[dict[str, Any]],
-    target: Target,
-    system: str | None,
-    tools: list[dict[str, Any]],
-) -> dict[str, Any]:
+def _user(content: Any, _target: Target, out: list[dict[str, Any]]) -> None:
+    if isinstance(content, str):
+        out.append({"role": "user", "content": sanitize_surrogates(content)})
+        return
+    parts = []
+    for b in content:
+        if b.get("type") == "text":
+            if b.get("text"):
+                parts.append({"type": "text", "text": sanitize_surrogates(b["text"])})
+        else:
+            parts.append(_image_url(b))
+    if parts:
+        out.append({"role": "user", "content": parts})
+
+
+def _tool_results(run: list[dict[str, Any]], target: Target, out: list[dict[str, Any]]) -> None:
+    images: list[dict[str, Any]] = []
+    for result in run:
+        blocks = blocks_of(result)
+        text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        has_images = any(b.get("type") == "image" for b in blocks)
+        if is_blank(text):
+            text = "(see attached image)" if has_images else "(no tool output)"
+        out.append(
+            {
+                "role": "tool",
+                "content": sanitize_surrogates(text),
+                "tool_call_id": result.get("toolCallId", MISSING),
+            }
+        )
+        if has_images and target.images:
+            images.extend(_image_url(b) for b in blocks if b.get("type") == "image")
+    if images:
+        out.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Attached image(s) from tool result:"},
+                    *images,
+                ],
+            }
+        )
+
+
+def build(request: Request) -> dict[str, Any]:
     """The conversation fields of pi-ai's Chat Completions body."""
-    out: list[dict[str, Any]] = []
-    if system:
-        instruction = "developer" if target.reasoning and target.provider == "openai" else "system"
-        out.append({"role": instruction, "content": sanitize_surrogates(system)})
-    transformed = transform_messages(messages, target, _normalize_id(target))
-    i = 0
-    n = len(transformed)
-    while i < n:
-        msg = transformed[i]
-        role = msg.get("role")
-        if role == "user":
-            content = msg["content"]
-            if isinstance(content, str):
-                out.append({"role": "user", "content": sanitize_surrogates(content)})
-            else:
-                parts = []
-                for b in content:
-                    if b.get("type") == "text":
-                        if b.get("text"):
-                            parts.append({"type": "text", "text": sanitize_surrogates(b["text"])})
-                    else:
-                        parts.append(_image_url(b))
-                if parts:
-                    out.append({"role": "user", "content": parts})
-        elif role == "assistant":
-            converted = _assistant(msg, target)
-            if converted is not None:
-                out.append(converted)
-        elif role == "toolResult":
-            images: list[dict[str, Any]] = []
-            while i < n and transformed[i].get("role") == "toolResult":
-                result = transformed[i]
-                blocks = [b for b in blocks_of(result) if isinstance(b, dict)]
-                text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-                has_images = any(b.get("type") == "image" for b in blocks)
-                if is_blank(text):
-                    text = "(see attached image)" if has_images else "(no tool output)"
-                out.append(
-                    {
-                        "role": "tool",
-                        "content": sanitize_surrogates(text),
-                        "tool_call_id": result.get("toolCallId", MISSING),
-                    }
-                )
-                if has_images and target.images:
-                    images.extend(_image_url(b) for b in blocks if b.get("type") == "image")
-                i += 1
-            i -= 1
-            if images:
-                out.append(
-                    {
-                        "role": "user",
-                        "content": [
-                            {"type": "text", "text": "Attached image(s) from tool result:"},
-                            *images,
-                        ],
-                    }
-                )
-        i += 1
+    target = request.target
+    out = instructions(request.system, target.reasoning and target.provider == "openai")
+    out += convert(request, _user, _assistant, _tool_results)
     body: dict[str, Any] = {"messages": out}
-    if tools:
+    if request.tools:
         body["tools"] = [
             {
                 "type": "function",
@@ -252,7 +236,7 @@ def build(
                     "parameters": t.get("parameters", MISSING),
                 },
             }
-            for t in tools
+            for t in request.tools
         ]
     if target.provider == "openrouter" and target.model.startswith("anthropic/"):
         _cache_markers(out, body.get("tools"))

@@ -9,10 +9,10 @@ from typing import Any
 
 from ..js import template, truthy, utf16_slice
 from ._js import MISSING, is_blank, sanitize_surrogates, word_chars
-from ._model import Target, transform_messages
+from ._model import NormalizeId, Request, Target, blocks_of, convert
 from ._reply import new_message, num, priced
 
-__all__ = ["build", "parse"]
+__all__ = ["build", "normalize_id", "parse"]
 
 _GEMINI_VERSION = re.compile(r"gemini(?:-live)?-(\d+)")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -46,7 +46,9 @@ def _signature(same: bool, signature: Any) -> str | None:
     return None
 
 
-def _normalize_id(target: Target) -> Any:
+def normalize_id(target: Target) -> NormalizeId:
+    """Gemini's tool-call ids: kept, or at most 64 of ``[a-zA-Z0-9_-]`` where it wants ids."""
+
     def normalize(call_id: str, _source: dict[str, Any]) -> str:
         if not needs_call_ids(target.model):
             return call_id
@@ -64,12 +66,28 @@ def _inline(block: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _user(content: Any, _target: Target, contents: list[dict[str, Any]]) -> None:
+    if isinstance(content, str):
+        contents.append({"role": "user", "parts": [{"text": sanitize_surrogates(content)}]})
+        return
+    parts = [
+        {"text": sanitize_surrogates(b.get("text", ""))} if b.get("type") == "text" else _inline(b)
+        for b in content
+    ]
+    if parts:
+        contents.append({"role": "user", "parts": parts})
+
+
+def _model(msg: dict[str, Any], target: Target, contents: list[dict[str, Any]]) -> None:
+    parts = _model_parts(msg, target)
+    if parts:
+        contents.append({"role": "model", "parts": parts})
+
+
 def _model_parts(msg: dict[str, Any], target: Target) -> list[dict[str, Any]]:
     same = msg.get("provider") == target.provider and msg.get("model") == target.model
     parts: list[dict[str, Any]] = []
-    for block in msg["content"]:
-        if not isinstance(block, dict):
-            continue
+    for block in blocks_of(msg):
         kind = block.get("type")
         if kind == "text":
             signature = _signature(same, block.get("textSignature"))
@@ -108,8 +126,15 @@ def _model_parts(msg: dict[str, Any], target: Target) -> list[dict[str, Any]]:
     return parts
 
 
+def _tool_results(
+    run: list[dict[str, Any]], target: Target, contents: list[dict[str, Any]]
+) -> None:
+    for msg in run:
+        _tool_result(msg, target, contents)
+
+
 def _tool_result(msg: dict[str, Any], target: Target, contents: list[dict[str, Any]]) -> None:
-    blocks = [b for b in msg["content"] if isinstance(b, dict)]
+    blocks = blocks_of(msg)
     text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     images = [b for b in blocks if b.get("type") == "image"] if target.images else []
     if not is_blank(text):
@@ -217,42 +242,16 @@ def const_as_enum(schema: Any) -> Any:
     return root[0]
 
 
-def build(
-    messages: list[dict[str, Any]],
-    target: Target,
-    system: str | None,
-    tools: list[dict[str, Any]],
-) -> dict[str, Any]:
+def build(request: Request) -> dict[str, Any]:
     """The conversation fields of the Gemini body as it goes on the wire."""
-    contents: list[dict[str, Any]] = []
-    for msg in transform_messages(messages, target, _normalize_id(target)):
-        role = msg.get("role")
-        if role == "user":
-            content = msg["content"]
-            if isinstance(content, str):
-                contents.append({"role": "user", "parts": [{"text": sanitize_surrogates(content)}]})
-            else:
-                parts = [
-                    {"text": sanitize_surrogates(b.get("text", ""))}
-                    if b.get("type") == "text"
-                    else _inline(b)
-                    for b in content
-                ]
-                if parts:
-                    contents.append({"role": "user", "parts": parts})
-        elif role == "assistant":
-            parts = _model_parts(msg, target)
-            if parts:
-                contents.append({"role": "model", "parts": parts})
-        elif role == "toolResult":
-            _tool_result(msg, target, contents)
+    contents = convert(request, _user, _model, _tool_results)
     body: dict[str, Any] = {"contents": contents}
-    if system:
+    if request.system:
         body["systemInstruction"] = {
-            "parts": [{"text": sanitize_surrogates(system)}],
+            "parts": [{"text": sanitize_surrogates(request.system)}],
             "role": "user",
         }
-    if tools:
+    if request.tools:
         body["tools"] = [
             {
                 "functionDeclarations": [
@@ -263,7 +262,7 @@ def build(
                             const_as_enum(t["parameters"]) if "parameters" in t else MISSING
                         ),
                     }
-                    for t in tools
+                    for t in request.tools
                 ]
             }
         ]

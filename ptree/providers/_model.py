@@ -8,9 +8,9 @@ from typing import Any
 import attrs
 
 from ..js import ordered_keys
-from ._js import is_blank
+from ._js import is_blank, sanitize_surrogates
 
-__all__ = ["Target", "fold_system", "transform_messages"]
+__all__ = ["Request", "Target", "convert", "fold_system", "instructions", "transform_messages"]
 
 USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
@@ -37,6 +37,71 @@ class Target:
         )
 
 
+#: An API's rewrite of a tool-call id (the id, the assistant message it came from).
+NormalizeId = Callable[[str, dict[str, Any]], str]
+#: An API's converter of one user message's content, one assistant message, or a run of
+#: consecutive tool results: it appends what they give to the output (the last argument).
+Converter = Callable[[Any, Target, list[dict[str, Any]]], None]
+
+
+@attrs.frozen
+class Request:
+    """What an API's ``build`` makes a body of: the steps every API shares are done.
+
+    Attributes:
+        target: the model the body is for.
+        system: the prompt, with the conversation's system messages folded in
+            (:func:`fold_system`; ``""`` for none).
+        tools: the tool definitions in force at the end of the conversation.
+        messages: the conversation after :func:`transform_messages`, tool-call ids
+            normalised the API's way.
+    """
+
+    target: Target
+    system: str
+    tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+
+
+def convert(
+    request: Request, user: Converter, assistant: Converter, tool_results: Converter
+) -> list[dict[str, Any]]:
+    """The API's messages for ``request.messages``, each through its role's converter.
+
+    ``user`` gets a user message's content, ``assistant`` the assistant message, and
+    ``tool_results`` each run of consecutive tool results as one list (pi-ai answers a
+    batch of parallel calls in one message, or adds their images after the last);
+    other roles give nothing.  Cost: O(total size of the messages) plus the converters'.
+    """
+    out: list[dict[str, Any]] = []
+    messages = request.messages
+    i, n = 0, len(messages)
+    while i < n:
+        msg = messages[i]
+        role = msg.get("role")
+        i += 1
+        if role == "user":
+            user(msg["content"], request.target, out)
+        elif role == "assistant":
+            assistant(msg, request.target, out)
+        elif role == "toolResult":
+            run = [msg]
+            while i < n and messages[i].get("role") == "toolResult":
+                run.append(messages[i])
+                i += 1
+            tool_results(run, request.target, out)
+    return out
+
+
+def instructions(system: str, developer: bool) -> list[dict[str, Any]]:
+    """The OpenAI APIs' leading prompt message (none for an empty prompt), as pi-ai
+    writes it: role ``developer`` where the model takes it, else ``system``.  O(len)."""
+    if not system:
+        return []
+    role = "developer" if developer else "system"
+    return [{"role": role, "content": sanitize_surrogates(system)}]
+
+
 def replace_images(content: list[Any], placeholder: str) -> list[Any]:
     """Each run of image blocks becomes one placeholder text (none right after one)."""
     out: list[Any] = []
@@ -52,16 +117,17 @@ def replace_images(content: list[Any], placeholder: str) -> list[Any]:
     return out
 
 
-def blocks_of(message: dict[str, Any]) -> list[Any]:
-    """A message's content as a list (``None``/missing is empty; a string stays a string)."""
+def blocks_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message's content blocks that are objects, as pi-ai reads them (``None`` or
+    missing content: none).  O(number of blocks)."""
     content = message.get("content")
-    return [] if content is None else content
+    return [] if content is None else [b for b in content if isinstance(b, dict)]
 
 
 def transform_messages(
     messages: list[dict[str, Any]],
     target: Target,
-    normalize_id: Callable[[str, dict[str, Any]], str] | None,
+    normalize_id: NormalizeId | None,
 ) -> list[dict[str, Any]]:
     """pi-ai's ``transformMessages``: the steps every API shares, in its order.
 

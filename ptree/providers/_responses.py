@@ -9,10 +9,17 @@ from typing import Any
 
 from ..js import stringify, template, utf16_len
 from ._js import MISSING, is_blank, sanitize_surrogates, short_hash, word_chars
-from ._model import Target, transform_messages
+from ._model import (
+    NormalizeId,
+    Request,
+    Target,
+    blocks_of,
+    instructions,
+    transform_messages,
+)
 from ._reply import new_message, num, parse_arguments, priced
 
-__all__ = ["build", "input_by_message", "parse"]
+__all__ = ["build", "input_by_message", "normalize_id", "parse"]
 
 # Providers whose Responses endpoint takes OpenAI's `<call id>|<item id>` pairs.
 _PAIRED_ID_PROVIDERS = frozenset(("openai", "openai-codex", "opencode"))
@@ -23,7 +30,10 @@ def _id_part(part: str) -> str:
     return _TRAILING_UNDERSCORES.sub("", word_chars(part)[:64])
 
 
-def _normalize_id(target: Target) -> Any:
+def normalize_id(target: Target) -> NormalizeId:
+    """Responses' tool-call ids: ``<call>|<item>`` pairs kept (foreign items hashed to
+    ``fc_…``) for OpenAI's own hosts, else the call id's ``[a-zA-Z0-9_-]``, at most 64."""
+
     def normalize(call_id: str, source: dict[str, Any]) -> str:
         if target.provider not in _PAIRED_ID_PROVIDERS or "|" not in call_id:
             return _id_part(call_id)
@@ -61,8 +71,8 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _tool_output(content: list[Any], target: Target) -> Any:
-    blocks = [b for b in content if isinstance(b, dict)]
+def _tool_output(result: dict[str, Any], target: Target) -> Any:
+    blocks = blocks_of(result)
     text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     images = [b for b in blocks if b.get("type") == "image"]
     has_text = not is_blank(text)
@@ -77,23 +87,14 @@ def _tool_output(content: list[Any], target: Target) -> Any:
     return out
 
 
-def build(
-    messages: list[dict[str, Any]],
-    target: Target,
-    system: str | None,
-    tools: list[dict[str, Any]],
-) -> dict[str, Any]:
+def build(request: Request) -> dict[str, Any]:
     """The conversation fields of pi-ai's Responses body."""
-    items: list[dict[str, Any]] = []
-    if system:
-        instruction = "developer" if target.reasoning else "system"
-        items.append({"role": instruction, "content": sanitize_surrogates(system)})
-    for _, produced in _per_message(
-        transform_messages(messages, target, _normalize_id(target)), target
-    ):
+    target = request.target
+    items = instructions(request.system, target.reasoning)
+    for _, produced in _per_message(request.messages, target):
         items.extend(produced)
     body: dict[str, Any] = {"input": items}
-    if tools:
+    if request.tools:
         body["tools"] = [
             {
                 "type": "function",
@@ -101,9 +102,14 @@ def build(
                 "description": t.get("description", MISSING),
                 "parameters": t.get("parameters", MISSING),
             }
-            for t in tools
+            for t in request.tools
         ]
     return body
+
+
+def _blocks(content: Any) -> list[Any]:
+    """A user message's content as blocks: a string is one text block."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
 def _per_message(
@@ -115,23 +121,14 @@ def _per_message(
         role = msg.get("role")
         produced: list[dict[str, Any]] = []
         if role == "user":
-            content = msg["content"]
-            if isinstance(content, str):
-                produced.append(
-                    {
-                        "role": "user",
-                        "content": [{"type": "input_text", "text": sanitize_surrogates(content)}],
-                    }
-                )
-            else:
-                parts = [
-                    {"type": "input_text", "text": sanitize_surrogates(b.get("text", ""))}
-                    if b.get("type") == "text"
-                    else _image(b)
-                    for b in content
-                ]
-                if parts:
-                    produced.append({"role": "user", "content": parts})
+            parts = [
+                {"type": "input_text", "text": sanitize_surrogates(b.get("text", ""))}
+                if b.get("type") == "text"
+                else _image(b)
+                for b in _blocks(msg["content"])
+            ]
+            if parts:
+                produced.append({"role": "user", "content": parts})
         elif role == "assistant":
             produced = _assistant(msg, target, index)
         elif role == "toolResult":
@@ -139,7 +136,7 @@ def _per_message(
                 {
                     "type": "function_call_output",
                     "call_id": str(msg.get("toolCallId")).split("|")[0],
-                    "output": _tool_output(msg["content"], target),
+                    "output": _tool_output(msg, target),
                 }
             )
         if role in ("user", "assistant") and not produced:
@@ -163,7 +160,7 @@ def input_by_message(messages: list[dict[str, Any]], target: Target) -> list[lis
     out: list[list[dict[str, Any]]] = [[] for _ in messages]
     made_up: list[dict[str, Any]] = []
     for msg, produced in _per_message(
-        transform_messages(messages, target, _normalize_id(target)), target
+        transform_messages(messages, target, normalize_id(target)), target
     ):
         i = origin.get(id(msg))
         if i is None:
@@ -180,9 +177,7 @@ def _assistant(msg: dict[str, Any], target: Target, index: int) -> list[dict[str
     other_model = same_host and msg.get("model") != target.model
     output: list[dict[str, Any]] = []
     text_index = 0
-    for block in msg["content"]:
-        if not isinstance(block, dict):
-            continue
+    for block in blocks_of(msg):
         kind = block.get("type")
         if kind == "thinking":
             signature = block.get("thinkingSignature")

@@ -14,11 +14,11 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import Any, TypeVar
 
 import attrs
 
+from ..closing import Closing
 from ..entries import Entry
 from ..header import SessionHeader
 from ..pi.lines import encode_line
@@ -394,7 +394,7 @@ class StoreCore(ABC):
     def _exists(self, session_id: str) -> Plan[bool]: ...
 
 
-class Store(StoreCore):
+class Store(Closing, StoreCore):
     """Many sessions behind one protocol: save, load, update, list (a page at a time),
     search, prune, delete.
 
@@ -465,8 +465,12 @@ class Store(StoreCore):
         grew from the one this store object last gave, so
         :meth:`~ptree.SessionTree.added_since` tells what is new.
 
+        Args:
+            session_id: the session's id (its header's ``id``).
+
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
+            StoreError: the store is closed.
         """
         return self._run(self._op_refresh(session_id))
 
@@ -570,10 +574,17 @@ class Store(StoreCore):
         :mod:`ptree.stores._search`: the text a person reads, cut into words; a
         query's punctuation and operators are separators, never syntax.
 
+        Best first is the highest score (the query's occurrences for the entry's
+        length), the newer entry first among equals.  The SQL stores rank the
+        **newest 200 matches** (or ``limit``, if more), in the order entries were
+        saved: the hits are the best of those, and every match when 200 or fewer
+        entries match.  The ``jsonl:`` store ranks every match.
+
         Cost: SQL stores answer from their full-text index, kept current by every save
-        in its transaction (SQLite FTS5, PostgreSQL ``tsvector`` + GIN): about
-        O(matches of the rarest word).  The ``jsonl:`` store has no index and reads
-        every session: O(size of the store).
+        in its transaction (SQLite FTS5, PostgreSQL ``tsvector`` + GIN): SQLite about
+        O(200 log n) for any words; PostgreSQL the cheaper of walking the newest rows
+        (200 / the share of rows matching) and reading every match.  The ``jsonl:``
+        store has no index and reads every session: O(size of the store).
 
         Args:
             query: words, or a phrase in double quotes.
@@ -619,6 +630,13 @@ class Store(StoreCore):
         Cost: O(size of the session): a load, the plan, and a rewrite of the session's
         rows (or file).
 
+        Args:
+            session_id: the session's id (its header's ``id``).
+            keep: what must survive (a :class:`~ptree.stores.Keep`, entry ids, or a
+                predicate on entries), as above.
+            dry_run: only plan: report what would be removed and remove nothing (the
+                report's ``dry_run`` is then true).
+
         Returns:
             the report (:class:`~ptree.stores.PruneReport`): kept and removed ids.
 
@@ -627,6 +645,7 @@ class Store(StoreCore):
             UnknownKeepError: (a ``KeyError``) ``keep`` names entries the session does
                 not have; nothing is removed.
             ConflictError: other writers kept saving first, 16 times.
+            StoreError: the store is closed.
         """
         return self._run(self._op_prune(session_id, keep, dry_run))
 
@@ -653,17 +672,6 @@ class Store(StoreCore):
         Cost: O(1).
         """
         self._run(self._op_close())
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # ------------------------------------------------------------------ the blocking driver
 

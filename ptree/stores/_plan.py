@@ -74,10 +74,13 @@ class Transaction:
 
 @attrs.frozen
 class Read:
-    """One statement outside a transaction; the reply is its rows."""
+    """One statement outside a transaction; the reply is its rows.  ``planned``: its
+    best plan depends on its parameters (a search), so a database must plan it for
+    them, never reuse a generic plan."""
 
     sql: str
     params: Sequence[Any] = ()
+    planned: bool = False
 
 
 @attrs.frozen

@@ -37,6 +37,17 @@ __all__ = ["Keep", "KeepSpec", "PruneReport", "digest", "plan", "refuse_pruned"]
 class Keep:
     """What a prune must keep: the union of its parts.  Combine with ``|``.
 
+    Made by the class methods below rather than by hand; each field is one part.
+
+    Attributes:
+        all_leaves: keep every leaf (:meth:`leaves`).
+        all_labelled: keep every entry that has a label (:meth:`labelled`).
+        newer_than: keep the entries whose timestamp is after this time, or ``None``
+            (:meth:`newer`).
+        entry_ids: keep these entries (:meth:`ids`).
+        where: keep the entries for which one of these predicates is true
+            (:meth:`matching`).
+
     >>> keep = Keep.leaves() | Keep.ids(["e3"])
     >>> keep.all_leaves, keep.entry_ids
     (True, frozenset({'e3'}))
@@ -51,7 +62,17 @@ class Keep:
     @classmethod
     def ids(cls, entry_ids: Iterable[str]) -> Keep:
         """These entries (each must exist, or the prune raises
-        :class:`~ptree.stores.UnknownKeepError`)."""
+        :class:`~ptree.stores.UnknownKeepError`).  O(number of ids).
+
+        Args:
+            entry_ids: the ids to keep (a single ``str`` is one id, not its letters).
+
+        Raises:
+            TypeError: an id that is not a ``str``.
+
+        >>> sorted(Keep.ids(["e2", "e1"]).entry_ids), Keep.ids("e10").entry_ids
+        (['e1', 'e2'], frozenset({'e10'}))
+        """
         if isinstance(entry_ids, str):
             entry_ids = [entry_ids]
         ids = frozenset(entry_ids)
@@ -62,24 +83,45 @@ class Keep:
 
     @classmethod
     def leaves(cls) -> Keep:
-        """Every leaf (the tip of every branch): what was last said on each branch."""
+        """Every leaf (the tip of every branch): what was last said on each branch.
+
+        O(1) to make; finding the leaves is part of the prune's O(n).
+        """
         return cls(all_leaves=True)
 
     @classmethod
     def labelled(cls) -> Keep:
-        """Every entry that has a label."""
+        """Every entry that has a label.
+
+        O(1) to make; finding the labels is part of the prune's O(n).
+        """
         return cls(all_labelled=True)
 
     @classmethod
     def matching(cls, predicate: Callable[[Entry], bool]) -> Keep:
-        """The entries for which ``predicate(entry)`` is true."""
+        """The entries for which ``predicate(entry)`` is true.
+
+        O(1) to make; the prune calls ``predicate`` once per entry of the session.
+
+        Args:
+            predicate: a function of an entry; what it raises stops the prune, before
+                anything is removed.
+        """
         return cls(where=(predicate,))
 
     @classmethod
     def newer(cls, than: datetime | timedelta) -> Keep:
         """Entries whose timestamp is after ``than`` (a time, or an age: ``timedelta(
         days=30)`` is the last 30 days).  An entry whose timestamp does not parse is
-        kept."""
+        kept; one without a time zone is read as UTC.  O(1) to make (an age is taken
+        from the clock now, not at the prune).
+
+        Args:
+            than: an aware ``datetime``, or a ``timedelta`` before now.
+
+        Raises:
+            ValueError: ``than`` is a naive ``datetime`` (no ``tzinfo``).
+        """
         when = datetime.now(UTC) - than if isinstance(than, timedelta) else than
         if when.tzinfo is None:
             raise ValueError("newer-than needs an aware datetime (tzinfo=UTC)")

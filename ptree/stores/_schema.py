@@ -13,6 +13,9 @@ Versions:
    by the upgrade; ``ptree_pruned (session, id, digest)``, the entries a prune removed
    (the SHA-256 of their JSON line: a save bringing one back is refused); the
    sessions' paging index on ``(updated, id)``.
+3. The order entries were indexed, for search to rank the newest matches: PostgreSQL's
+   ``ptree_search`` gains ``n`` (numbered in the order its rows are stored, on upgrade)
+   and a B-tree on it; SQLite's FTS5 rowid is that order already.
 
 A new database is made as version 1, then upgraded: one path for new and old
 databases, so the upgrade is run by every test that opens a store.
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "init_schema"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version of the tables this ptree writes; a database with a newer one is refused."""
 
 
@@ -91,4 +94,9 @@ def _to_2(store: SqlStore) -> Plan[None]:
         yield from recorded(index.add, key, found)
 
 
-_UPGRADES: dict[int, Callable[[SqlStore], Plan[None]]] = {1: _to_2}
+def _to_3(store: SqlStore) -> Plan[None]:
+    """Version 3: the order entries were indexed (see :mod:`ptree.stores._search`)."""
+    yield from recorded(store.SEARCH_INDEX.number_rows)
+
+
+_UPGRADES: dict[int, Callable[[SqlStore], Plan[None]]] = {1: _to_2, 2: _to_3}

@@ -16,16 +16,35 @@ The query is cut into words by the same rule, so punctuation, quotes inside, ``*
 ever see words of letters and digits, bound as parameters.  A query with no word in it
 is refused (:class:`~ptree.stores.SearchQueryError`).
 
+**Best first** means the highest :func:`score`: how often the query's words (or its
+phrase) occur in the entry, for the entry's length in words; among equal scores, the
+newer entry first.  The ``jsonl:`` store, which reads every session anyway, ranks
+every match (equal scores in the order of the session ids, then of the entries).  The
+SQL stores rank only the **newest** :data:`NEWEST` (200) matches, or ``limit`` of them
+if more are asked for: "newest" is the order entries were indexed, that is saved; a
+hit is the best of those, and an older entry, however good, is not found once 200
+newer entries hold the query.  When 200 or fewer entries match, that is every match.
+This bounds a search's work by 200 matches instead of all of them: the two commonest
+words of a million messages, which occur together in most of them, are answered as
+fast as rare ones.
+
 **The indexes**, kept current by every save in its transaction:
 
-- SQLite: an FTS5 table ``ptree_search`` of the words, its rowid pointing into
-  ``ptree_search_rows (session, entry, role)``; best first is FTS5's BM25 rank.
-- PostgreSQL: ``ptree_search (session, entry, role, words tsvector)`` with a GIN index;
+- SQLite: an FTS5 table ``ptree_search`` of the words, its rowid (the order rows were
+  indexed) pointing into ``ptree_search_rows (session, entry, role)``.  FTS5 gives the
+  matches newest first (``ORDER BY rowid DESC``) and stops after 200: O(200 log n)
+  for any words.
+- PostgreSQL: ``ptree_search (session, entry, role, words tsvector, n)`` with a GIN
+  index on the words and a B-tree on ``n``, the order rows were indexed (schema 3);
   the ``tsvector`` is built from the words directly (a ``tsvector`` literal, not
   ``to_tsvector``), so PostgreSQL's parser and dictionaries never split or stem a word
-  differently from SQLite; best first is ``ts_rank`` for the entry's length.
-- The ``jsonl:`` store has no index: it reads every session (O(size of the store))
-  and ranks by how often the query's words occur for the entry's length.
+  differently from SQLite.  GIN finds matches in no useful order, so the newest are
+  found one of two ways: walking the rows newest first (the B-tree) and testing each,
+  which costs 200 / (share of rows matching); or reading every match through GIN
+  and keeping the newest, which costs the number of matches.  A first window of
+  2,000 rows shows the share, and the cheaper way finishes.  Words in about one
+  message in 300 cost most (both ways read tens of thousands of rows).
+- The ``jsonl:`` store has no index: it reads every session (O(size of the store)).
 
 Snippets are made here from the entry's text, for every store alike.
 """
@@ -34,14 +53,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..entries import Entry
 from ..pi.readable import entry_text
+from ._plan import Plan, Read
 from .errors import SearchQueryError
 
 if TYPE_CHECKING:
@@ -50,10 +69,14 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_WORD",
     "MAX_WORDS",
+    "NEWEST",
+    "Candidate",
     "Query",
     "SearchHit",
+    "best",
     "entry_words",
     "parse_query",
+    "score",
     "snippet",
     "words",
 ]
@@ -124,10 +147,9 @@ class Query:
                 for i, w in enumerate(indexed)
                 if w == first and tuple(indexed[i : i + n]) == self.words
             )
-        counts = Counter(indexed)
-        if all(counts[w] for w in self.words):
-            return sum(counts[w] for w in set(self.words))
-        return 0
+        # list.count per query word: a search scores hundreds of entries.
+        counts = [indexed.count(w) for w in set(self.words)]
+        return sum(counts) if all(counts) else 0
 
 
 def words(text: str) -> list[str]:
@@ -226,13 +248,73 @@ def snippet(text: str, query: Query, width: int = 160) -> str:
     return ("…" if start > 0 else "") + out + ("…" if end < len(text) else "")
 
 
+def score(query: Query, indexed: Sequence[str]) -> float:
+    """How well an entry's indexed words match: the query's occurrences for the
+    entry's length (0.0: no match).  Every store ranks by it.  O(len(indexed)).
+
+    >>> score(parse_query("x", "kettle"), ["the", "kettle", "and", "kettle"])
+    0.5
+    """
+    found = query.matches(indexed)
+    return found / len(indexed) if found else 0.0
+
+
 # ----------------------------------------------------------------- the SQL indexes
+
+NEWEST = 200
+"""How many of the newest matches a SQL store ranks (``limit`` of them, if more)."""
+
+
+@attrs.frozen
+class Candidate:
+    """A match a SQL index found: its place in the order entries were indexed (higher
+    is newer), where it is (ids in their column form), and its indexed words."""
+
+    order: int
+    session: str
+    entry: str
+    role: str
+    words: list[str]
+
+
+def best(query: Query, candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
+    """The best ``limit`` candidates: highest :func:`score` first, the newer first
+    among equal scores.  O(c log c) for c candidates.
+
+    >>> q = parse_query("x", "tea")
+    >>> found = [Candidate(1, "s", "a", "user", ["tea", "now"]),
+    ...          Candidate(2, "s", "b", "user", ["tea"]), Candidate(3, "s", "c", "user", ["tea"])]
+    >>> [c.entry for c in best(q, found, 2)]
+    ['c', 'b']
+    """
+    ranked = sorted(candidates, key=lambda c: (-score(query, c.words), -c.order))
+    return ranked[:limit]
+
+
+def tsvector_words(text: str) -> list[str]:
+    """The indexed words of a ``tsvector`` as :func:`tsvector` wrote it, in order (the
+    inverse of :func:`tsvector`).  O(len(text)).
+
+    >>> tsvector_words(tsvector(["tea", "for", "tea"]))
+    ['tea', 'for', 'tea']
+    """
+    # 'word':1,5 'other':2 ...: a word is letters and digits (no quote, colon or
+    # space), and the positions are 1 to the number of words, each once.
+    items = text.split(" ")
+    out = [""] * (text.count(",") + len(items))
+    for item in items:
+        quoted, _, positions = item.rpartition(":")
+        word = quoted[1:-1]
+        for p in positions.split(","):
+            out[int(p) - 1] = word
+    return out
 
 
 class SqlIndex:
-    """The search index of one SQL dialect.  Every method runs inside the caller's
-    transaction, on its cursor (see :class:`~ptree.stores._sql.Cursor`); session and
-    entry ids are in their column form (:func:`~ptree.stores._sql.db_key`)."""
+    """The search index of one SQL dialect.  ``create``, ``add`` and ``remove`` run
+    inside the caller's transaction, on its cursor (see
+    :class:`~ptree.stores._sql.Cursor`); session and entry ids are in their column form
+    (:func:`~ptree.stores._sql.db_key`)."""
 
     def create(self, cur: Cursor) -> None:
         raise NotImplementedError
@@ -245,9 +327,13 @@ class SqlIndex:
         """Drop a session's rows (only those of ``entries``, if given)."""
         raise NotImplementedError
 
-    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
-        """The one query (and its parameters) giving ``(session, entry, role, payload)``
-        of the best ``limit`` matches, best first."""
+    def number_rows(self, cur: Cursor) -> None:
+        """Schema version 3: give every row its place in the order entries were
+        indexed (a no-op where the index has it already)."""
+
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
+        """The newest ``n`` matches of ``query`` (in ``session`` only, if given), newest
+        first: the ``n`` highest :attr:`Candidate.order` of the entries holding it."""
         raise NotImplementedError
 
 
@@ -268,6 +354,7 @@ class SqliteIndex(SqlIndex):
         )
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
+        # A new row's rowid is one more than the largest: the order entries were indexed.
         for entry, role, indexed in rows:
             cur.execute(
                 "INSERT INTO ptree_search_rows (session, entry, role) VALUES (?, ?, ?)",
@@ -292,28 +379,38 @@ class SqliteIndex(SqlIndex):
         )
         cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
 
-    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
-        sql = (
-            "SELECT r.session, r.entry, r.role, e.payload FROM ("
-            "SELECT rowid, rank FROM ptree_search WHERE ptree_search MATCH ?"
-        )
-        params: list[object] = [query.fts5()]
-        if session is not None:
-            sql += " AND rowid IN (SELECT rowid FROM ptree_search_rows WHERE session = ?)"
-            params.append(session)
-        # The payloads (for snippets) of the best only.
-        sql += (
-            " ORDER BY rank, rowid LIMIT ?) s"
-            " JOIN ptree_search_rows r ON r.rowid = s.rowid"
-            " JOIN ptree_entries e ON e.session = r.session AND e.id = r.entry"
-            " ORDER BY s.rank, s.rowid"
-        )
-        params.append(limit)
-        return sql, params
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
+        if session is None:
+            # FTS5 walks its lists of rows newest first and stops after n: O(n log size),
+            # whatever the number of matches.
+            sql = (
+                "SELECT s.rowid, r.session, r.entry, r.role, s.words FROM ("
+                "SELECT rowid, words FROM ptree_search WHERE ptree_search MATCH ?"
+                " ORDER BY rowid DESC LIMIT ?) s"
+                " JOIN ptree_search_rows r ON r.rowid = s.rowid"
+            )
+            params: list[object] = [query.fts5(), n]
+        else:
+            # The session's rows, each looked up in FTS5 by rowid: O(session's entries).
+            sql = (
+                "SELECT r.rowid, r.session, r.entry, r.role, s.words"
+                " FROM ptree_search_rows r JOIN ptree_search s ON s.rowid = r.rowid"
+                " WHERE r.session = ? AND ptree_search MATCH ? ORDER BY r.rowid DESC LIMIT ?"
+            )
+            params = [session, query.fts5(), n]
+        rows = yield Read(sql, params, planned=True)
+        return [Candidate(o, s, e, r, w.split(" ")) for o, s, e, r, w in rows]
 
 
 class PostgresIndex(SqlIndex):
-    """A ``tsvector`` per entry with a GIN index (see the module doc)."""
+    """A ``tsvector`` per entry with a GIN index, and its place in the order entries
+    were indexed (``n``, schema version 3) with a B-tree (see the module doc)."""
+
+    #: Rows walked newest first before deciding how to find the rest.
+    WINDOW = 2000
+    #: A match found through the GIN index costs about as much as this many rows
+    #: walked (each is a random heap read; measured on 10^6 rows: 20-40 us, 1-2 us).
+    GIN_COST = 20
 
     def create(self, cur: Cursor) -> None:
         cur.execute(
@@ -321,6 +418,12 @@ class PostgresIndex(SqlIndex):
             " role text NOT NULL, words tsvector NOT NULL, PRIMARY KEY (session, entry))"
         )
         cur.execute("CREATE INDEX ptree_search_words ON ptree_search USING gin (words)")
+
+    def number_rows(self, cur: Cursor) -> None:
+        """Schema version 3: ``n``, the order rows were indexed (existing rows get
+        theirs in the order they are stored), and its index."""
+        cur.execute("ALTER TABLE ptree_search ADD COLUMN n bigint GENERATED ALWAYS AS IDENTITY")
+        cur.execute("CREATE UNIQUE INDEX ptree_search_n ON ptree_search (n)")
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
         if rows:
@@ -339,22 +442,62 @@ class PostgresIndex(SqlIndex):
                 (session, list(entries)),
             )
 
-    def find(self, query: Query, limit: int, session: str | None) -> tuple[str, list[object]]:
-        sql = (
-            "SELECT s.session, s.entry, s.role, e.payload FROM ("
-            "SELECT session, entry, role, ts_rank(words, q, 2) AS rank"
-            " FROM ptree_search, CAST(? AS tsquery) q WHERE words @@ q"
-        )
-        params: list[object] = [query.tsquery()]
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
+        # GIN gives matches in no useful order, so there are two ways to the newest:
+        # walk the rows newest first (B-tree on n) testing each, which costs
+        # n / density rows, or read every match through GIN and keep the newest n,
+        # which costs (matches x GIN_COST).  The first window's density decides.
+        # Each statement is planned as written: the inner LIMIT forces the walk,
+        # "n + 0" keeps the GIN read from walking.
+        columns = "n, session, entry, role, words::text"
+        tsq = query.tsquery()
         if session is not None:
-            sql += " AND session = ?"
-            params.append(session)
-        # Normalisation 2: the rank divided by the entry's length, as BM25 weighs it.
-        # The payloads (for snippets) of the best only.
-        sql += (
-            " ORDER BY rank DESC, session, entry LIMIT ?) s"
-            " JOIN ptree_entries e ON e.session = s.session AND e.id = s.entry"
-            " ORDER BY s.rank DESC, s.session, s.entry"
+            rows = yield Read(
+                f"SELECT {columns} FROM ptree_search WHERE session = ?"
+                " AND words @@ CAST(? AS tsquery) ORDER BY n DESC LIMIT ?",
+                [session, tsq, n],
+                planned=True,
+            )
+            return _candidates(rows)
+        found: list[Candidate] = []
+        below: int | None = None  # walked every row from here up
+        walked = 0
+        window = self.WINDOW
+        while True:
+            where, above = ("", []) if below is None else (" WHERE n < ?", [below])
+            rows = yield Read(
+                f"(SELECT {columns} FROM (SELECT * FROM ptree_search{where}"
+                " ORDER BY n DESC LIMIT ?) w"
+                " WHERE words @@ CAST(? AS tsquery) ORDER BY n DESC LIMIT ?)"
+                f" UNION ALL SELECT min(n), NULL, NULL, NULL, NULL FROM (SELECT n"
+                f" FROM ptree_search{where} ORDER BY n DESC LIMIT ?) b"
+                " UNION ALL SELECT min(n), NULL, NULL, NULL, NULL FROM ptree_search",
+                [*above, window, tsq, n - len(found), *above, window],
+                planned=True,
+            )
+            *matched, (lo, *_), (first, *_) = rows
+            found += _candidates(matched)
+            walked += window
+            if len(found) >= n or lo is None or lo <= first:
+                return found  # enough, or every row walked
+            below = lo
+            density = len(found) / walked
+            to_walk = (n - len(found)) / density if density else float("inf")
+            if to_walk > self.GIN_COST * density * (lo - first):
+                break
+            # What the density so far says is left, and a half more (not a multiple
+            # of the last window: a walk that overshoots costs more than a step).
+            window = min(max(self.WINDOW, int(to_walk * 1.5)), 1 << 30)
+        # Every match again, the window's too: a bound on n would have the planner
+        # AND GIN's matches with a B-tree range over most of the table.
+        rows = yield Read(
+            f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
+            " ORDER BY n + 0 DESC LIMIT ?",
+            [tsq, n],
+            planned=True,
         )
-        params.append(limit)
-        return sql, params
+        return _candidates(rows)
+
+
+def _candidates(rows: Iterable[Sequence[Any]]) -> list[Candidate]:
+    return [Candidate(o, s, e, r, tsvector_words(w)) for o, s, e, r, w in rows]

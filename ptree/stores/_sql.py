@@ -40,7 +40,7 @@ from ._paging import Order, Position, SessionPage, cut
 from ._plan import Disconnect, Plan, Read, Sql, Stepper, Transaction, recorded
 from ._prune import digest, refuse_pruned
 from ._schema import SCHEMA_VERSION, init_schema
-from ._search import Query, SearchHit, SqlIndex, entry_words, snippet
+from ._search import NEWEST, Query, SearchHit, SqlIndex, best, entry_words, snippet
 from .errors import ConflictError, SessionNotFoundError
 
 __all__ = [
@@ -113,6 +113,8 @@ class SqlStore(StoreCore):
     #: Rows per statement when many are written: between two, an async driver lets
     #: other tasks run (a save of 10^4 entries never holds the event loop long).
     CHUNK = 256
+    #: ``updated`` as listings read it (and :meth:`_datetime` takes it).
+    UPDATED = "updated"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -354,7 +356,9 @@ class SqlStore(StoreCore):
                 where = f" WHERE {self.ID_KEY} > ?"
                 params = [db_key(after[1])]
             by = self.ID_KEY
-        sql = f"SELECT id, name, entry_count, updated FROM ptree_sessions{where} ORDER BY {by}"
+        sql = (
+            f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions{where} ORDER BY {by}"
+        )
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
@@ -366,14 +370,33 @@ class SqlStore(StoreCore):
         return cut(order, summaries, limit)
 
     def _search(self, query: Query, limit: int, session: str | None) -> Plan[list[SearchHit]]:
-        sql, params = self.SEARCH_INDEX.find(
-            query, limit, None if session is None else db_key(session)
+        # The newest NEWEST matches (or limit, if more) are ranked, here, by one rule
+        # for every store; then the payloads (for snippets) of the best only.
+        found = yield from self.SEARCH_INDEX.newest(
+            query,
+            max(NEWEST, limit),
+            None if session is None else db_key(session),
         )
+        chosen = best(query, found, limit)
+        if not chosen:
+            return []
+        pairs = ", ".join("(?, ?)" for _ in chosen)
+        rows = yield Read(
+            # A join (SQLite scans the table for "(session, id) IN (VALUES ...)").
+            f"SELECT e.session, e.id, e.payload FROM (VALUES {pairs}) v"
+            " JOIN ptree_entries e ON e.session = v.column1 AND e.id = v.column2",
+            [v for c in chosen for v in (c.session, c.entry)],
+        )
+        payloads = {(k, e): p for k, e, p in rows}
         hits = []
-        for skey, ekey, role, payload in (yield Read(sql, params)):
+        for c in chosen:
+            payload = payloads.get((c.session, c.entry))
+            if payload is None:
+                continue  # deleted between the two reads
             said = entry_text(entry_from_json(parse_line(payload)))
             text = "" if said is None else said[1]
-            hits.append(SearchHit(from_db_key(skey), from_db_key(ekey), role, snippet(text, query)))
+            sid, eid = from_db_key(c.session), from_db_key(c.entry)
+            hits.append(SearchHit(sid, eid, c.role, snippet(text, query)))
         return hits
 
     def _prune(
@@ -442,14 +465,15 @@ class BlockingSqlStore(SqlStore, Store):
             with self._transaction(step.write) as cur:
                 return Stepper(step.body).run(lambda sql: execute(cur, sql))
         if isinstance(step, Read):
-            return self._read(step.sql, step.params)
+            return self._read(step.sql, step.params, step.planned)
         if isinstance(step, Disconnect):
             self._close()
             return None
         raise TypeError(f"not a step of an SQL store: {step!r}")
 
-    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+    def _read(self, sql: str, params: Sequence[Any], planned: bool = False) -> list[Any]:
         """The rows of one query: a single statement reads one committed state, so
-        a database may run it without a transaction around it (fewer round trips)."""
+        a database may run it without a transaction around it (fewer round trips).
+        ``planned``: its best plan depends on its parameters (see :class:`Read`)."""
         with self._transaction(write=False) as cur:
             return execute(cur, Sql(sql, params))

@@ -55,7 +55,14 @@ from ..entries import Entry
 from ..header import CURRENT_VERSION, SessionHeader
 from ..pi.commits import appended_entries, commit_bytes, unfinished_tail
 from ..pi.errors import SessionFileWarning
-from ..pi.files import os_error_reason, replace_file, sync_directory, write_all, write_temp
+from ..pi.files import (
+    os_error_reason,
+    replace_file,
+    replacing,
+    sync_directory,
+    write_all,
+    write_temp,
+)
 from ..pi.lines import parse_line
 from ..pi.readable import entry_text
 from ..pi.reader import read_state
@@ -64,7 +71,7 @@ from ..tree import SessionTree
 from ._base import Anchor, SessionSummary, Since, Store, header_payload
 from ._plan import Disconnect, Plan, done
 from ._prune import digest, refuse_pruned
-from ._search import Query, SearchHit, entry_words, snippet
+from ._search import Query, SearchHit, entry_words, score, snippet
 from .errors import (
     ConflictError,
     SessionNotFoundError,
@@ -85,6 +92,11 @@ _PRUNED = "pruned-"  # starts the incarnation of a session a prune rewrote
 def file_name(session_id: str) -> str:
     """The file name a new session gets: its id, if that is a safe file name, else
     ``%`` and the id percent-encoded (or hashed, if long).  Never a path.
+
+    Cost: O(len(session_id)).
+
+    Args:
+        session_id: the session's id (its header's ``id``), any ``str``.
 
     >>> file_name("0b7e-11"), file_name("../etc/passwd"), file_name("a b")
     ('0b7e-11.jsonl', '%..%2Fetc%2Fpasswd.jsonl', '%a%20b.jsonl')
@@ -675,13 +687,13 @@ class JsonlStore(Store):
                 said = entry_words(entry)
                 if said is None:
                     continue
-                score = query.matches(said[1])
-                if score:
+                found = score(query, said[1])
+                if found:
                     text = entry_text(entry)
                     hit = SearchHit(
                         sid, entry.id, said[0], snippet("" if text is None else text[1], query)
                     )
-                    scored.append((-score / len(said[1]), n, i, hit))
+                    scored.append((-found, n, i, hit))
         scored.sort(key=lambda s: s[:3])
         return [s[3] for s in scored[:limit]]
 
@@ -718,8 +730,7 @@ class JsonlStore(Store):
             if not unchanged:
                 return False
             data, leaf_id = file_parts(new, header)
-            tmp = write_temp(path, data, os.fstat(fd).st_mode & 0o7777)
-            try:
+            with replacing(path, data, os.fstat(fd).st_mode & 0o7777) as tmp:
                 # The removed ids first: a save of an older tree finds them once the
                 # new file is in place.
                 records = b"".join(
@@ -736,11 +747,6 @@ class JsonlStore(Store):
                 # Until the rename, this state names a file that is not there yet, so
                 # readers read the old file whole: a crash leaves the old session.
                 self._write_state_file(path, committed)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
             sync_directory(self._dir)
         self._index.pop(session_id, None)
         return True

@@ -9,19 +9,22 @@ READ``, so a load sees one committed state.  Entry lines are kept as ``text`` (n
 Faults become the stores' errors, never psycopg's: a connection lost (killed, the
 server restarted or down) raises :class:`~ptree.stores.StoreUnavailableError`; the
 transaction it interrupted committed whole or not at all (a save may be repeated as it
-is), and the same store object connects again on its next call.  A server out of disk
-raises :class:`~ptree.stores.StoreWriteError`; a lock or statement timeout set on the
-server, :class:`~ptree.stores.StoreLockedError`.
+is), and the same store object connects again on its next call.  A write the server's
+disk refuses (full, past the server's file size limit, an I/O error), or a database
+that takes no writes (a standby, ``default_transaction_read_only``), raises
+:class:`~ptree.stores.StoreWriteError`, its transaction rolled back; a lock or statement
+timeout set on the server, :class:`~ptree.stores.StoreLockedError`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from ._async import AsyncStore
@@ -33,6 +36,7 @@ from .errors import (
     StoreLockedError,
     StoreUnavailableError,
     StoreWriteError,
+    errno_name,
 )
 
 __all__ = ["AsyncPostgresStore", "PostgresSql", "PostgresStore"]
@@ -42,6 +46,31 @@ T = TypeVar("T")
 # The schema is created under this advisory lock: many processes opening a new
 # database at once would otherwise race on CREATE TABLE.
 _SCHEMA_LOCK = zlib.crc32(b"ptree schema")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# PostgreSQL gives ENOSPC its own SQLSTATE (53100, disk_full) and EIO too (58030,
+# io_error); a write refused otherwise (EFBIG: past the server's file size limit; a
+# quota; a read-only file system) is SQLSTATE XX000 with the C library's words for the
+# errno ending the message: 'could not extend file "base/5/16390": File too large'.
+_REFUSED = {
+    os.strerror(number): number
+    for number in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS)
+}
+
+
+def _refused_write(exc: Exception, errors: Any) -> int | None:
+    """The errno of a write the server's disk refused, as ``exc`` reports it; ``None``
+    when ``exc`` is another error (or the server words it in another language)."""
+    if isinstance(exc, errors.DiskFull):
+        return errno.ENOSPC
+    if isinstance(exc, errors.IoError):
+        return errno.EIO
+    if isinstance(exc, errors.ReadOnlySqlTransaction):  # a standby, a read-only default
+        return errno.EROFS
+    if isinstance(exc, errors.InternalError_):
+        primary = getattr(getattr(exc, "diag", None), "message_primary", None) or ""
+        return _REFUSED.get(primary.rpartition(": ")[2])
+    return None
 
 
 _READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
@@ -66,8 +95,8 @@ class _PgCursor:
     def description(self) -> Any:
         return self._cur.description
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        self._cur.execute(_translate(sql), params)
+    def execute(self, sql: str, params: Sequence[Any] = (), prepare: bool | None = None) -> Any:
+        self._cur.execute(_translate(sql), params, prepare=prepare)
         return self._cur
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
@@ -93,6 +122,10 @@ class PostgresSql(SqlStore):
     """
 
     FOR_UPDATE = " FOR UPDATE"
+    # Microseconds since 1970 (exact: extract gives a numeric): a page's 50 times are
+    # made in a fraction of the client's time a timestamptz takes to decode and move
+    # to UTC (psycopg converts each into the connection's time zone first).
+    UPDATED = "(extract(epoch FROM updated) * 1000000)::bigint"
     SEARCH_INDEX = PostgresIndex()
     # Sorted by code point, as Python and SQLite sort, whatever the database's collation.
     ID_KEY = 'id COLLATE "C"'
@@ -113,9 +146,13 @@ class PostgresSql(SqlStore):
         """The store error a psycopg error means."""
         errors = self._psycopg.errors
         text = str(exc).strip() or type(exc).__name__
-        if isinstance(exc, errors.DiskFull):
+        refused = _refused_write(exc, errors)
+        if refused is not None:
             return StoreWriteError(
-                self._url, "the database server", errno.ENOSPC, f"out of disk: {text}"
+                self._url,
+                "the database server",
+                refused,
+                f"its disk refused a write ({errno_name(refused)}): {text}",
             )
         if isinstance(exc, (errors.LockNotAvailable, errors.QueryCanceled)):
             return StoreLockedError(self._url, 0.0)
@@ -156,8 +193,8 @@ class PostgresSql(SqlStore):
         return datetime.now(UTC)
 
     def _datetime(self, value: Any) -> datetime:
-        assert isinstance(value, datetime)
-        return value.astimezone(UTC)
+        assert isinstance(value, int)
+        return _EPOCH + timedelta(microseconds=value)
 
     def _create_schema(self, cur: Cursor) -> None:
         cur.execute(
@@ -223,9 +260,13 @@ class PostgresStore(PostgresSql, BlockingSqlStore):
     def _transaction(self, write: bool) -> AbstractContextManager[Cursor]:
         return self._cursor(True, write)
 
-    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        # One statement on the autocommit connection: one round trip, not four.
+    def _read(self, sql: str, params: Sequence[Any], planned: bool = False) -> list[Any]:
+        # One statement on the autocommit connection: one round trip, not four.  A
+        # planned one is never a prepared statement's generic plan: whether a search
+        # walks the rows or reads the GIN index depends on the words.
         with self._cursor(False) as cur:
+            if planned:
+                return cur.execute(sql, params, prepare=False).fetchall()  # type: ignore[call-arg, no-any-return]
             return execute(cur, Sql(sql, params))
 
     def _close(self) -> None:
@@ -321,7 +362,7 @@ class AsyncPostgresStore(PostgresSql, AsyncStore):
         """Execute a Transaction or Read step on ``conn``."""
         if isinstance(step, Read):
             async with conn.cursor() as cur:
-                return await _execute(cur, Sql(step.sql, step.params))
+                return await _execute(cur, Sql(step.sql, step.params), step.planned)
         async with conn.transaction(), conn.cursor() as cur:
             if not step.write:
                 await cur.execute(_READ_ONLY)
@@ -332,10 +373,11 @@ class AsyncPostgresStore(PostgresSql, AsyncStore):
             return stepper.value
 
 
-async def _execute(cur: Any, step: Sql) -> list[Any]:
-    """One statement on an async psycopg cursor; its rows."""
+async def _execute(cur: Any, step: Sql, planned: bool = False) -> list[Any]:
+    """One statement on an async psycopg cursor; its rows (``planned``: never a
+    prepared statement's generic plan)."""
     if not step.many:
-        await cur.execute(_translate(step.sql), step.params)
+        await cur.execute(_translate(step.sql), step.params, prepare=False if planned else None)
         return await cur.fetchall() if cur.description is not None else []
     if step.params:
         await cur.executemany(_translate(step.sql), step.params)

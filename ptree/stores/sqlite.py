@@ -156,6 +156,15 @@ class SqliteStore(BlockingSqlStore):
 
         Cost: O(size of the database); it waits for other writers, and needs free disk
         space as large as the database.
+
+        Raises:
+            StoreError: the store is closed.
+            StoreWriteError: (an ``OSError``) the file is read-only (or its disk
+                refuses the write), said at once.
+            StoreLockedError: (a ``TimeoutError``) another connection kept the
+                database busy past the timeout, before the rewrite began.
+            sqlite3.Error: the ``VACUUM`` itself failed (a full disk, a connection
+                busy meanwhile); the database is as it was.
         """
         with self._lock:
             self._check_open()
