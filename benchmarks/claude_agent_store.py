@@ -151,8 +151,10 @@ def fresh_url(kind: str, d: Path, n: int) -> str:
     url = os.environ.get("PTREE_BENCH_POSTGRES_URL") or os.environ["PTREE_TEST_POSTGRES_URL"]
     import psycopg
 
+    # Every table of the current schema (a leftover search table would fail the open).
+    tables = ("ptree_entries", "ptree_sessions", "ptree_schema", "ptree_search", "ptree_pruned")
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("DROP TABLE IF EXISTS ptree_entries, ptree_sessions, ptree_schema")
+        conn.execute(f"DROP TABLE IF EXISTS {', '.join(tables)}")
     return url
 
 

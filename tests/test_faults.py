@@ -1273,7 +1273,8 @@ def test_update_does_not_apply_twice_when_a_lost_connection_hid_a_commit(
         calls = []
 
         def commit_then_lose(self: Any, tree: SessionTree) -> Any:
-            anchor = real(self, tree)
+            # A plan (see ptree.stores._plan): the save's transaction, then the loss.
+            anchor = yield from real(self, tree)
             calls.append(len(tree))
             if len(calls) == 1:
                 raise StoreUnavailableError(self.url, "the connection is lost (injected)")

@@ -6,7 +6,7 @@ written by hand."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,8 @@ def assistant(text: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[stores.Store]:
-    with stores.open(store_url) as s:
+def store(store_url: str, open_store: Callable[[str], Any]) -> Iterator[stores.Store]:
+    with open_store(store_url) as s:
         yield s
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,8 @@ def same(a: SessionTree, b: SessionTree) -> None:
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[stores.Store]:
-    with stores.open(store_url) as s:
+def store(store_url: str, open_store: Callable[[str], Any]) -> Iterator[stores.Store]:
+    with open_store(store_url) as s:
         yield s
 
 
@@ -282,10 +282,12 @@ class TestUpdate:
         with pytest.raises(stores.SessionNotFoundError):
             store.update("nope", lambda t: t)
 
-    def test_fn_runs_again_after_a_conflict(self, shared_store_url: str) -> None:
+    def test_fn_runs_again_after_a_conflict(
+        self, shared_store_url: str, open_store: Callable[[str], Any]
+    ) -> None:
         """Another writer saving between load and save makes fn run again on the new
         value: both changes end up stored."""
-        with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:
+        with open_store(shared_store_url) as a, open_store(shared_store_url) as b:
             a.save(grow(new_tree(), 1))
             calls: list[int] = []
 
@@ -301,9 +303,11 @@ class TestUpdate:
             assert texts == ["m0", "from b", "from a"]
             same(b.load("s1"), out)
 
-    def test_after_another_writer_made_the_session_anew(self, shared_store_url: str) -> None:
+    def test_after_another_writer_made_the_session_anew(
+        self, shared_store_url: str, open_store: Callable[[str], Any]
+    ) -> None:
         """A session deleted and saved again elsewhere: update starts from the new one."""
-        with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:
+        with open_store(shared_store_url) as a, open_store(shared_store_url) as b:
             a.save(grow(new_tree(), 3))
             a.update("s1", lambda t: t.append(user("seen by a")))
             b.delete("s1")
@@ -312,9 +316,11 @@ class TestUpdate:
             assert [m["content"] for m in out.current_path()] == ["new0", "again"]
             same(b.load("s1"), out)
 
-    def test_gives_up_after_its_attempts(self, shared_store_url: str) -> None:
+    def test_gives_up_after_its_attempts(
+        self, shared_store_url: str, open_store: Callable[[str], Any]
+    ) -> None:
         """When another writer always saves first, update raises ConflictError."""
-        with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:
+        with open_store(shared_store_url) as a, open_store(shared_store_url) as b:
             a.save(grow(new_tree(), 1))
 
             def fn(tree: SessionTree) -> SessionTree:
@@ -325,9 +331,11 @@ class TestUpdate:
                 a.update("s1", fn, attempts=3)
             assert len(b.load("s1")) == 4  # b's three, none of a's
 
-    def test_a_second_store_object_sees_every_save(self, shared_store_url: str) -> None:
+    def test_a_second_store_object_sees_every_save(
+        self, shared_store_url: str, open_store: Callable[[str], Any]
+    ) -> None:
         """Saves through one object are loaded by another; their versions interleave."""
-        with stores.open(shared_store_url) as a, stores.open(shared_store_url) as b:
+        with open_store(shared_store_url) as a, open_store(shared_store_url) as b:
             a.save(grow(new_tree(), 2))
             for i in range(10):
                 text = f"u{i}"
@@ -384,43 +392,47 @@ class TestDelete:
 
 
 class TestOpen:
-    def test_an_unknown_scheme_names_the_schemes(self) -> None:
+    def test_an_unknown_scheme_names_the_schemes(self, open_store: Callable[[str], Any]) -> None:
         with pytest.raises(ValueError, match="sqlite, postgresql, postgres, jsonl"):
-            stores.open("mysql://host/db")
+            open_store("mysql://host/db")
 
     @pytest.mark.parametrize(
         "url", ["sqlite://relative/x.db", "jsonl://host/dir", "sqlite:///a.db?mode=ro"]
     )
-    def test_bad_sqlite_and_jsonl_urls(self, url: str) -> None:
+    def test_bad_sqlite_and_jsonl_urls(self, url: str, open_store: Callable[[str], Any]) -> None:
         with pytest.raises(stores.StoreError):
-            stores.open(url)
+            open_store(url)
 
-    def test_each_memory_store_is_its_own(self) -> None:
-        with stores.open("sqlite:///:memory:") as a, stores.open("sqlite:///:memory:") as b:
+    def test_each_memory_store_is_its_own(self, open_store: Callable[[str], Any]) -> None:
+        with open_store("sqlite:///:memory:") as a, open_store("sqlite:///:memory:") as b:
             a.save(grow(new_tree(), 1))
             assert "s1" in a
             assert "s1" not in b
 
-    def test_the_path_is_percent_decoded(self, tmp_path: Path) -> None:
+    def test_the_path_is_percent_decoded(
+        self, tmp_path: Path, open_store: Callable[[str], Any]
+    ) -> None:
         (tmp_path / "a b").mkdir()
-        with stores.open(f"sqlite://{tmp_path}/a%20b/x%25.db") as s:
+        with open_store(f"sqlite://{tmp_path}/a%20b/x%25.db") as s:
             s.save(grow(new_tree(), 1))
         assert (tmp_path / "a b" / "x%.db").is_file()
 
-    def test_a_closed_store_refuses(self) -> None:
-        s = stores.open("sqlite:///:memory:")
+    def test_a_closed_store_refuses(self, open_store: Callable[[str], Any]) -> None:
+        s = open_store("sqlite:///:memory:")
         s.close()
         s.close()
         assert s.closed
         with pytest.raises(stores.StoreError):
             s.load("x")
 
-    def test_postgres_scheme_alias(self) -> None:
+    def test_postgres_scheme_alias(self, open_store: Callable[[str], Any]) -> None:
         url = postgres_url()
         alias = "postgres://" + url.removeprefix("postgresql://")
-        with stores.open(alias) as s:
+        with open_store(alias) as s:
             s.save(grow(new_tree(), 1))
-            assert isinstance(s, stores.PostgresStore)
+            assert isinstance(
+                getattr(s, "awaited", s), stores.PostgresStore | stores.AsyncPostgresStore
+            )
             assert "s1" in s
 
 

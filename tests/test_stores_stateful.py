@@ -36,7 +36,7 @@ from hypothesis.stateful import (
 import ptree
 from ptree import MessageEntry, SessionHeader, SessionTree, stores
 from ptree.stores import Keep
-from tests.conftest import postgres_url
+from tests.conftest import open_with, postgres_url
 from tests.strategies import appends
 
 TS = "2026-01-01T00:00:00.000Z"
@@ -76,6 +76,7 @@ class StoreMachine(RuleBasedStateMachine):
     """Subclasses name the kind of store."""
 
     KIND = ""
+    API = "sync"
     versions = Bundle("versions")
 
     def __init__(self) -> None:
@@ -89,7 +90,7 @@ class StoreMachine(RuleBasedStateMachine):
             self.url = f"jsonl://{self.tmp}/d?fsync=false"
         else:
             self.url = fresh_postgres()
-        self.store = stores.open(self.url)
+        self.store = open_with(self.API, self.url)
         self.model: dict[str, SessionTree] = {}
         self.pruned: dict[str, set[tuple[str, str]]] = {}  # (id, JSON) a prune removed
 
@@ -203,7 +204,7 @@ class StoreMachine(RuleBasedStateMachine):
     def reopen(self) -> None:
         """A new store object knows no versions: saves compare the stored entries."""
         self.store.close()
-        self.store = stores.open(self.url)
+        self.store = open_with(self.API, self.url)
 
     @rule(version=consumes(versions))
     def forget(self, version: SessionTree) -> None:
@@ -348,6 +349,20 @@ class PostgresMachine(StoreMachine):
     KIND = "postgres"
 
 
+class AsyncSqliteMemoryMachine(StoreMachine):
+    """The async protocol: a worker thread runs the blocking store."""
+
+    KIND = "sqlite-memory"
+    API = "async"
+
+
+class AsyncPostgresMachine(StoreMachine):
+    """The async protocol: the same plans on psycopg's async connection."""
+
+    KIND = "postgres"
+    API = "async"
+
+
 TestSqliteMemory = SqliteMemoryMachine.TestCase
 TestSqliteMemory.settings = SETTINGS
 TestSqliteFile = SqliteFileMachine.TestCase
@@ -356,3 +371,7 @@ TestJsonl = JsonlMachine.TestCase
 TestJsonl.settings = SETTINGS
 TestPostgres = PostgresMachine.TestCase
 TestPostgres.settings = SETTINGS
+TestAsyncSqliteMemory = AsyncSqliteMemoryMachine.TestCase
+TestAsyncSqliteMemory.settings = SETTINGS
+TestAsyncPostgres = AsyncPostgresMachine.TestCase
+TestAsyncPostgres.settings = SETTINGS

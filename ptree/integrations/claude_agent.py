@@ -29,8 +29,9 @@ a main transcript with its subagent transcripts as one Pi tree, through the Clau
 mapping of :mod:`ptree.formats.claude_code`: :func:`ptree.build_context` on it is what
 the model saw.
 
-Every method is a coroutine that runs the blocking store in a worker thread (one seam,
-:func:`_in_thread`), so the event loop never waits on the database.
+Every method is a coroutine over the async store (:func:`ptree.stores.open_async`), so
+the event loop never waits on the database; under trio they run on a private asyncio
+loop in a thread.
 
 Imports: the core, :mod:`ptree.formats`, :mod:`ptree.stores`; ``claude_agent_sdk``
 (the extra ``ptree[claude-agent]``) only when a batch is appended to a main transcript,
@@ -39,13 +40,14 @@ so reading stored transcripts (the CLI does) needs no SDK.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
 import re
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote, unquote, urlsplit
@@ -57,7 +59,16 @@ from ..formats import ImportFormatError, claude_code
 from ..frozen import FrozenDict, freeze, thaw
 from ..header import SessionHeader
 from ..ids import utc_now
-from ..stores import SCHEMES, ConflictError, SessionNotFoundError, Store, StoreError
+from ..stores import (
+    SCHEMES,
+    AsyncStore,
+    ConflictError,
+    SessionNotFoundError,
+    SessionSummary,
+    Store,
+    StoreError,
+    open_async,
+)
 from ..stores import open as open_store
 from ..tree import SessionTree
 
@@ -280,37 +291,40 @@ def _entry_id(tree: SessionTree, uuid: str | None, data: FrozenDict) -> str | No
         candidate = f"d{n}:{uuid}"
 
 
-class _Blocking:
-    """The protocol over a blocking :class:`~ptree.stores.Store`, opened on first use.
+class _Transcripts:
+    """The protocol over an :class:`~ptree.stores.AsyncStore`, opened on first use on
+    the running asyncio loop (a loop of its own for each loop that uses it).
 
-    Thread-safe: the store serialises its calls, and appends are compare-and-swap
-    updates, so any number of threads (and processes) may append at once.
+    Any number of tasks may append at once: appends are compare-and-swap updates, so
+    tasks (and processes) sharing a transcript all land.
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self._store: Store | None = None
-        self._lock = threading.Lock()
+        self._stores: dict[asyncio.AbstractEventLoop, AsyncStore] = {}
         self._closed = False
 
-    @property
-    def store(self) -> Store:
-        with self._lock:
-            if self._store is None:
-                if self._closed:
-                    raise StoreError(self.url, "the store is closed")
-                self._store = open_store(self.url)
-            return self._store
+    async def store(self) -> AsyncStore:
+        loop = asyncio.get_running_loop()
+        store = self._stores.get(loop)
+        if store is None:
+            if self._closed:
+                raise StoreError(self.url, "the store is closed")
+            store = await open_async(self.url)
+            if loop in self._stores:  # another task opened it meanwhile
+                await store.close()
+            store = self._stores.setdefault(loop, store)
+        return store
 
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self._store is not None:
-                self._store.close()
+    async def close(self) -> None:
+        self._closed = True
+        store = self._stores.pop(asyncio.get_running_loop(), None)
+        if store is not None:
+            await store.close()
 
     # ------------------------------------------------------------------ writing
 
-    def append(self, key: object, entries: object) -> None:
+    async def append(self, key: object, entries: object) -> None:
         project, session, subpath = _key_parts(key)
         sid = stored_id(_key_of(project, session, subpath))
         batch = _Records(sid, entries)
@@ -322,88 +336,101 @@ class _Blocking:
         def grow(tree: SessionTree) -> SessionTree:
             return _grow(tree, batch, key_dict, fold)
 
-        store = self.store
+        store = await self.store()
         while True:
             try:
-                store.update(sid, grow, attempts=_ATTEMPTS)
+                await store.update(sid, grow, attempts=_ATTEMPTS)
                 return
             except SessionNotFoundError:
                 pass
             try:
-                store.save(grow(SessionTree(header=_header(sid, key_dict, batch))))
+                await store.save(grow(SessionTree(header=_header(sid, key_dict, batch))))
                 return
             except ConflictError:
                 continue  # another writer created it meanwhile: update it instead
 
     # ------------------------------------------------------------------ reading
 
-    def load(self, key: object) -> list[dict[str, Any]] | None:
+    async def load(self, key: object) -> list[dict[str, Any]] | None:
         sid = stored_id(key)  # type: ignore[arg-type]  # checked there
         try:
-            tree = self.store.load(sid)
+            tree = await (await self.store()).load(sid)
         except SessionNotFoundError:
             return None
         return _records(tree)
 
-    def list_sessions(self, project_key: object) -> list[dict[str, Any]]:
+    async def list_sessions(self, project_key: object) -> list[dict[str, Any]]:
         return [
             {"session_id": session, "mtime": mtime}
-            for session, _sid, mtime in self._mains(project_key)
+            for session, _sid, mtime in await self._mains(project_key)
         ]
 
-    def list_session_summaries(self, project_key: object) -> list[dict[str, Any]]:
-        store = self.store
+    async def list_session_summaries(self, project_key: object) -> list[dict[str, Any]]:
+        store = await self.store()
         out: list[dict[str, Any]] = []
-        for session, sid, mtime in self._mains(project_key):
+        for session, sid, mtime in await self._mains(project_key):
             try:
-                leaf = store.load_path(sid).leaf
+                leaf = (await store.load_path(sid)).leaf
             except SessionNotFoundError:
                 continue  # deleted since the listing
             if isinstance(leaf, Custom) and leaf.custom_type == SUMMARY_TYPE:
                 out.append({"session_id": session, "mtime": mtime, "data": thaw(leaf.data)})
         return out
 
-    def _mains(self, project_key: object) -> list[tuple[str, str, int]]:
+    async def _mains(self, project_key: object) -> list[tuple[str, str, int]]:
         """``(session_id, stored id, mtime in ms)`` of a project's main transcripts."""
         if type(project_key) is not str:
             raise SessionKeyError(
                 project_key, "project_key", f"must be a string, not {type(project_key).__name__}"
             )
         out = []
-        for summary in self.store.sessions():
+        for summary in await (await self.store()).sessions():
             parsed = _parse_id(summary.id)
             if parsed is not None and parsed[0] == project_key and parsed[2] is None:
                 out.append((parsed[1], summary.id, _ms(summary.updated.timestamp())))
         return out
 
-    def list_subkeys(self, key: object) -> list[str]:
+    async def list_subkeys(self, key: object) -> list[str]:
         project, session, _ = _key_parts(key, subpath_allowed=False)
-        return sorted(sub for sub, _sid in self._subkeys(project, session))
+        summaries = await (await self.store()).sessions()
+        return sorted(sub for sub, _sid in _subkeys(summaries, project, session))
 
-    def _subkeys(self, project: str, session: str) -> list[tuple[str, str]]:
-        """``(subpath, stored id)`` of a session's subagent transcripts.  O(sessions)."""
-        out = []
-        for summary in self.store.sessions():
-            parsed = _parse_id(summary.id)
-            if parsed is not None and parsed[:2] == (project, session) and parsed[2] is not None:
-                out.append((parsed[2], summary.id))
-        return out
-
-    def delete(self, key: object) -> None:
+    async def delete(self, key: object) -> None:
         project, session, subpath = _key_parts(key)
-        store = self.store
+        store = await self.store()
         doomed = [stored_id(_key_of(project, session, subpath))]
         if subpath is None:
-            doomed.extend(sid for _sub, sid in self._subkeys(project, session))
+            doomed.extend(sid for _sub, sid in _subkeys(await store.sessions(), project, session))
         for sid in doomed:
             with contextlib.suppress(SessionNotFoundError):
-                store.delete(sid)
+                await store.delete(sid)
 
-    def tree(self, key: object) -> SessionTree | None:
+    async def tree(self, key: object) -> SessionTree | None:
+        sid = stored_id(key)  # type: ignore[arg-type]  # checked there
+        project, session, subpath = _transcript_parts(self.url, sid)
+        store = await self.store()
         try:
-            return transcript_tree(self.store, stored_id(key))  # type: ignore[arg-type]
+            main = _records(await store.load(sid))
         except SessionNotFoundError:
             return None
+        subagents: list[tuple[str, str, list[dict[str, Any]]]] = []
+        if subpath is None:
+            for sub_path, sub_id in sorted(_subkeys(await store.sessions(), project, session)):
+                with contextlib.suppress(SessionNotFoundError):  # deleted since the listing
+                    subagents.append((sub_path, sub_id, _records(await store.load(sub_id))))
+        return _transcript(self.url, sid, session, subpath, main, subagents)
+
+
+def _subkeys(
+    summaries: Iterable[SessionSummary], project: str, session: str
+) -> list[tuple[str, str]]:
+    """``(subpath, stored id)`` of a session's subagent transcripts.  O(sessions)."""
+    out = []
+    for summary in summaries:
+        parsed = _parse_id(summary.id)
+        if parsed is not None and parsed[:2] == (project, session) and parsed[2] is not None:
+            out.append((parsed[2], summary.id))
+    return out
 
 
 def _ms(seconds: float) -> int:
@@ -518,28 +545,41 @@ def transcript_tree(store: Store, session_id: str) -> SessionTree:
         ImportFormatError: a record that is not Claude Code's (the path names the
             store and the session, the line the record's 1-based position).
     """
+    project, session, subpath = _transcript_parts(store.url, session_id)
+    main = _records(store.load(session_id))
+    subagents: list[tuple[str, str, list[dict[str, Any]]]] = []
+    if subpath is None:
+        for sub_path, sub_id in sorted(_subkeys(store.sessions(), project, session)):
+            with contextlib.suppress(SessionNotFoundError):  # deleted since the listing
+                subagents.append((sub_path, sub_id, _records(store.load(sub_id))))
+    return _transcript(store.url, session_id, session, subpath, main, subagents)
+
+
+def _transcript_parts(url: str, session_id: str) -> tuple[str, str, str | None]:
     parsed = _parse_id(session_id)
     if parsed is None:
-        raise ValueError(f"{store.url}#{session_id}: not a Claude Agent SDK transcript")
-    project, session, subpath = parsed
-    main = _records(store.load(session_id))
+        raise ValueError(f"{url}#{session_id}: not a Claude Agent SDK transcript")
+    return parsed
+
+
+def _transcript(
+    url: str,
+    session_id: str,
+    session: str,
+    subpath: str | None,
+    main: list[dict[str, Any]],
+    loaded: list[tuple[str, str, list[dict[str, Any]]]],
+) -> SessionTree:
+    """The tree of a transcript's records and its subagents' (``(subpath, stored id,
+    records)``, sorted by subpath), in Claude Code's layout."""
     subagents: dict[str, tuple[str, list[dict[str, Any]]]] = {}
+    for sub_path, sub_id, records in loaded:
+        subagents[_file_name(sub_path, subagents)] = (sub_id, records)
     if subpath is None:
-        subpaths = []
-        for summary in store.sessions():
-            sub = _parse_id(summary.id)
-            if sub is not None and sub[:2] == (project, session) and sub[2] is not None:
-                subpaths.append((sub[2], summary.id))
-        for sub_path, sub_id in sorted(subpaths):
-            try:
-                records = _records(store.load(sub_id))
-            except SessionNotFoundError:
-                continue  # deleted since the listing
-            subagents[_file_name(sub_path, subagents)] = (sub_id, records)
         name = f"{session}.jsonl" if _SAFE.fullmatch(session) else "session.jsonl"
     else:
         name = _file_name(subpath, {})
-    return _convert(store.url, session_id, name, main, subagents)
+    return _convert(url, session_id, name, main, subagents)
 
 
 _SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -600,24 +640,43 @@ def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
 # ---------------------------------------------------------------------------- the async front
 
 
-async def _in_thread(fn: Callable[..., _T], *args: Any) -> _T:
-    """Run a blocking call in a worker thread: the one seam between the async protocol
-    and the blocking stores (an async store would replace only this).
+def _on_asyncio() -> bool:
+    """Whether the caller runs on an asyncio loop (the SDK may run on trio, via anyio)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
-    anyio's, not ``asyncio.to_thread``: the SDK runs on anyio, under asyncio or trio, and
-    ``asyncio.to_thread`` fails under trio.  anyio comes with the SDK.
-    """
-    import anyio.to_thread
 
-    return await anyio.to_thread.run_sync(fn, *args)
+class _Elsewhere:
+    """An asyncio loop in a thread of its own, for callers on another event loop
+    (trio): the async stores need asyncio, so their calls run there, and the caller's
+    loop waits in one of anyio's worker threads."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
 
 
 class TreeSessionStore(AsyncClosing):
     """The Claude Agent SDK's ``SessionStore`` on the ptree store ``url`` names.
 
     Pass it as ``ClaudeAgentOptions(session_store=TreeSessionStore(url))``.  The store
-    is opened on first use (in a worker thread); an unknown URL scheme is refused here.
-    Each method is a coroutine that never blocks the event loop.  Use one object per
+    is opened on first use (:func:`ptree.stores.open_async`); an unknown URL scheme is
+    refused here.  Each method is a coroutine that never blocks the event loop: on
+    asyncio it awaits the async store (PostgreSQL without a thread, SQLite and Pi files
+    in the store's worker thread); on another loop (trio, which the SDK's anyio
+    allows) the calls run on a private asyncio loop in a thread of their own.  Use one object per
     process (it may be shared by all its tasks and threads); close it with
     :meth:`close` or ``async with``.
 
@@ -644,12 +703,26 @@ class TreeSessionStore(AsyncClosing):
         scheme = urlsplit(url).scheme.lower() if "://" in url else ""
         if scheme not in SCHEMES:
             open_store(url).close()  # raises the store's own error, before any I/O
-        self._sync = _Blocking(url)
+        self._transcripts = _Transcripts(url)
+        self._elsewhere: _Elsewhere | None = None
+        self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
         """The store's URL."""
-        return self._sync.url
+        return self._transcripts.url
+
+    async def _call(self, method: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
+        """``await method(*args)`` on this asyncio loop, or on the private one."""
+        if _on_asyncio():
+            return await method(*args)
+        import anyio.to_thread  # anyio comes with the SDK
+
+        with self._lock:
+            if self._elsewhere is None:
+                self._elsewhere = _Elsewhere()
+            elsewhere = self._elsewhere
+        return await anyio.to_thread.run_sync(elsewhere.run, method(*args))
 
     async def append(self, key: SessionKey, entries: Sequence[Mapping[str, Any]]) -> None:
         """Append a batch of transcript entries, atomically: all or nothing.
@@ -672,7 +745,7 @@ class TreeSessionStore(AsyncClosing):
             TranscriptEntryError: an entry that is not a JSON object; nothing stored.
             ConflictError: other writers kept winning for 1,000 attempts.
         """
-        await _in_thread(self._sync.append, key, entries)
+        await self._call(self._transcripts.append, key, entries)
 
     async def load(self, key: SessionKey) -> list[SessionStoreEntry] | None:
         """The transcript's entries in append order, equal to those appended;
@@ -681,7 +754,7 @@ class TreeSessionStore(AsyncClosing):
         Args:
             key: the transcript's session key.
         """
-        loaded = await _in_thread(self._sync.load, key)
+        loaded = await self._call(self._transcripts.load, key)
         return cast("list[SessionStoreEntry] | None", loaded)
 
     async def list_sessions(self, project_key: str) -> list[SessionStoreListEntry]:
@@ -694,7 +767,7 @@ class TreeSessionStore(AsyncClosing):
         Raises:
             SessionKeyError: ``project_key`` is not a string.
         """
-        listed = await _in_thread(self._sync.list_sessions, project_key)
+        listed = await self._call(self._transcripts.list_sessions, project_key)
         return cast("list[SessionStoreListEntry]", listed)
 
     async def list_session_summaries(self, project_key: str) -> list[SessionSummaryEntry]:
@@ -708,7 +781,7 @@ class TreeSessionStore(AsyncClosing):
         Raises:
             SessionKeyError: ``project_key`` is not a string.
         """
-        listed = await _in_thread(self._sync.list_session_summaries, project_key)
+        listed = await self._call(self._transcripts.list_session_summaries, project_key)
         return cast("list[SessionSummaryEntry]", listed)
 
     async def delete(self, key: SessionKey) -> None:
@@ -718,7 +791,7 @@ class TreeSessionStore(AsyncClosing):
         Args:
             key: the transcript's session key.
         """
-        await _in_thread(self._sync.delete, key)
+        await self._call(self._transcripts.delete, key)
 
     async def list_subkeys(self, key: SessionListSubkeysKey) -> list[str]:
         """The subpaths of the session's subagent transcripts, sorted.  Cost:
@@ -731,7 +804,7 @@ class TreeSessionStore(AsyncClosing):
         Raises:
             SessionKeyError: not a valid key (or one with a ``subpath``).
         """
-        return await _in_thread(self._sync.list_subkeys, key)
+        return await self._call(self._transcripts.list_subkeys, key)
 
     async def tree(self, key: SessionKey) -> SessionTree | None:
         """The transcript as one Pi tree (see :func:`transcript_tree`), or ``None``
@@ -740,15 +813,18 @@ class TreeSessionStore(AsyncClosing):
         Args:
             key: the transcript's session key.
         """
-        return await _in_thread(self._sync.tree, key)
+        return await self._call(self._transcripts.tree, key)
 
     async def close(self) -> None:
         """Close the store (if it was opened).  Closing twice is fine.
-
-        Cost: the store's close (releasing its connection), in a worker thread.  A
-        later call that needs the store raises :class:`~ptree.stores.StoreError`.
+        Cost: the store's close (releasing its connection).  A later call that needs
+        the store raises :class:`~ptree.stores.StoreError`.
         """
-        await _in_thread(self._sync.close)
+        await self._call(self._transcripts.close)
+        with self._lock:
+            elsewhere, self._elsewhere = self._elsewhere, None
+        if elsewhere is not None:
+            elsewhere.stop()
 
     async def aclose(self) -> None:
         """:meth:`close`, by the name ``async with`` and :func:`contextlib.aclosing`

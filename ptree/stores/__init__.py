@@ -18,9 +18,11 @@ Imports: the core and :mod:`ptree.pi`; a database driver only as an optional ext
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import unquote, urlsplit
 
 from ..errors import name_public
+from ._async import AsyncStore, ThreadedStore
 from ._base import SessionSummary, Store
 from ._paging import SessionPage
 from ._prune import Keep, PruneReport
@@ -39,11 +41,13 @@ from .errors import (
     UnknownKeepError,
 )
 from .jsonl import JsonlStore
-from .postgres import PostgresStore
+from .postgres import AsyncPostgresStore, PostgresStore
 from .sqlite import SqliteStore
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AsyncPostgresStore",
+    "AsyncStore",
     "ConflictError",
     "CursorError",
     "JsonlStore",
@@ -64,6 +68,7 @@ __all__ = [
     "StoreWriteError",
     "UnknownKeepError",
     "open",
+    "open_async",
 ]
 
 SCHEMES = ("sqlite", "postgresql", "postgres", "jsonl")
@@ -103,9 +108,7 @@ def open(url: str) -> Store:  # noqa: A001 - stores.open, as the module's one en
     ptree.stores.StoreError: redis://localhost: unknown store scheme 'redis': use one of sqlite, \
 postgresql, postgres, jsonl
     """
-    if not isinstance(url, str):
-        raise TypeError(f"a store URL is a str, not {type(url).__name__}")
-    parts = urlsplit(url)
+    parts = urlsplit(_checked(url))
     scheme = parts.scheme.lower()
     if scheme in ("postgresql", "postgres"):
         return PostgresStore(url)
@@ -126,6 +129,44 @@ postgresql, postgres, jsonl
     if scheme == "sqlite":
         return SqliteStore(url, path, timeout=timeout)
     return JsonlStore(url, path, fsync=fsync, timeout=timeout)
+
+
+async def open_async(url: str) -> AsyncStore:
+    """Open the store a URL names, for an asyncio event loop: :func:`open`'s URLs,
+    :class:`Store`'s contract awaited (:class:`AsyncStore`).
+
+    A PostgreSQL store talks to the server through psycopg's ``AsyncConnection``
+    (:class:`AsyncPostgresStore`: no thread).  A ``sqlite:`` or ``jsonl:`` store gets a
+    worker thread of its own, where the blocking store runs each operation: the event
+    loop never waits on the disk.  Cost: as :func:`open`.
+
+    Args:
+        url: the store's URL, as :func:`open` takes it.
+
+    Raises:
+        StoreError: (a ``ValueError``) as :func:`open`.
+        StoreUnavailableError: the PostgreSQL server cannot be reached.
+
+    >>> import asyncio
+    >>> from ptree import SessionHeader, SessionTree
+    >>> async def main():
+    ...     async with await open_async("sqlite:///:memory:") as store:
+    ...         header = SessionHeader(id="chat-1", timestamp="2026-01-01T00:00:00Z", cwd="/")
+    ...         tree = SessionTree(header=header).append({"role": "user", "content": "hi"})
+    ...         await store.save(tree)
+    ...         return len(await store.load("chat-1"))
+    >>> asyncio.run(main())
+    1
+    """
+    if urlsplit(_checked(url)).scheme.lower() in ("postgresql", "postgres"):
+        return await AsyncPostgresStore.connect(url)
+    return await ThreadedStore.open(functools.partial(open, url))
+
+
+def _checked(url: object) -> str:
+    if not isinstance(url, str):
+        raise TypeError(f"a store URL is a str, not {type(url).__name__}")
+    return url
 
 
 DEFAULT_TIMEOUT = 10.0

@@ -1,6 +1,9 @@
-"""What every store shares: the protocol (:class:`Store`), session summaries, the
-compare-and-swap loop of :meth:`Store.update`, and the memory of recent versions that
-lets a save check its tree against the stored session in O(entries added)."""
+"""What every store shares: the contract written once as plans (:class:`StoreCore`:
+the compare-and-swap loop of :meth:`Store.update`, prune's retries, the checks of
+every argument, and the memory of recent versions that lets a save check its tree
+against the stored session in O(entries added)), the blocking protocol that runs them
+(:class:`Store`), and session summaries.  The async protocol awaits the same plans
+(:mod:`ptree.stores._async`)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any, TypeVar
 
 import attrs
 
@@ -28,11 +32,22 @@ from ._paging import (
     decode_cursor,
     page_of,
 )
+from ._plan import Disconnect, Pause, Plan, Sleep, Stepper, done
 from ._prune import KeepSpec, PruneReport, as_keep, plan
 from ._search import MAX_WORD, Query, SearchHit, check_limit, parse_query
 from .errors import ConflictError, SessionNotFoundError, StoreError, StoreUnavailableError
 
-__all__ = ["Anchor", "SessionSummary", "Store", "entry_payload", "header_payload"]
+__all__ = [
+    "Anchor",
+    "SessionSummary",
+    "Since",
+    "Store",
+    "StoreCore",
+    "entry_payload",
+    "header_payload",
+]
+
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -86,15 +101,26 @@ class Anchor:
     position: int
 
 
-class Store(Closing, ABC):
-    """Many sessions behind one protocol: save, load, update, list (a page at a time),
-    search, prune, delete.
+@attrs.frozen
+class Since:
+    """What a session gained since an :class:`Anchor`: the entries saved after its
+    ``count`` (in order), the leaf now, and the session's ``incarnation``, ``count`` and
+    ``position`` now (the new anchor's)."""
 
-    Open one with :func:`ptree.stores.open`; use it as a context manager or call
-    :meth:`close`.  A store object may be shared by the threads of a process (calls
-    are serialised); each process opens its own (do not carry one across ``fork``).
-    Any number of processes may use one database or directory at once: every save is
-    atomic and checked against what is stored (see :meth:`save`).
+    entries: Sequence[Entry]
+    leaf: str | None
+    incarnation: str
+    count: int
+    position: int
+
+
+class StoreCore(ABC):
+    """The store contract, written once: every operation as a plan
+    (:mod:`ptree.stores._plan`) over the primitives a kind of store brings, with the
+    memory of recent versions (anchors) that makes a save O(entries added).
+
+    :class:`Store` runs these plans blocking, :class:`~ptree.stores.AsyncStore`
+    awaits them: both give the same results and raise the same errors.
 
     Args:
         url: the URL the store was opened with (:attr:`url`).
@@ -107,7 +133,6 @@ class Store(Closing, ABC):
 
     def __init__(self, url: str) -> None:
         self._url = url
-        self._lock = threading.RLock()
         self._anchors: OrderedDict[str, list[Anchor]] = OrderedDict()
         self._closed = False
 
@@ -127,6 +152,265 @@ class Store(Closing, ABC):
     def closed(self) -> bool:
         """Whether :meth:`close` was called."""
         return self._closed
+
+    def __repr__(self) -> str:
+        state = " (closed)" if self._closed else ""
+        return f"{type(self).__name__}({self._url!r}){state}"
+
+    # ------------------------------------------------------------------ the operations
+
+    def _op_save(self, tree: SessionTree) -> Plan[SessionTree]:
+        header = tree.header
+        if header is None:
+            raise StoreError(
+                self._url,
+                "a tree without a header has no session id: give it one "
+                "(tree.with_header(SessionHeader.new())) or load it from a store or file",
+            )
+        stored_header = header_of(tree)
+        if stored_header is not header:
+            tree = tree.with_header(stored_header)
+        self._check_open()
+        anchor = yield from self._save(tree)
+        self._remember(stored_header.id, anchor)
+        return tree
+
+    def _op_load(self, session_id: str) -> Plan[SessionTree]:
+        self._check_open()
+        anchor = yield from self._load(session_id)
+        self._remember(session_id, anchor)
+        return anchor.tree
+
+    def _op_refresh(self, session_id: str) -> Plan[SessionTree]:
+        # update()'s load: from the last version this object saw, only what was added.
+        self._check_open()
+        anchor = self._latest_anchor(session_id)
+        since = None if anchor is None else (yield from self._since(session_id, anchor))
+        if anchor is None or since is None:  # unseen, or made anew since: read it whole
+            return (yield from self._op_load(session_id))
+        tree = anchor.tree
+        for entry in since.entries:
+            tree = tree.insert(entry)
+        tree = tree.move_to(since.leaf)
+        self._remember(session_id, Anchor(tree, since.incarnation, since.count, since.position))
+        return tree
+
+    def _op_load_path(self, session_id: str) -> Plan[SessionTree]:
+        self._check_open()
+        return (yield from self._load_path(session_id))
+
+    def _op_update(
+        self, session_id: str, fn: Callable[[SessionTree], SessionTree], attempts: int
+    ) -> Plan[SessionTree]:
+        pause = 0.001
+        landed: SessionTree | None = None  # a save whose outcome a lost connection hid
+        for attempt in range(max(1, attempts)):
+            try:
+                if landed is not None:
+                    if (yield from self._op_holds(session_id, landed)):
+                        return landed
+                    landed = None
+                current = yield from self._op_refresh(session_id)
+                new = fn(current)
+                if not isinstance(new, SessionTree):
+                    raise TypeError(f"fn must return a SessionTree, not {type(new).__name__}")
+                try:
+                    return (yield from self._op_save(new))
+                except StoreUnavailableError:
+                    landed = new
+                    raise
+            except ConflictError:
+                pass
+            except StoreUnavailableError:
+                if attempt + 1 >= max(1, attempts):
+                    raise
+            yield Sleep(random.uniform(0, pause))
+            pause = min(pause * 2, 0.1)
+        raise ConflictError(
+            session_id,
+            self._url,
+            f"update gave up after {attempts} attempts: other writers kept saving first",
+        )
+
+    def _op_holds(self, session_id: str, tree: SessionTree) -> Plan[bool]:
+        """Whether the stored session begins with ``tree``'s entries (a save of it that
+        a lost connection interrupted did commit).  O(size of the session)."""
+        try:
+            stored = yield from self._op_load(session_id)
+        except SessionNotFoundError:
+            return False
+        n = len(tree)
+        return len(stored) >= n and stored.entries()[:n] == tree.entries()
+
+    def _op_sessions(self, limit: int | None, after: str | None, order: Order) -> Plan[SessionPage]:
+        check_page_args(self._url, limit, order)
+        position = None if after is None else decode_cursor(self._url, order, after)
+        self._check_open()
+        return (yield from self._page(order, limit, position))
+
+    def _op_search(self, query: str, limit: int, session: str | None) -> Plan[list[SearchHit]]:
+        parsed = parse_query(self._url, query)
+        limit = check_limit(self._url, query, limit)
+        if session is not None and not isinstance(session, str):
+            raise TypeError(f"session is a str, not {type(session).__name__}")
+        self._check_open()
+        if session is not None and not (yield from self._exists(session)):
+            raise SessionNotFoundError(session, self._url)
+        if any(len(w) > MAX_WORD for w in parsed.words):
+            return []  # never indexed: nothing to ask the database
+        return (yield from self._search(parsed, limit, session))
+
+    def _op_prune(self, session_id: str, keep: KeepSpec, dry_run: bool) -> Plan[PruneReport]:
+        spec = as_keep(keep)
+        for _ in range(16):
+            self._check_open()
+            anchor = yield from self._load(session_id)
+            new, report = plan(self._url, anchor.tree, spec)
+            if dry_run or not report.removed:
+                self._remember(session_id, anchor)
+                return attrs.evolve(report, dry_run=dry_run)
+            self._anchors.pop(session_id, None)
+            removed = tuple(anchor.tree[i] for i in report.removed)
+            if (yield from self._prune(session_id, anchor, new, removed)):
+                return report
+        raise ConflictError(session_id, self._url, "prune gave up: other writers kept saving first")
+
+    def _op_delete(self, session_id: str) -> Plan[None]:
+        self._check_open()
+        self._anchors.pop(session_id, None)
+        yield from self._delete(session_id)
+
+    def _op_exists(self, session_id: object) -> Plan[bool]:
+        if not isinstance(session_id, str):
+            return False
+        self._check_open()
+        return (yield from self._exists(session_id))
+
+    def _op_close(self) -> Plan[None]:
+        if not self._closed:
+            self._closed = True
+            self._anchors.clear()
+            yield Disconnect()
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(self._url, "the store is closed")
+
+    def _remember(self, session_id: str, anchor: Anchor) -> None:
+        anchors = self._anchors.get(session_id)
+        if anchors is None:
+            anchors = self._anchors[session_id] = []
+            while len(self._anchors) > self.ANCHOR_SESSIONS:
+                self._anchors.popitem(last=False)
+        else:
+            self._anchors.move_to_end(session_id)
+            anchors[:] = [a for a in anchors if a.incarnation == anchor.incarnation]
+        anchors.append(anchor)
+        del anchors[: -self.ANCHORS_PER_SESSION]
+
+    def _best_anchor(
+        self, session_id: str, tree: SessionTree, incarnation: str, count: int
+    ) -> tuple[Anchor, tuple[Entry, ...]] | None:
+        """The remembered version ``tree`` grew from that covers most of the stored
+        entries, with the entries ``tree`` has past it.  O(entries added per anchor)."""
+        best: tuple[Anchor, tuple[Entry, ...]] | None = None
+        for anchor in self._anchors.get(session_id, ()):
+            if anchor.incarnation != incarnation or anchor.count > count:
+                continue
+            if best is not None and anchor.count <= best[0].count:
+                continue
+            added = tree.added_since(anchor.tree)
+            if added is not None:
+                best = (anchor, added)
+        return best
+
+    def _grown_from(
+        self, tree: SessionTree, stored_header: str, count: int, incarnation: str
+    ) -> tuple[Anchor | None, tuple[Entry, ...]]:
+        """The checks every save makes against the stored session (its header line,
+        its entry count), then the remembered version ``tree`` grew from with the
+        entries ``tree`` has past it (``None`` and every entry: none).
+
+        Raises:
+            ConflictError: another header, or fewer entries than stored.
+        """
+        header = tree.header
+        assert header is not None
+        if stored_header != header_payload(header):
+            raise ConflictError(header.id, self._url, "the stored session has another header")
+        if len(tree) < count:
+            raise ConflictError(
+                header.id,
+                self._url,
+                f"the stored session has {count} entries, the tree only {len(tree)}: "
+                "another writer saved since this tree was loaded",
+            )
+        found = self._best_anchor(header.id, tree, incarnation, count)
+        return (None, tree.entries()) if found is None else found
+
+    def _latest_anchor(self, session_id: str) -> Anchor | None:
+        anchors = self._anchors.get(session_id)
+        return anchors[-1] if anchors else None
+
+    @abstractmethod
+    def _save(self, tree: SessionTree) -> Plan[Anchor]: ...
+
+    @abstractmethod
+    def _load(self, session_id: str) -> Plan[Anchor]: ...
+
+    def _since(self, session_id: str, anchor: Anchor) -> Plan[Since | None]:
+        """What was saved since ``anchor`` (``None``: read the session whole).
+        Raises SessionNotFoundError."""
+        return done(None)
+
+    @abstractmethod
+    def _load_path(self, session_id: str) -> Plan[SessionTree]: ...
+
+    def _sessions(self) -> Plan[list[SessionSummary]]:
+        raise NotImplementedError  # a store without its own _page lists them all
+
+    def _page(self, order: Order, limit: int | None, after: Position | None) -> Plan[SessionPage]:
+        """A page of :meth:`sessions`; by default cut from the whole list, in Python."""
+        every = yield from self._sessions()
+        return page_of(self._url, every, order, limit, after)
+
+    @abstractmethod
+    def _search(self, query: Query, limit: int, session: str | None) -> Plan[list[SearchHit]]: ...
+
+    @abstractmethod
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> Plan[bool]:
+        """Store ``new`` in place of ``anchor.tree`` and remember ``removed``, if the
+        stored session is still ``anchor``'s version; ``False`` (nothing changed) if
+        another writer saved since."""
+
+    @abstractmethod
+    def _delete(self, session_id: str) -> Plan[None]: ...
+
+    @abstractmethod
+    def _exists(self, session_id: str) -> Plan[bool]: ...
+
+
+class Store(Closing, StoreCore):
+    """Many sessions behind one protocol: save, load, update, list (a page at a time),
+    search, prune, delete.
+
+    Open one with :func:`ptree.stores.open`; use it as a context manager or call
+    :meth:`close`.  A store object may be shared by the threads of a process (calls
+    are serialised); each process opens its own (do not carry one across ``fork``).
+    Any number of processes may use one database or directory at once: every save is
+    atomic and checked against what is stored (see :meth:`save`).
+
+    Args:
+        url: the URL the store was opened with (:attr:`url`).
+    """
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ protocol
 
@@ -159,21 +443,7 @@ class Store(Closing, ABC):
             StoreError: ``tree`` has no header (so no session id), or the store is
                 closed.
         """
-        header = tree.header
-        if header is None:
-            raise StoreError(
-                self._url,
-                "a tree without a header has no session id: give it one "
-                "(tree.with_header(SessionHeader.new())) or load it from a store or file",
-            )
-        stored_header = header_of(tree)
-        if stored_header is not header:
-            tree = tree.with_header(stored_header)
-        with self._lock:
-            self._check_open()
-            anchor = self._save(tree)
-            self._remember(stored_header.id, anchor)
-        return tree
+        return self._run(self._op_save(tree))
 
     def load(self, session_id: str) -> SessionTree:
         """The session as last saved: entries (of every kind, unknown fields kept),
@@ -187,11 +457,7 @@ class Store(Closing, ABC):
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
         """
-        with self._lock:
-            self._check_open()
-            anchor = self._load(session_id)
-            self._remember(session_id, anchor)
-            return anchor.tree
+        return self._run(self._op_load(session_id))
 
     def refresh(self, session_id: str) -> SessionTree:
         """The session as stored now, like :meth:`load`, reading only what was saved
@@ -209,7 +475,7 @@ class Store(Closing, ABC):
             SessionNotFoundError: (a ``KeyError``) no such session.
             StoreError: the store is closed.
         """
-        return self._refresh(session_id)
+        return self._run(self._op_refresh(session_id))
 
     def load_path(self, session_id: str) -> SessionTree:
         """Only the path from the root to the leaf: what a model is sent next.
@@ -227,9 +493,7 @@ class Store(Closing, ABC):
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
         """
-        with self._lock:
-            self._check_open()
-            return self._load_path(session_id)
+        return self._run(self._op_load_path(session_id))
 
     def update(
         self,
@@ -270,35 +534,7 @@ class Store(Closing, ABC):
             ConflictError: every attempt conflicted.
             StoreUnavailableError: the database could not be reached on any attempt.
         """
-        pause = 0.001
-        landed: SessionTree | None = None  # a save whose outcome a lost connection hid
-        for attempt in range(max(1, attempts)):
-            try:
-                if landed is not None:
-                    if self._holds(session_id, landed):
-                        return landed
-                    landed = None
-                current = self._refresh(session_id)
-                new = fn(current)
-                if not isinstance(new, SessionTree):
-                    raise TypeError(f"fn must return a SessionTree, not {type(new).__name__}")
-                try:
-                    return self.save(new)
-                except StoreUnavailableError:
-                    landed = new
-                    raise
-            except ConflictError:
-                pass
-            except StoreUnavailableError:
-                if attempt + 1 >= max(1, attempts):
-                    raise
-            time.sleep(random.uniform(0, pause))
-            pause = min(pause * 2, 0.1)
-        raise ConflictError(
-            session_id,
-            self._url,
-            f"update gave up after {attempts} attempts: other writers kept saving first",
-        )
+        return self._run(self._op_update(session_id, fn, attempts))
 
     def sessions(
         self, *, limit: int | None = None, after: str | None = None, order: Order = "updated"
@@ -337,11 +573,7 @@ class Store(Closing, ABC):
         >>> [s.id for s in first], [s.id for s in rest], rest.next_cursor
         (['s0', 's1'], ['s2'], None)
         """
-        check_page_args(self._url, limit, order)
-        position = None if after is None else decode_cursor(self._url, order, after)
-        with self._lock:
-            self._check_open()
-            return self._page(order, limit, position)
+        return self._run(self._op_sessions(limit, after, order))
 
     def search(self, query: str, *, limit: int = 20, session: str | None = None) -> list[SearchHit]:
         """The entries whose readable text holds every word of ``query`` (or its
@@ -383,17 +615,7 @@ class Store(Closing, ABC):
         ...     [(h.session_id, h.role, h.snippet) for h in store.search("KETTLE boil")]
         [('s1', 'user', '«Boil» the «kettle»!')]
         """
-        parsed = parse_query(self._url, query)
-        limit = check_limit(self._url, query, limit)
-        if session is not None and not isinstance(session, str):
-            raise TypeError(f"session is a str, not {type(session).__name__}")
-        with self._lock:
-            self._check_open()
-            if session is not None and not self._exists(session):
-                raise SessionNotFoundError(session, self._url)
-            if any(len(w) > MAX_WORD for w in parsed.words):
-                return []  # never indexed: nothing to ask the database
-            return self._search(parsed, limit, session)
+        return self._run(self._op_search(query, limit, session))
 
     def prune(self, session_id: str, *, keep: KeepSpec, dry_run: bool = False) -> PruneReport:
         """Remove the branches of a session that nothing kept hangs from.
@@ -434,20 +656,7 @@ class Store(Closing, ABC):
             ConflictError: other writers kept saving first, 16 times.
             StoreError: the store is closed.
         """
-        spec = as_keep(keep)
-        for _ in range(16):
-            with self._lock:
-                self._check_open()
-                anchor = self._load(session_id)
-                new, report = plan(self._url, anchor.tree, spec)
-                if dry_run or not report.removed:
-                    self._remember(session_id, anchor)
-                    return attrs.evolve(report, dry_run=dry_run)
-                self._anchors.pop(session_id, None)
-                removed = tuple(anchor.tree[i] for i in report.removed)
-                if self._prune(session_id, anchor, new, removed):
-                    return report
-        raise ConflictError(session_id, self._url, "prune gave up: other writers kept saving first")
+        return self._run(self._op_prune(session_id, keep, dry_run))
 
     def delete(self, session_id: str) -> None:
         """Remove the session and all its entries, atomically.  Its id may be saved again.
@@ -460,118 +669,40 @@ class Store(Closing, ABC):
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
         """
-        with self._lock:
-            self._check_open()
-            self._anchors.pop(session_id, None)
-            self._delete(session_id)
+        self._run(self._op_delete(session_id))
 
     def __contains__(self, session_id: object) -> bool:
         """Whether a session with this id is stored."""
-        if not isinstance(session_id, str):
-            return False
-        with self._lock:
-            self._check_open()
-            return self._exists(session_id)
+        return self._run(self._op_exists(session_id))
 
     def close(self) -> None:
         """Release the connection (or nothing, for directories).  Closing twice is fine.
 
         Cost: O(1).
         """
+        self._run(self._op_close())
+
+    # ------------------------------------------------------------------ the blocking driver
+
+    def _run(self, plan: Plan[T]) -> T:
+        """Run an operation's plan to its end, holding the store's lock (but not while
+        it sleeps between attempts)."""
         with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._anchors.clear()
-                self._close()
+            return Stepper(plan).run(self._step)
 
-    def __repr__(self) -> str:
-        state = " (closed)" if self._closed else ""
-        return f"{type(self).__name__}({self._url!r}){state}"
-
-    # ------------------------------------------------------------------ for subclasses
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError(self._url, "the store is closed")
-
-    def _remember(self, session_id: str, anchor: Anchor) -> None:
-        anchors = self._anchors.get(session_id)
-        if anchors is None:
-            anchors = self._anchors[session_id] = []
-            while len(self._anchors) > self.ANCHOR_SESSIONS:
-                self._anchors.popitem(last=False)
-        else:
-            self._anchors.move_to_end(session_id)
-            anchors[:] = [a for a in anchors if a.incarnation == anchor.incarnation]
-        anchors.append(anchor)
-        del anchors[: -self.ANCHORS_PER_SESSION]
-
-    def _best_anchor(
-        self, session_id: str, tree: SessionTree, incarnation: str, count: int
-    ) -> tuple[Anchor, tuple[Entry, ...]] | None:
-        """The remembered version ``tree`` grew from that covers most of the stored
-        entries, with the entries ``tree`` has past it.  O(entries added per anchor)."""
-        best: tuple[Anchor, tuple[Entry, ...]] | None = None
-        for anchor in self._anchors.get(session_id, ()):
-            if anchor.incarnation != incarnation or anchor.count > count:
-                continue
-            if best is not None and anchor.count <= best[0].count:
-                continue
-            added = tree.added_since(anchor.tree)
-            if added is not None:
-                best = (anchor, added)
-        return best
-
-    def _holds(self, session_id: str, tree: SessionTree) -> bool:
-        """Whether the stored session begins with ``tree``'s entries (a save of it that
-        a lost connection interrupted did commit).  O(size of the session)."""
-        try:
-            stored = self.load(session_id)
-        except SessionNotFoundError:
-            return False
-        n = len(tree)
-        return len(stored) >= n and stored.entries()[:n] == tree.entries()
-
-    def _latest_anchor(self, session_id: str) -> Anchor | None:
-        anchors = self._anchors.get(session_id)
-        return anchors[-1] if anchors else None
-
-    def _refresh(self, session_id: str) -> SessionTree:
-        """The stored value, for :meth:`update`: incremental where the store allows."""
-        return self.load(session_id)
+    def _step(self, step: Any) -> Any:
+        if isinstance(step, Sleep):
+            self._lock.release()  # other threads go on meanwhile
+            try:
+                time.sleep(step.seconds)
+            finally:
+                self._lock.acquire()
+            return None
+        if isinstance(step, Pause):
+            return None
+        return self._execute(step)
 
     @abstractmethod
-    def _save(self, tree: SessionTree) -> Anchor: ...
-
-    @abstractmethod
-    def _load(self, session_id: str) -> Anchor: ...
-
-    @abstractmethod
-    def _load_path(self, session_id: str) -> SessionTree: ...
-
-    @abstractmethod
-    def _sessions(self) -> list[SessionSummary]: ...
-
-    def _page(self, order: Order, limit: int | None, after: Position | None) -> SessionPage:
-        """A page of :meth:`sessions`; by default cut from the whole list, in Python."""
-        return page_of(self._url, self._sessions(), order, limit, after)
-
-    @abstractmethod
-    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]: ...
-
-    @abstractmethod
-    def _prune(
-        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
-    ) -> bool:
-        """Store ``new`` in place of ``anchor.tree`` and remember ``removed``, if the
-        stored session is still ``anchor``'s version; ``False`` (nothing changed) if
-        another writer saved since."""
-
-    @abstractmethod
-    def _delete(self, session_id: str) -> None: ...
-
-    @abstractmethod
-    def _exists(self, session_id: str) -> bool: ...
-
-    @abstractmethod
-    def _close(self) -> None: ...
+    def _execute(self, step: Any) -> Any:
+        """Execute a :class:`~ptree.stores._plan.Transaction`, :class:`Read` or
+        :class:`Disconnect` step; return its result."""

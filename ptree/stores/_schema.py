@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING
 
 from ..entries import entry_from_json
 from ..pi.lines import parse_line
+from ._plan import Plan, Sql, recorded
 from ._search import entry_words
 from .errors import SchemaVersionError
 
 if TYPE_CHECKING:
-    from ._sql import Cursor, SqlStore
+    from ._sql import SqlStore
 
 __all__ = ["SCHEMA_VERSION", "init_schema"]
 
@@ -40,8 +41,9 @@ SCHEMA_VERSION = 3
 """The version of the tables this ptree writes; a database with a newer one is refused."""
 
 
-def init_schema(store: SqlStore, cur: Cursor) -> int | None:
-    """Create, check or upgrade the schema, inside the caller's write transaction.
+def init_schema(store: SqlStore) -> Plan[int | None]:
+    """Create, check or upgrade the schema: the body of the caller's write transaction
+    (a plan of :class:`~ptree.stores._plan.Sql` steps).
 
     Returns:
         the version the database had before (``None``: it was new).
@@ -49,52 +51,52 @@ def init_schema(store: SqlStore, cur: Cursor) -> int | None:
     Raises:
         SchemaVersionError: the database's version is newer than this ptree's.
     """
-    cur.execute("CREATE TABLE IF NOT EXISTS ptree_schema (version INTEGER NOT NULL)")
-    row = cur.execute("SELECT max(version) FROM ptree_schema").fetchone()
-    found: int | None = row[0] if row else None
+    yield Sql("CREATE TABLE IF NOT EXISTS ptree_schema (version INTEGER NOT NULL)")
+    rows = yield Sql("SELECT max(version) FROM ptree_schema")
+    found: int | None = rows[0][0] if rows else None
     version = found
     if version is None:
-        store._create_schema(cur)
-        cur.execute("INSERT INTO ptree_schema (version) VALUES (?)", (1,))
+        yield from recorded(store._create_schema)
+        yield Sql("INSERT INTO ptree_schema (version) VALUES (?)", (1,))
         version = 1
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(store.url, version, SCHEMA_VERSION)
     while version < SCHEMA_VERSION:
-        _UPGRADES[version](store, cur)
+        yield from _UPGRADES[version](store)
         version += 1
-        cur.execute("UPDATE ptree_schema SET version = ?", (version,))
+        yield Sql("UPDATE ptree_schema SET version = ?", (version,))
     return found
 
 
-def _to_2(store: SqlStore, cur: Cursor) -> None:
+def _to_2(store: SqlStore) -> Plan[None]:
     """Version 2: search, prune tombstones, the paging index."""
     index = store.SEARCH_INDEX
-    index.create(cur)
-    cur.execute(
+    yield from recorded(index.create)
+    yield Sql(
         "CREATE TABLE ptree_pruned (session TEXT NOT NULL, id TEXT NOT NULL,"
         " digest TEXT NOT NULL, PRIMARY KEY (session, id, digest))"
     )
-    cur.execute("DROP INDEX IF EXISTS ptree_sessions_updated")
-    cur.execute(f"CREATE INDEX ptree_sessions_page ON ptree_sessions (updated, {store.ID_KEY})")
+    yield Sql("DROP INDEX IF EXISTS ptree_sessions_updated")
+    yield Sql(f"CREATE INDEX ptree_sessions_page ON ptree_sessions (updated, {store.ID_KEY})")
     if store.ID_KEY != "id":
-        cur.execute(f"CREATE INDEX ptree_sessions_id ON ptree_sessions ({store.ID_KEY})")
+        yield Sql(f"CREATE INDEX ptree_sessions_id ON ptree_sessions ({store.ID_KEY})")
     # Index what is stored, a session at a time (a database may be large).
-    keys = [k for (k,) in cur.execute("SELECT id FROM ptree_sessions ORDER BY id").fetchall()]
+    keys = [k for (k,) in (yield Sql("SELECT id FROM ptree_sessions ORDER BY id"))]
     for key in keys:
-        rows = cur.execute(
+        rows = yield Sql(
             "SELECT id, payload FROM ptree_entries WHERE session = ? ORDER BY seq", (key,)
-        ).fetchall()
+        )
         found = []
         for entry_key, payload in rows:
             said = entry_words(entry_from_json(parse_line(payload)))
             if said is not None:
                 found.append((entry_key, said[0], said[1]))
-        index.add(cur, key, found)
+        yield from recorded(index.add, key, found)
 
 
-def _to_3(store: SqlStore, cur: Cursor) -> None:
+def _to_3(store: SqlStore) -> Plan[None]:
     """Version 3: the order entries were indexed (see :mod:`ptree.stores._search`)."""
-    store.SEARCH_INDEX.number_rows(cur)
+    yield from recorded(store.SEARCH_INDEX.number_rows)
 
 
-_UPGRADES: dict[int, Callable[[SqlStore, Cursor], None]] = {1: _to_2, 2: _to_3}
+_UPGRADES: dict[int, Callable[[SqlStore], Plan[None]]] = {1: _to_2, 2: _to_3}

@@ -53,13 +53,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..entries import Entry
 from ..pi.readable import entry_text
+from ._plan import Plan, Read
 from .errors import SearchQueryError
 
 if TYPE_CHECKING:
@@ -263,9 +264,6 @@ def score(query: Query, indexed: Sequence[str]) -> float:
 NEWEST = 200
 """How many of the newest matches a SQL store ranks (``limit`` of them, if more)."""
 
-Read: TypeAlias = Callable[[str, Sequence[object]], list[Any]]
-"""Runs one read-only statement (``?`` placeholders) and gives its rows."""
-
 
 @attrs.frozen
 class Candidate:
@@ -333,7 +331,7 @@ class SqlIndex:
         """Schema version 3: give every row its place in the order entries were
         indexed (a no-op where the index has it already)."""
 
-    def newest(self, read: Read, query: Query, n: int, session: str | None) -> list[Candidate]:
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
         """The newest ``n`` matches of ``query`` (in ``session`` only, if given), newest
         first: the ``n`` highest :attr:`Candidate.order` of the entries holding it."""
         raise NotImplementedError
@@ -381,7 +379,7 @@ class SqliteIndex(SqlIndex):
         )
         cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
 
-    def newest(self, read: Read, query: Query, n: int, session: str | None) -> list[Candidate]:
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
         if session is None:
             # FTS5 walks its lists of rows newest first and stops after n: O(n log size),
             # whatever the number of matches.
@@ -400,7 +398,8 @@ class SqliteIndex(SqlIndex):
                 " WHERE r.session = ? AND ptree_search MATCH ? ORDER BY r.rowid DESC LIMIT ?"
             )
             params = [session, query.fts5(), n]
-        return [Candidate(o, s, e, r, w.split(" ")) for o, s, e, r, w in read(sql, params)]
+        rows = yield Read(sql, params, planned=True)
+        return [Candidate(o, s, e, r, w.split(" ")) for o, s, e, r, w in rows]
 
 
 class PostgresIndex(SqlIndex):
@@ -443,7 +442,7 @@ class PostgresIndex(SqlIndex):
                 (session, list(entries)),
             )
 
-    def newest(self, read: Read, query: Query, n: int, session: str | None) -> list[Candidate]:
+    def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
         # GIN gives matches in no useful order, so there are two ways to the newest:
         # walk the rows newest first (B-tree on n) testing each, which costs
         # n / density rows, or read every match through GIN and keep the newest n,
@@ -453,10 +452,11 @@ class PostgresIndex(SqlIndex):
         columns = "n, session, entry, role, words::text"
         tsq = query.tsquery()
         if session is not None:
-            rows = read(
+            rows = yield Read(
                 f"SELECT {columns} FROM ptree_search WHERE session = ?"
                 " AND words @@ CAST(? AS tsquery) ORDER BY n DESC LIMIT ?",
                 [session, tsq, n],
+                planned=True,
             )
             return _candidates(rows)
         found: list[Candidate] = []
@@ -465,7 +465,7 @@ class PostgresIndex(SqlIndex):
         window = self.WINDOW
         while True:
             where, above = ("", []) if below is None else (" WHERE n < ?", [below])
-            rows = read(
+            rows = yield Read(
                 f"(SELECT {columns} FROM (SELECT * FROM ptree_search{where}"
                 " ORDER BY n DESC LIMIT ?) w"
                 " WHERE words @@ CAST(? AS tsquery) ORDER BY n DESC LIMIT ?)"
@@ -473,6 +473,7 @@ class PostgresIndex(SqlIndex):
                 f" FROM ptree_search{where} ORDER BY n DESC LIMIT ?) b"
                 " UNION ALL SELECT min(n), NULL, NULL, NULL, NULL FROM ptree_search",
                 [*above, window, tsq, n - len(found), *above, window],
+                planned=True,
             )
             *matched, (lo, *_), (first, *_) = rows
             found += _candidates(matched)
@@ -489,10 +490,11 @@ class PostgresIndex(SqlIndex):
             window = min(max(self.WINDOW, int(to_walk * 1.5)), 1 << 30)
         # Every match again, the window's too: a bound on n would have the planner
         # AND GIN's matches with a B-tree range over most of the table.
-        rows = read(
+        rows = yield Read(
             f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
             " ORDER BY n + 0 DESC LIMIT ?",
             [tsq, n],
+            planned=True,
         )
         return _candidates(rows)
 

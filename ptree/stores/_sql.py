@@ -35,19 +35,30 @@ from ..pi.lines import parse_line
 from ..pi.readable import entry_text
 from ..pi.reader import read_state
 from ..tree import SessionTree
-from ._base import Anchor, SessionSummary, Store, entry_payload, header_payload
+from ._base import Anchor, SessionSummary, Since, Store, StoreCore, entry_payload, header_payload
 from ._paging import Order, Position, SessionPage, cut
+from ._plan import Disconnect, Plan, Read, Sql, Stepper, Transaction, recorded
 from ._prune import digest, refuse_pruned
 from ._schema import SCHEMA_VERSION, init_schema
 from ._search import NEWEST, Query, SearchHit, SqlIndex, best, entry_words, snippet
 from .errors import ConflictError, SessionNotFoundError
 
-__all__ = ["SCHEMA_VERSION", "Cursor", "SqlStore", "db_key", "from_db_key"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "BlockingSqlStore",
+    "Cursor",
+    "SqlStore",
+    "db_key",
+    "execute",
+    "from_db_key",
+]
 
 
 class Cursor(Protocol):
     """The part of a DB-API cursor the SQL stores use (``?`` placeholders)."""
 
+    @property
+    def description(self) -> Any: ...
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
     def fetchone(self) -> Any: ...
@@ -86,8 +97,10 @@ def _opt_id(value: str | None) -> str | None:
     return None if value is None else from_db_key(value)
 
 
-class SqlStore(Store):
-    """A store in two SQL tables (see the module doc); subclasses bring the connection."""
+class SqlStore(StoreCore):
+    """The store contract in two SQL tables (see the module doc), as plans of SQL
+    statements; a subclass brings the dialect, a driver the connection
+    (:class:`BlockingSqlStore`, or psycopg's async one)."""
 
     #: Appended to the query that reads a session's row before changing it.
     FOR_UPDATE = ""
@@ -97,18 +110,17 @@ class SqlStore(Store):
     ID_KEY = "id"
     #: The incarnation of a session a prune rewrote starts with this.
     PRUNED = "pruned-"
+    #: Rows per statement when many are written: between two, an async driver lets
+    #: other tasks run (a save of 10^4 entries never holds the event loop long).
+    CHUNK = 256
     #: ``updated`` as listings read it (and :meth:`_datetime` takes it).
     UPDATED = "updated"
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
+        self._schema_found = SCHEMA_VERSION
 
-    # ------------------------------------------------------------------ connection
-
-    @abstractmethod
-    def _transaction(self, write: bool) -> AbstractContextManager[Cursor]:
-        """One transaction: committed when the block ends, rolled back on an error.
-        A write transaction serialises with every other writer of the session."""
+    # ------------------------------------------------------------------ dialect
 
     @abstractmethod
     def _now(self) -> Any:
@@ -122,102 +134,139 @@ class SqlStore(Store):
     def _create_schema(self, cur: Cursor) -> None:
         """Create the tables and indexes of :data:`SCHEMA_VERSION` (fresh database)."""
 
-    def _init_schema(self, cur: Cursor) -> None:
-        """Create, check or upgrade the schema (:mod:`ptree.stores._schema`).  Inside a
-        write transaction."""
-        found = init_schema(self, cur)
+    def _db_time(self, value: datetime | None) -> Any:
+        """A time of a page cursor as the ``updated`` column holds it."""
+        return value
+
+    def _init_schema(self) -> Plan[None]:
+        """Create, check or upgrade the schema (:mod:`ptree.stores._schema`): the body
+        of a write transaction."""
+        found = yield from init_schema(self)
         self._schema_found = SCHEMA_VERSION if found is None else found
 
     @property
     def schema_version(self) -> tuple[int, int]:
         return self._schema_found, SCHEMA_VERSION
 
-    # ------------------------------------------------------------------ saving
+    def _after_prune(self) -> None:
+        """Give freed space back, where the database can (outside the transaction)."""
 
-    def _session_row(self, cur: Cursor, key: str, lock: bool) -> Any:
+    # ------------------------------------------------------------------ rows
+
+    def _row(self, key: str, lock: bool) -> Plan[Any]:
         sql = "SELECT header, leaf, entry_count, incarnation FROM ptree_sessions WHERE id = ?" + (
             self.FOR_UPDATE if lock else ""
         )
-        return cur.execute(sql, (key,)).fetchone()
+        rows = yield Sql(sql, (key,))
+        return rows[0] if rows else None
 
-    def _save(self, tree: SessionTree) -> Anchor:
+    def _stored_row(self, session_id: str, key: str, lock: bool = False) -> Plan[Any]:
+        """The session's row; SessionNotFoundError if there is none."""
+        row = yield from self._row(key, lock)
+        if row is None:
+            raise SessionNotFoundError(session_id, self._url)
+        return row
+
+    def _payloads(self, key: str, start: int, end: int) -> Plan[list[str]]:
+        """The JSON lines of entries ``start`` to ``end - 1`` of the session."""
+        rows = yield Sql(
+            "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
+            " AND seq < ? ORDER BY seq",
+            (key, start, end),
+        )
+        return [p for (p,) in rows]
+
+    # ------------------------------------------------------------------ saving
+
+    def _save(self, tree: SessionTree) -> Plan[Anchor]:
+        anchor: Anchor = yield Transaction(True, self._save_body(tree))
+        return anchor
+
+    def _save_body(self, tree: SessionTree) -> Plan[Anchor]:
         header = tree.header
         assert header is not None
         sid = header.id
         key = db_key(sid)
         head = header_payload(header)
-        with self._transaction(write=True) as cur:
-            row = self._session_row(cur, key, lock=True)
-            if row is None:
-                cur.execute(
-                    "INSERT INTO ptree_sessions (id, header, leaf, name, updated, entry_count,"
-                    " incarnation) VALUES (?, ?, NULL, NULL, ?, 0, ?)"
-                    " ON CONFLICT (id) DO NOTHING",
-                    (key, head, self._now(), uuid.uuid4().hex),
-                )
-                row = self._session_row(cur, key, lock=True)
-            stored_head, stored_leaf, count, incarnation = row
-            if stored_head != head:
-                raise ConflictError(sid, self._url, "the stored session has another header")
-            if len(tree) < count:
-                raise ConflictError(
-                    sid,
-                    self._url,
-                    f"the stored session has {count} entries, the tree only {len(tree)}: "
-                    "another writer saved since this tree was loaded",
-                )
-            found = self._best_anchor(sid, tree, incarnation, count)
-            if found is not None:
-                start, tail = found[0].count, found[1]
-            else:
-                start, tail = 0, tree.entries()
-            if count > start:
-                rows = cur.execute(
-                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
-                    " AND seq < ? ORDER BY seq",
-                    (key, start, count),
-                ).fetchall()
-                for i, (payload,) in enumerate(rows):
-                    if entry_payload(tail[i]) != payload:
-                        raise ConflictError(
-                            sid,
-                            self._url,
-                            f"entry {start + i} differs from the stored one "
-                            f"({tail[i].id!r} in the tree): another writer saved since "
-                            "this tree was loaded, or it is not a later version of the session",
-                        )
-            new = tail[count - start :]
-            leaf = _opt_key(tree.leaf_id)
-            if new and incarnation.startswith(self.PRUNED):
-                self._refuse_pruned(cur, sid, key, new)
-            if new:
-                self._insert_entries(cur, key, count, new)
-                self._index(cur, key, new)
-            if new or leaf != stored_leaf:
-                cur.execute(
-                    "UPDATE ptree_sessions SET leaf = ?, name = ?, updated = ?, entry_count = ?"
-                    " WHERE id = ?",
-                    (leaf, tree.session_name, self._now(), len(tree), key),
-                )
+        row = yield from self._row(key, lock=True)
+        if row is None:
+            yield Sql(
+                "INSERT INTO ptree_sessions (id, header, leaf, name, updated, entry_count,"
+                " incarnation) VALUES (?, ?, NULL, NULL, ?, 0, ?)"
+                " ON CONFLICT (id) DO NOTHING",
+                (key, head, self._now(), uuid.uuid4().hex),
+            )
+            row = yield from self._row(key, lock=True)
+        stored_head, stored_leaf, count, incarnation = row
+        base, tail = self._grown_from(tree, stored_head, count, incarnation)
+        start = 0 if base is None else base.count
+        if count > start:
+            stored = yield from self._payloads(key, start, count)
+            for i, payload in enumerate(stored):
+                if entry_payload(tail[i]) != payload:
+                    raise ConflictError(
+                        sid,
+                        self._url,
+                        f"entry {start + i} differs from the stored one "
+                        f"({tail[i].id!r} in the tree): another writer saved since "
+                        "this tree was loaded, or it is not a later version of the session",
+                    )
+        new = tail[count - start :]
+        leaf = _opt_key(tree.leaf_id)
+        if new and incarnation.startswith(self.PRUNED):
+            yield from self._refuse_pruned(sid, key, new)
+        if new:
+            yield from self._insert_entries(key, count, new)
+            yield from self._index(key, new)
+        if new or leaf != stored_leaf:
+            yield Sql(
+                "UPDATE ptree_sessions SET leaf = ?, name = ?, updated = ?, entry_count = ?"
+                " WHERE id = ?",
+                (leaf, tree.session_name, self._now(), len(tree), key),
+            )
         return Anchor(tree, incarnation, len(tree), len(tree))
 
-    def _insert_entries(self, cur: Cursor, key: str, start: int, entries: Sequence[Entry]) -> None:
+    def _insert_entries(self, key: str, start: int, entries: Sequence[Entry]) -> Plan[None]:
         """Write entries as rows ``start``, ``start + 1``, ... of the session."""
-        cur.executemany(
-            "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    key,
-                    start + i,
-                    db_key(e.id),
-                    _opt_key(e.parent_id),
-                    db_key(e.type),
-                    entry_payload(e),
-                )
-                for i, e in enumerate(entries)
-            ],
-        )
+        for at in range(0, len(entries), self.CHUNK):
+            yield Sql(
+                "INSERT INTO ptree_entries (session, seq, id, parent, type, payload)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        key,
+                        start + i,
+                        db_key(e.id),
+                        _opt_key(e.parent_id),
+                        db_key(e.type),
+                        entry_payload(e),
+                    )
+                    for i, e in enumerate(entries[at : at + self.CHUNK], at)
+                ],
+                many=True,
+            )
+
+    def _index(self, key: str, entries: Sequence[Entry]) -> Plan[None]:
+        """Index new entries for search, in the save's transaction."""
+        for at in range(0, len(entries), self.CHUNK):
+            rows = []
+            for e in entries[at : at + self.CHUNK]:
+                said = entry_words(e)
+                if said is not None:
+                    rows.append((db_key(e.id), said[0], said[1]))
+            yield from recorded(self.SEARCH_INDEX.add, key, rows)
+
+    def _refuse_pruned(self, sid: str, key: str, new: Sequence[Entry]) -> Plan[None]:
+        by_id = {db_key(e.id): e for e in new}
+        ids = list(by_id)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = yield Sql(
+                f"SELECT id, digest FROM ptree_pruned WHERE session = ? AND id IN ({marks})",
+                [key, *chunk],
+            )
+            refuse_pruned(self._url, sid, by_id.values(), {(from_db_key(k), d) for k, d in rows})
 
     # ------------------------------------------------------------------ loading
 
@@ -228,107 +277,74 @@ class SqlStore(Store):
         tree = read_state(f"{self._url}#{sid}", data).tree
         return tree.move_to(_opt_id(leaf))
 
-    def _load(self, session_id: str) -> Anchor:
-        key = db_key(session_id)
-        with self._transaction(write=False) as cur:
-            row = self._session_row(cur, key, lock=False)
-            if row is None:
-                raise SessionNotFoundError(session_id, self._url)
-            head, leaf, count, incarnation = row
-            payloads = [
-                p
-                for (p,) in cur.execute(
-                    "SELECT payload FROM ptree_entries WHERE session = ? AND seq < ? ORDER BY seq",
-                    (key, count),
-                ).fetchall()
-            ]
+    def _load(self, session_id: str) -> Plan[Anchor]:
+        head, leaf, count, incarnation, payloads = yield Transaction(
+            False, self._load_body(session_id)
+        )
         tree = self._build(session_id, head, payloads, leaf)
         return Anchor(tree, incarnation, count, count)
 
-    def _refresh(self, session_id: str) -> SessionTree:
-        # update()'s load: from the last version this object saw, only the entries since.
-        with self._lock:
-            self._check_open()
-            anchor = self._latest_anchor(session_id)
-            if anchor is None:
-                return self.load(session_id)
-            key = db_key(session_id)
-            rows: list[Any] | None = None
-            with self._transaction(write=False) as cur:
-                row = self._session_row(cur, key, lock=False)
-                if row is None:
-                    raise SessionNotFoundError(session_id, self._url)
-                _head, leaf, count, incarnation = row
-                if incarnation == anchor.incarnation and count >= anchor.count:
-                    rows = cur.execute(
-                        "SELECT payload FROM ptree_entries WHERE session = ? AND seq >= ?"
-                        " AND seq < ? ORDER BY seq",
-                        (key, anchor.count, count),
-                    ).fetchall()
-            if rows is None:  # deleted and saved again since: read it whole
-                return self.load(session_id)
-            tree = anchor.tree
-            for (payload,) in rows:
-                tree = tree.insert(entry_from_json(parse_line(payload)))
-            tree = tree.move_to(_opt_id(leaf))
-            self._remember(session_id, Anchor(tree, incarnation, count, count))
-            return tree
-
-    def _load_path(self, session_id: str) -> SessionTree:
+    def _load_body(self, session_id: str) -> Plan[tuple[Any, ...]]:
         key = db_key(session_id)
-        with self._transaction(write=False) as cur:
-            row = self._session_row(cur, key, lock=False)
-            if row is None:
-                raise SessionNotFoundError(session_id, self._url)
-            head, leaf, _count, _incarnation = row
-            payloads: list[str] = []
-            if leaf is not None:
-                # The database follows the parent links: O(depth) index lookups.
-                payloads = [
-                    p
-                    for (p,) in cur.execute(
-                        "WITH RECURSIVE path(seq, parent, payload) AS ("
-                        " SELECT seq, parent, payload FROM ptree_entries"
-                        " WHERE session = ? AND id = ?"
-                        " UNION ALL"
-                        " SELECT e.seq, e.parent, e.payload FROM ptree_entries e, path"
-                        " WHERE e.session = ? AND e.id = path.parent"
-                        ") SELECT payload FROM path ORDER BY seq",
-                        (key, leaf, key),
-                    ).fetchall()
-                ]
+        head, leaf, count, incarnation = yield from self._stored_row(session_id, key)
+        payloads = yield from self._payloads(key, 0, count)
+        return head, leaf, count, incarnation, payloads
+
+    def _since(self, session_id: str, anchor: Anchor) -> Plan[Since | None]:
+        since: Since | None = yield Transaction(False, self._since_body(session_id, anchor))
+        return since
+
+    def _since_body(self, session_id: str, anchor: Anchor) -> Plan[Since | None]:
+        key = db_key(session_id)
+        _head, leaf, count, incarnation = yield from self._stored_row(session_id, key)
+        if incarnation != anchor.incarnation or count < anchor.count:
+            return None  # deleted and saved again since
+        payloads = yield from self._payloads(key, anchor.count, count)
+        entries = [entry_from_json(parse_line(p)) for p in payloads]
+        return Since(entries, _opt_id(leaf), incarnation, count, count)
+
+    def _load_path(self, session_id: str) -> Plan[SessionTree]:
+        head, leaf, payloads = yield Transaction(False, self._path_body(session_id))
         return self._build(session_id, head, payloads, leaf)
+
+    def _path_body(self, session_id: str) -> Plan[tuple[Any, ...]]:
+        key = db_key(session_id)
+        head, leaf, _count, _incarnation = yield from self._stored_row(session_id, key)
+        if leaf is None:
+            return head, leaf, []
+        # The database follows the parent links: O(depth) index lookups.
+        rows = yield Sql(
+            "WITH RECURSIVE path(seq, parent, payload) AS ("
+            " SELECT seq, parent, payload FROM ptree_entries"
+            " WHERE session = ? AND id = ?"
+            " UNION ALL"
+            " SELECT e.seq, e.parent, e.payload FROM ptree_entries e, path"
+            " WHERE e.session = ? AND e.id = path.parent"
+            ") SELECT payload FROM path ORDER BY seq",
+            (key, leaf, key),
+        )
+        return head, leaf, [p for (p,) in rows]
 
     # ------------------------------------------------------------------ the rest
 
-    def _sessions(self) -> list[SessionSummary]:
-        with self._transaction(write=False) as cur:
-            rows = cur.execute(
-                f"SELECT id, name, entry_count, {self.UPDATED} FROM ptree_sessions"
-                " ORDER BY updated DESC, id"
-            ).fetchall()
-        return [
-            SessionSummary(from_db_key(k), name, count, self._datetime(updated))
-            for k, name, count, updated in rows
-        ]
+    def _delete(self, session_id: str) -> Plan[None]:
+        yield Transaction(True, self._delete_body(session_id))
 
-    def _delete(self, session_id: str) -> None:
+    def _delete_body(self, session_id: str) -> Plan[None]:
         key = db_key(session_id)
-        with self._transaction(write=True) as cur:
-            if self._session_row(cur, key, lock=True) is None:
-                raise SessionNotFoundError(session_id, self._url)
-            cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
-            cur.execute("DELETE FROM ptree_sessions WHERE id = ?", (key,))
-            cur.execute("DELETE FROM ptree_pruned WHERE session = ?", (key,))
-            self.SEARCH_INDEX.remove(cur, key)
+        yield from self._stored_row(session_id, key, lock=True)
+        yield Sql("DELETE FROM ptree_entries WHERE session = ?", (key,))
+        yield Sql("DELETE FROM ptree_sessions WHERE id = ?", (key,))
+        yield Sql("DELETE FROM ptree_pruned WHERE session = ?", (key,))
+        yield from recorded(self.SEARCH_INDEX.remove, key)
 
-    def _exists(self, session_id: str) -> bool:
-        with self._transaction(write=False) as cur:
-            return self._session_row(cur, db_key(session_id), lock=False) is not None
+    def _exists(self, session_id: str) -> Plan[bool]:
+        row = yield Transaction(False, self._row(db_key(session_id), lock=False))
+        return row is not None
 
     # ------------------------------------------------------------------ scale (issue 25)
 
-    def _page(self, order: Order, limit: int | None, after: Position | None) -> SessionPage:
+    def _page(self, order: Order, limit: int | None, after: Position | None) -> Plan[SessionPage]:
         where, params = "", []
         if order == "updated":
             if after is not None:
@@ -346,50 +362,17 @@ class SqlStore(Store):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit + 1)
-        rows = self._read(sql, params)
+        rows = yield Read(sql, params)
         summaries = [
             SessionSummary(from_db_key(k), name, count, self._datetime(updated))
             for k, name, count, updated in rows
         ]
         return cut(order, summaries, limit)
 
-    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        """The rows of one query: a single statement reads one committed state, so
-        a database may run it without a transaction around it (fewer round trips)."""
-        with self._transaction(write=False) as cur:
-            rows: list[Any] = cur.execute(sql, params).fetchall()
-        return rows
-
-    def _db_time(self, value: datetime | None) -> Any:
-        """A time of a page cursor as the ``updated`` column holds it."""
-        return value
-
-    def _index(self, cur: Cursor, key: str, entries: Sequence[Entry]) -> None:
-        """Index new entries for search, in the save's transaction."""
-        rows = []
-        for e in entries:
-            said = entry_words(e)
-            if said is not None:
-                rows.append((db_key(e.id), said[0], said[1]))
-        self.SEARCH_INDEX.add(cur, key, rows)
-
-    def _refuse_pruned(self, cur: Cursor, sid: str, key: str, new: Sequence[Entry]) -> None:
-        by_id = {db_key(e.id): e for e in new}
-        ids = list(by_id)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ", ".join("?" * len(chunk))
-            rows = cur.execute(
-                f"SELECT id, digest FROM ptree_pruned WHERE session = ? AND id IN ({marks})",
-                [key, *chunk],
-            ).fetchall()
-            refuse_pruned(self._url, sid, by_id.values(), {(from_db_key(k), d) for k, d in rows})
-
-    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
+    def _search(self, query: Query, limit: int, session: str | None) -> Plan[list[SearchHit]]:
         # The newest NEWEST matches (or limit, if more) are ranked, here, by one rule
         # for every store; then the payloads (for snippets) of the best only.
-        found = self.SEARCH_INDEX.newest(
-            self._read_planned,
+        found = yield from self.SEARCH_INDEX.newest(
             query,
             max(NEWEST, limit),
             None if session is None else db_key(session),
@@ -398,15 +381,13 @@ class SqlStore(Store):
         if not chosen:
             return []
         pairs = ", ".join("(?, ?)" for _ in chosen)
-        payloads = {
-            (k, e): p
-            for k, e, p in self._read(
-                # A join (SQLite scans the table for "(session, id) IN (VALUES ...)").
-                f"SELECT e.session, e.id, e.payload FROM (VALUES {pairs}) v"
-                " JOIN ptree_entries e ON e.session = v.column1 AND e.id = v.column2",
-                [v for c in chosen for v in (c.session, c.entry)],
-            )
-        }
+        rows = yield Read(
+            # A join (SQLite scans the table for "(session, id) IN (VALUES ...)").
+            f"SELECT e.session, e.id, e.payload FROM (VALUES {pairs}) v"
+            " JOIN ptree_entries e ON e.session = v.column1 AND e.id = v.column2",
+            [v for c in chosen for v in (c.session, c.entry)],
+        )
+        payloads = {(k, e): p for k, e, p in rows}
         hits = []
         for c in chosen:
             payload = payloads.get((c.session, c.entry))
@@ -418,41 +399,81 @@ class SqlStore(Store):
             hits.append(SearchHit(sid, eid, c.role, snippet(text, query)))
         return hits
 
-    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        """:meth:`_read` for a statement whose best plan depends on its parameters."""
-        return self._read(sql, params)
-
     def _prune(
         self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
-    ) -> bool:
+    ) -> Plan[bool]:
+        done = yield Transaction(True, self._prune_body(session_id, anchor, new, removed))
+        if done:
+            self._after_prune()
+        return bool(done)
+
+    def _prune_body(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> Plan[bool]:
         key = db_key(session_id)
-        with self._transaction(write=True) as cur:
-            row = self._session_row(cur, key, lock=True)
-            if row is None:
-                raise SessionNotFoundError(session_id, self._url)
-            _head, leaf, count, incarnation = row
-            if (
-                incarnation != anchor.incarnation
-                or count != anchor.count
-                or leaf != _opt_key(anchor.tree.leaf_id)
-            ):
-                return False
-            # Rewritten whole: seq stays 0, 1, ... (what saves and loads rely on).
-            cur.execute("DELETE FROM ptree_entries WHERE session = ?", (key,))
-            self._insert_entries(cur, key, 0, new.entries())
-            self.SEARCH_INDEX.remove(cur, key, [db_key(e.id) for e in removed])
-            cur.executemany(
-                "INSERT INTO ptree_pruned (session, id, digest) VALUES (?, ?, ?)"
-                " ON CONFLICT DO NOTHING",
-                [(key, db_key(e.id), digest(e)) for e in removed],
-            )
-            cur.execute(
-                "UPDATE ptree_sessions SET name = ?, updated = ?, entry_count = ?,"
-                " incarnation = ? WHERE id = ?",
-                (new.session_name, self._now(), len(new), self.PRUNED + uuid.uuid4().hex, key),
-            )
-        self._after_prune()
+        _head, leaf, count, incarnation = yield from self._stored_row(session_id, key, lock=True)
+        if (
+            incarnation != anchor.incarnation
+            or count != anchor.count
+            or leaf != _opt_key(anchor.tree.leaf_id)
+        ):
+            return False
+        # Rewritten whole: seq stays 0, 1, ... (what saves and loads rely on).
+        yield Sql("DELETE FROM ptree_entries WHERE session = ?", (key,))
+        yield from self._insert_entries(key, 0, new.entries())
+        yield from recorded(self.SEARCH_INDEX.remove, key, [db_key(e.id) for e in removed])
+        yield Sql(
+            "INSERT INTO ptree_pruned (session, id, digest) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            [(key, db_key(e.id), digest(e)) for e in removed],
+            many=True,
+        )
+        yield Sql(
+            "UPDATE ptree_sessions SET name = ?, updated = ?, entry_count = ?,"
+            " incarnation = ? WHERE id = ?",
+            (new.session_name, self._now(), len(new), self.PRUNED + uuid.uuid4().hex, key),
+        )
         return True
 
-    def _after_prune(self) -> None:
-        """Give freed space back, where the database can (outside the transaction)."""
+
+def execute(cur: Cursor, step: Sql) -> list[Any]:
+    """Execute one statement on a blocking DB-API cursor; its rows (``[]`` for a
+    statement without a result).  O(rows)."""
+    if step.many:
+        if step.params:
+            cur.executemany(step.sql, step.params)
+        return []
+    cur.execute(step.sql, step.params)
+    return cur.fetchall() if cur.description is not None else []
+
+
+class BlockingSqlStore(SqlStore, Store):
+    """An SQL store behind the blocking protocol: its plans run on a DB-API connection
+    (a subclass brings :meth:`_transaction`)."""
+
+    @abstractmethod
+    def _transaction(self, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction: committed when the block ends, rolled back on an error.
+        A write transaction serialises with every other writer of the session."""
+
+    @abstractmethod
+    def _close(self) -> None:
+        """Close the connection."""
+
+    def _execute(self, step: Any) -> Any:
+        if isinstance(step, Transaction):
+            with self._transaction(step.write) as cur:
+                return Stepper(step.body).run(lambda sql: execute(cur, sql))
+        if isinstance(step, Read):
+            return self._read(step.sql, step.params, step.planned)
+        if isinstance(step, Disconnect):
+            self._close()
+            return None
+        raise TypeError(f"not a step of an SQL store: {step!r}")
+
+    def _read(self, sql: str, params: Sequence[Any], planned: bool = False) -> list[Any]:
+        """The rows of one query: a single statement reads one committed state, so
+        a database may run it without a transaction around it (fewer round trips).
+        ``planned``: its best plan depends on its parameters (see :class:`Read`)."""
+        with self._transaction(write=False) as cur:
+            return execute(cur, Sql(sql, params))

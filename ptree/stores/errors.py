@@ -198,34 +198,39 @@ class SchemaVersionError(StoreError):
         return (type(self), (self.url, self.found, self.supported))
 
 
-class SearchQueryError(StoreError):
+class _RefusedArgument(StoreError):
+    """A store refused an argument, kept as given in the attribute ``_FIELD`` names."""
+
+    _FIELD = ""
+
+    def __init__(self, url: str, given: object, reason: str) -> None:
+        setattr(self, self._FIELD, given)
+        super().__init__(url, reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.url, getattr(self, self._FIELD), self.reason))
+
+
+class SearchQueryError(_RefusedArgument):
     """A search query that names nothing to find (no word in it), or a bad limit.
 
     Attributes:
         query: the query as given.
     """
 
-    def __init__(self, url: str, query: object, reason: str) -> None:
-        self.query = query
-        super().__init__(url, reason)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.url, self.query, self.reason))
+    _FIELD = "query"
+    query: object
 
 
-class CursorError(StoreError):
+class CursorError(_RefusedArgument):
     """A page cursor this store did not give (or given with another ``order``).
 
     Attributes:
         cursor: the cursor as given.
     """
 
-    def __init__(self, url: str, cursor: object, reason: str) -> None:
-        self.cursor = cursor
-        super().__init__(url, reason)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.url, self.cursor, self.reason))
+    _FIELD = "cursor"
+    cursor: object
 
 
 class UnknownKeepError(StoreError, KeyError):

@@ -68,7 +68,8 @@ from ..pi.readable import entry_text
 from ..pi.reader import read_state
 from ..pi.whole_file import file_parts
 from ..tree import SessionTree
-from ._base import Anchor, SessionSummary, Store, header_payload
+from ._base import Anchor, SessionSummary, Since, Store, header_payload
+from ._plan import Disconnect, Plan, done
 from ._prune import digest, refuse_pruned
 from ._search import Query, SearchHit, entry_words, score, snippet
 from .errors import (
@@ -146,6 +147,27 @@ class _State:
         }
 
     @classmethod
+    def written(
+        cls, st: os.stat_result, length: int, tree: SessionTree, leaf_id: str | None, inc: str
+    ) -> _State:
+        """The state of a file just written whole from ``tree`` (its last line the leaf
+        record ``leaf_id``, if any), as a new incarnation ``inc``."""
+        header = tree.header
+        assert header is not None
+        return cls(
+            ino=st.st_ino,
+            length=length,
+            mtime_ns=st.st_mtime_ns,
+            header=header_payload(header),
+            count=len(tree),
+            leaf=tree.leaf_id,
+            leaf_ids=[] if leaf_id is None else [leaf_id],
+            name=tree.session_name,
+            updated=_now(),
+            incarnation=inc,
+        )
+
+    @classmethod
     def from_json(cls, obj: Any) -> _State | None:
         try:
             if obj.get("format") != _STATE_FORMAT:
@@ -216,6 +238,45 @@ class JsonlStore(Store):
     def directory(self) -> Path:
         """The directory of session files."""
         return self._dir
+
+    # ------------------------------------------------------------------ the primitives
+
+    # Files block: each primitive does its I/O where the plan asks for it (the async
+    # protocol runs the whole plan in a worker thread).
+    def _save(self, tree: SessionTree) -> Plan[Anchor]:
+        return done(self._save_now(tree))
+
+    def _load(self, session_id: str) -> Plan[Anchor]:
+        return done(self._load_now(session_id))
+
+    def _since(self, session_id: str, anchor: Anchor) -> Plan[Since | None]:
+        return done(self._since_now(session_id, anchor))
+
+    def _load_path(self, session_id: str) -> Plan[SessionTree]:
+        return done(self._load_path_now(session_id))
+
+    def _sessions(self) -> Plan[list[SessionSummary]]:
+        return done(self._sessions_now())
+
+    def _search(self, query: Query, limit: int, session: str | None) -> Plan[list[SearchHit]]:
+        return done(self._search_now(query, limit, session))
+
+    def _prune(
+        self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
+    ) -> Plan[bool]:
+        return done(self._prune_now(session_id, anchor, new, removed))
+
+    def _delete(self, session_id: str) -> Plan[None]:
+        self._delete_now(session_id)
+        return done(None)
+
+    def _exists(self, session_id: str) -> Plan[bool]:
+        return done(self._exists_now(session_id))
+
+    def _execute(self, step: Any) -> Any:
+        if not isinstance(step, Disconnect):
+            raise TypeError(f"not a step of a jsonl store: {step!r}")
+        self._index.clear()
 
     # ------------------------------------------------------------------ finding files
 
@@ -407,7 +468,7 @@ class JsonlStore(Store):
 
     # ------------------------------------------------------------------ protocol
 
-    def _load(self, session_id: str) -> Anchor:
+    def _load_now(self, session_id: str) -> Anchor:
         with self._locked(session_id, exclusive=False) as found:
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
@@ -418,39 +479,26 @@ class JsonlStore(Store):
                 tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
         return Anchor(tree, state.incarnation, state.count, state.length)
 
-    def _refresh(self, session_id: str) -> SessionTree:
-        # update()'s load: from the last version this object saw, only the lines since.
-        with self._lock:
-            self._check_open()
-            anchor = self._latest_anchor(session_id)
-            if anchor is None:
-                return self.load(session_id)
-            added: list[Entry] | None = None
-            with self._locked(session_id, exclusive=False) as found:
-                if found is None:
-                    raise SessionNotFoundError(session_id, self._url)
-                fd, path = found
-                state = self._committed(fd, path)
-                if (
-                    state.tree is None
-                    and state.incarnation == anchor.incarnation
-                    and state.length >= anchor.position
-                ):
-                    added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
-            if added is None:  # changed by someone else, or made anew: read it whole
-                return self.load(session_id)
-            tree = anchor.tree
-            for entry in added:
-                tree = tree.insert(entry)
-            tree = tree.move_to(state.leaf)
-            self._remember(session_id, Anchor(tree, state.incarnation, state.count, state.length))
-            return tree
+    def _since_now(self, session_id: str, anchor: Anchor) -> Since | None:
+        with self._locked(session_id, exclusive=False) as found:
+            if found is None:
+                raise SessionNotFoundError(session_id, self._url)
+            fd, path = found
+            state = self._committed(fd, path)
+            if (
+                state.tree is not None
+                or state.incarnation != anchor.incarnation
+                or state.length < anchor.position
+            ):
+                return None  # changed by someone else, or made anew: read it whole
+            added = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+        return Since(added, state.leaf, state.incarnation, state.count, state.length)
 
-    def _load_path(self, session_id: str) -> SessionTree:
-        tree = self._load(session_id).tree
+    def _load_path_now(self, session_id: str) -> SessionTree:
+        tree = self._load_now(session_id).tree
         return SessionTree.from_entries(tree.path(), leaf_id=tree.leaf_id, header=tree.header)
 
-    def _save(self, tree: SessionTree) -> Anchor:
+    def _save_now(self, tree: SessionTree) -> Anchor:
         header = tree.header
         assert header is not None
         sid = header.id
@@ -489,19 +537,7 @@ class JsonlStore(Store):
             os.unlink(tmp)
         sync_directory(self._dir)
         self._index[header.id] = target.name
-        st = os.stat(target)
-        state = _State(
-            ino=st.st_ino,
-            length=len(data),
-            mtime_ns=st.st_mtime_ns,
-            header=header_payload(header),
-            count=len(tree),
-            leaf=tree.leaf_id,
-            leaf_ids=[] if leaf_id is None else [leaf_id],
-            name=tree.session_name,
-            updated=_now(),
-            incarnation=uuid.uuid4().hex,
-        )
+        state = _State.written(os.stat(target), len(data), tree, leaf_id, uuid.uuid4().hex)
         self._write_state_file(target, state)
         return Anchor(tree, state.incarnation, state.count, state.length)
 
@@ -518,22 +554,11 @@ class JsonlStore(Store):
                 f"version {CURRENT_VERSION} files; convert it first "
                 "(ptree.dump(ptree.load(path), path, overwrite=True) rewrites it as version 3)",
             )
-        if state.header != header_payload(header):
-            raise ConflictError(sid, self._url, "the stored session has another header")
         count = state.count
-        if len(tree) < count:
-            raise ConflictError(
-                sid,
-                self._url,
-                f"the stored session has {count} entries, the tree only {len(tree)}: "
-                "another writer saved since this tree was loaded",
-            )
-        found = self._best_anchor(sid, tree, state.incarnation, count)
-        if found is not None:
-            anchor, tail = found
-            stored = _entries_in(fd, anchor.position, state.length, os.fspath(path))
+        base, tail = self._grown_from(tree, state.header, count, state.incarnation)
+        if base is not None:
+            stored = _entries_in(fd, base.position, state.length, os.fspath(path))
         else:
-            tail = tree.entries()
             stored_tree = state.tree
             if stored_tree is None:
                 data = _pread_all(fd, state.length)
@@ -603,7 +628,7 @@ class JsonlStore(Store):
         except OSError as exc:
             raise self._write_error(path, exc) from None
 
-    def _sessions(self) -> list[SessionSummary]:
+    def _sessions_now(self) -> list[SessionSummary]:
         out: list[SessionSummary] = []
         for sid in list(self._scan(full=True)):
             with self._locked(sid, exclusive=False) as found:
@@ -628,7 +653,7 @@ class JsonlStore(Store):
         out.sort(key=lambda s: s.updated, reverse=True)
         return out
 
-    def _delete(self, session_id: str) -> None:
+    def _delete_now(self, session_id: str) -> None:
         with self._locked(session_id, exclusive=True) as found:
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
@@ -644,21 +669,18 @@ class JsonlStore(Store):
             sync_directory(self._dir)
         self._index.pop(session_id, None)
 
-    def _exists(self, session_id: str) -> bool:
+    def _exists_now(self, session_id: str) -> bool:
         return self._find(session_id) is not None
-
-    def _close(self) -> None:
-        self._index.clear()
 
     # ------------------------------------------------------------------ scale (issue 25)
 
-    def _search(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
+    def _search_now(self, query: Query, limit: int, session: str | None) -> list[SearchHit]:
         # No index: every session is read (documented in Store.search).
         scored: list[tuple[float, int, int, SearchHit]] = []
         ids = [session] if session is not None else sorted(self._scan(full=True))
         for n, sid in enumerate(ids):
             try:
-                tree = self._load(sid).tree
+                tree = self._load_now(sid).tree
             except SessionNotFoundError:
                 continue  # deleted meanwhile
             for i, entry in enumerate(tree.entries()):
@@ -690,7 +712,7 @@ class JsonlStore(Store):
                 gone.add((eid, dig))
         refuse_pruned(self._url, sid, new, gone)
 
-    def _prune(
+    def _prune_now(
         self, session_id: str, anchor: Anchor, new: SessionTree, removed: tuple[Entry, ...]
     ) -> bool:
         header = new.header
@@ -708,7 +730,6 @@ class JsonlStore(Store):
             if not unchanged:
                 return False
             data, leaf_id = file_parts(new, header)
-            leaf_ids = [] if leaf_id is None else [leaf_id]
             with replacing(path, data, os.fstat(fd).st_mode & 0o7777) as tmp:
                 # The removed ids first: a save of an older tree finds them once the
                 # new file is in place.
@@ -721,19 +742,8 @@ class JsonlStore(Store):
                     f.flush()
                     if self._fsync:
                         _sync(f.fileno())
-                written = os.stat(tmp)
-                committed = _State(
-                    ino=written.st_ino,
-                    length=len(data),
-                    mtime_ns=written.st_mtime_ns,
-                    header=header_payload(header),
-                    count=len(new),
-                    leaf=new.leaf_id,
-                    leaf_ids=leaf_ids,
-                    name=new.session_name,
-                    updated=_now(),
-                    incarnation=_PRUNED + uuid.uuid4().hex,
-                )
+                incarnation = _PRUNED + uuid.uuid4().hex
+                committed = _State.written(os.stat(tmp), len(data), new, leaf_id, incarnation)
                 # Until the rename, this state names a file that is not there yet, so
                 # readers read the old file whole: a crash leaves the old session.
                 self._write_state_file(path, committed)

@@ -18,16 +18,19 @@ timeout set on the server, :class:`~ptree.stores.StoreLockedError`.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
+from ._async import AsyncStore
+from ._plan import Disconnect, Pause, Plan, Read, Sleep, Sql, Stepper, Transaction
 from ._search import PostgresIndex
-from ._sql import Cursor, SqlStore
+from ._sql import BlockingSqlStore, Cursor, SqlStore, execute
 from .errors import (
     StoreError,
     StoreLockedError,
@@ -36,7 +39,9 @@ from .errors import (
     errno_name,
 )
 
-__all__ = ["PostgresStore"]
+__all__ = ["AsyncPostgresStore", "PostgresSql", "PostgresStore"]
+
+T = TypeVar("T")
 
 # The schema is created under this advisory lock: many processes opening a new
 # database at once would otherwise race on CREATE TABLE.
@@ -68,26 +73,34 @@ def _refused_write(exc: Exception, errors: Any) -> int | None:
     return None
 
 
+_READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+_TRANSLATED: dict[str, str] = {}  # a shared cache of translated statements
+
+
+def _translate(sql: str) -> str:
+    """A statement with ``?`` placeholders as psycopg takes it (``%s``)."""
+    out = _TRANSLATED.get(sql)
+    if out is None:
+        out = _TRANSLATED[sql] = sql.replace("%", "%%").replace("?", "%s")
+    return out
+
+
 class _PgCursor:
     """A psycopg cursor taking ``?`` placeholders, like sqlite3's."""
-
-    _sql: dict[str, str] = {}  # noqa: RUF012 - a shared cache of translated statements
 
     def __init__(self, cur: Any) -> None:
         self._cur = cur
 
-    def _translate(self, sql: str) -> str:
-        out = self._sql.get(sql)
-        if out is None:
-            out = self._sql[sql] = sql.replace("%", "%%").replace("?", "%s")
-        return out
+    @property
+    def description(self) -> Any:
+        return self._cur.description
 
     def execute(self, sql: str, params: Sequence[Any] = (), prepare: bool | None = None) -> Any:
-        self._cur.execute(self._translate(sql), params, prepare=prepare)
+        self._cur.execute(_translate(sql), params, prepare=prepare)
         return self._cur
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
-        self._cur.executemany(self._translate(sql), rows)
+        self._cur.executemany(_translate(sql), rows)
         return self._cur
 
     def fetchone(self) -> Any:
@@ -97,17 +110,15 @@ class _PgCursor:
         return list(self._cur.fetchall())
 
 
-class PostgresStore(SqlStore):
-    """Sessions in a PostgreSQL database.  Open with
-    ``stores.open("postgresql://user@host:5432/db")`` (``postgres://`` works too).
+class PostgresSql(SqlStore):
+    """The PostgreSQL dialect of the SQL plans, and its faults, for both drivers
+    (:class:`PostgresStore`, :class:`AsyncPostgresStore`).
 
     Args:
         url: the connection URL, as psycopg takes it.
 
     Raises:
-        StoreError: psycopg is not installed, or the database's schema is newer than
-            this ptree.
-        StoreUnavailableError: the server cannot be reached.
+        StoreError: psycopg is not installed.
     """
 
     FOR_UPDATE = " FOR UPDATE"
@@ -129,20 +140,7 @@ class PostgresStore(SqlStore):
             ) from None
         self._psycopg = psycopg
         self._conn: Any = None
-        self._connect()
-        try:
-            with self._transaction(write=True) as cur:
-                cur.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
-                self._init_schema(cur)
-        except BaseException:
-            self._close()
-            raise
-
-    def _connect(self) -> None:
-        try:
-            self._conn = self._psycopg.connect(self._url, autocommit=True)
-        except self._psycopg.Error as exc:
-            raise self._error(exc) from exc
+        self._lost = False  # the connection failed: close it, connect again on next use
 
     def _error(self, exc: Exception) -> StoreError:
         """The store error a psycopg error means."""
@@ -162,58 +160,34 @@ class PostgresStore(SqlStore):
             return StoreUnavailableError(self._url, f"the connection is lost: {text}")
         return StoreError(self._url, text)
 
-    def _live(self) -> Any:
-        """The connection, made again if an earlier call lost it (killed, the server
-        restarted)."""
-        conn = self._conn
-        if conn is None or conn.closed or conn.broken:
-            if conn is not None:
-                conn.close()
-            self._connect()
-            conn = self._conn
-        return conn
-
-    @contextmanager
-    def _transaction(self, write: bool) -> Iterator[Cursor]:
-        conn = self._live()
-        try:
-            with conn.transaction(), conn.cursor() as cur:
-                if not write:
-                    cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                yield _PgCursor(cur)
-        except self._psycopg.Error as exc:
+    def _failure(self, conn: Any, exc: Exception) -> StoreError | None:
+        """The store error an exception on ``conn`` means (``None``: ptree's own, a
+        conflict, or a bug: raise it as it is); a lost connection is marked for
+        :meth:`_stale`."""
+        if isinstance(exc, self._psycopg.Error):
             error = self._error(exc)
-            if isinstance(error, StoreUnavailableError):
-                conn.close()  # the next call connects again
-            raise error from exc
-        except Exception as exc:
-            if not (conn.closed or conn.broken):
-                raise  # ptree's own (a conflict), or a bug: as it is
+        elif conn.closed or conn.broken:
             # The connection died under the driver's own wait (seen as a KeyError
             # from its selector when the server killed it): a lost connection.
-            conn.close()
-            raise StoreUnavailableError(
+            error = StoreUnavailableError(
                 self._url, f"the connection is lost: {type(exc).__name__}: {exc}"
-            ) from exc
+            )
+        else:
+            return None
+        self._lost = isinstance(error, StoreUnavailableError)
+        return error
 
-    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        # One statement on the autocommit connection: one round trip, not four.  Its
-        # faults are the stores' errors too, as in a transaction.
-        conn = self._live()
-        try:
-            with conn.cursor() as cur:
-                return _PgCursor(cur).execute(sql, params).fetchall()  # type: ignore[no-any-return]
-        except self._psycopg.Error as exc:
-            error = self._error(exc)
-            if isinstance(error, StoreUnavailableError):
-                conn.close()  # the next call connects again
-            raise error from exc
+    def _stale(self) -> bool:
+        """Whether the connection must be (closed and) made again before use: lost on
+        an earlier call (killed, the server restarted), or never made."""
+        conn = self._conn
+        return conn is None or self._lost or conn.closed or conn.broken
 
-    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        # Never a prepared statement's generic plan: whether a search walks the rows
-        # or reads the GIN index depends on the words.
-        with self._conn.cursor() as cur:
-            return _PgCursor(cur).execute(sql, params, prepare=False).fetchall()  # type: ignore[no-any-return]
+    def _schema_body(self) -> Plan[None]:
+        # Under an advisory lock: many processes opening a new database at once would
+        # otherwise race on CREATE TABLE.
+        yield Sql("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+        yield from self._init_schema()
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
@@ -237,6 +211,174 @@ class PostgresStore(SqlStore):
         )
         cur.execute("CREATE UNIQUE INDEX ptree_entries_id ON ptree_entries (session, id)")
 
+
+class PostgresStore(PostgresSql, BlockingSqlStore):
+    """Sessions in a PostgreSQL database.  Open with
+    ``stores.open("postgresql://user@host:5432/db")`` (``postgres://`` works too).
+
+    Args:
+        url: the connection URL, as psycopg takes it.
+
+    Raises:
+        StoreError: psycopg is not installed, or the database's schema is newer than
+            this ptree.
+        StoreUnavailableError: the server cannot be reached.
+    """
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        try:
+            self._execute(Transaction(True, self._schema_body()))
+        except BaseException:
+            self._close()
+            raise
+
+    def _connection(self) -> Any:
+        if self._stale():
+            self._close()
+            try:
+                self._conn = self._psycopg.connect(self._url, autocommit=True)
+            except self._psycopg.Error as exc:
+                raise self._error(exc) from exc
+            self._lost = False
+        return self._conn
+
+    @contextmanager
+    def _cursor(self, transaction: bool, write: bool = False) -> Iterator[Cursor]:
+        conn = self._connection()
+        try:
+            with conn.transaction() if transaction else nullcontext(), conn.cursor() as cur:
+                if transaction and not write:
+                    cur.execute(_READ_ONLY)
+                yield _PgCursor(cur)
+        except Exception as exc:
+            error = self._failure(conn, exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    def _transaction(self, write: bool) -> AbstractContextManager[Cursor]:
+        return self._cursor(True, write)
+
+    def _read(self, sql: str, params: Sequence[Any], planned: bool = False) -> list[Any]:
+        # One statement on the autocommit connection: one round trip, not four.  A
+        # planned one is never a prepared statement's generic plan: whether a search
+        # walks the rows or reads the GIN index depends on the words.
+        with self._cursor(False) as cur:
+            if planned:
+                return cur.execute(sql, params, prepare=False).fetchall()  # type: ignore[call-arg, no-any-return]
+            return execute(cur, Sql(sql, params))
+
     def _close(self) -> None:
         if self._conn is not None:
             self._conn.close()
+
+
+class AsyncPostgresStore(PostgresSql, AsyncStore):
+    """Sessions in a PostgreSQL database, through psycopg's ``AsyncConnection``: no
+    thread, the event loop waits on nothing.  Open with
+    ``await stores.open_async("postgresql://...")``.
+
+    The same plans as :class:`PostgresStore` (:mod:`ptree.stores._plan`), so the same
+    results and errors; calls on one store object take turns on its connection.
+
+    Args:
+        url: the connection URL, as psycopg takes it.
+
+    Raises:
+        StoreError: psycopg is not installed.
+    """
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self._turn = asyncio.Lock()
+
+    @classmethod
+    async def connect(cls, url: str) -> AsyncPostgresStore:
+        """Connect, and create, check or upgrade the tables (as :class:`PostgresStore`
+        does).  Cost: one connection, and a transaction.
+
+        Args:
+            url: the connection URL.
+
+        Raises:
+            StoreError: psycopg is missing, or the schema is newer than this ptree.
+            StoreUnavailableError: the server cannot be reached.
+        """
+        store = cls(url)
+        try:
+            await store._run(store._schema_transaction())
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    def _schema_transaction(self) -> Plan[None]:
+        yield Transaction(True, self._schema_body())
+
+    async def _drive(self, op: Callable[..., Plan[T]], *args: Any) -> T:
+        return await self._run(op(self, *args))
+
+    async def _run(self, plan: Plan[T]) -> T:
+        stepper = Stepper(plan)
+        for step in stepper:
+            with stepper.answering():
+                stepper.reply = await self._step(step)
+        return stepper.value
+
+    async def _step(self, step: Any) -> Any:
+        if isinstance(step, (Sleep, Pause)):
+            await asyncio.sleep(step.seconds if isinstance(step, Sleep) else 0)
+            return None
+        async with self._turn:
+            if isinstance(step, Disconnect):
+                await self._disconnect()
+                return None
+            conn = await self._connection()
+            try:
+                return await self._on(conn, step)
+            except Exception as exc:
+                error = self._failure(conn, exc)
+                if error is None:
+                    raise
+                raise error from exc
+
+    async def _connection(self) -> Any:
+        if self._stale():
+            await self._disconnect()
+            try:
+                self._conn = await self._psycopg.AsyncConnection.connect(self._url, autocommit=True)
+            except self._psycopg.Error as exc:
+                raise self._error(exc) from exc
+            self._lost = False
+        return self._conn
+
+    async def _disconnect(self) -> None:
+        if self._conn is not None:
+            await self._conn.close()
+
+    @staticmethod
+    async def _on(conn: Any, step: Any) -> Any:
+        """Execute a Transaction or Read step on ``conn``."""
+        if isinstance(step, Read):
+            async with conn.cursor() as cur:
+                return await _execute(cur, Sql(step.sql, step.params), step.planned)
+        async with conn.transaction(), conn.cursor() as cur:
+            if not step.write:
+                await cur.execute(_READ_ONLY)
+            stepper = Stepper(step.body)
+            for sql in stepper:
+                with stepper.answering():
+                    stepper.reply = await _execute(cur, sql)
+            return stepper.value
+
+
+async def _execute(cur: Any, step: Sql, planned: bool = False) -> list[Any]:
+    """One statement on an async psycopg cursor; its rows (``planned``: never a
+    prepared statement's generic plan)."""
+    if not step.many:
+        await cur.execute(_translate(step.sql), step.params, prepare=False if planned else None)
+        return await cur.fetchall() if cur.description is not None else []
+    if step.params:
+        await cur.executemany(_translate(step.sql), step.params)
+    return []

@@ -25,8 +25,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from ._plan import Transaction
 from ._search import SqliteIndex
-from ._sql import Cursor, SqlStore
+from ._sql import BlockingSqlStore, Cursor
 from .errors import StoreError, StoreLockedError, StoreWriteError
 
 # SQLite's primary result codes (the low byte of an extended code).
@@ -42,7 +43,7 @@ _WRITE = {
 __all__ = ["SqliteStore"]
 
 
-class SqliteStore(SqlStore):
+class SqliteStore(BlockingSqlStore):
     """Sessions in a SQLite database.  Open with ``stores.open("sqlite:///abs/path.db")``.
 
     Args:
@@ -85,8 +86,7 @@ class SqliteStore(SqlStore):
                 raise self._error(exc) from exc
             if path != ":memory:":
                 self._wal()
-            with self._transaction(write=True) as cur:
-                self._init_schema(cur)
+            self._execute(Transaction(True, self._init_schema()))
         except BaseException:
             self._conn.close()
             raise
