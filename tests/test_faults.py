@@ -70,15 +70,14 @@ TS = "2026-01-01T00:00:00.000Z"
 NOBODY = 65534
 
 
-def report(test: str, faults: int, operations: int, lost: int) -> None:
-    """Append this test's figures to ``$PTREE_FAULT_REPORT`` (if set)."""
+def report(test: str, faults: int, operations: int, lost: int, pi_loads: int = 0) -> None:
+    """Append this test's figures to ``$PTREE_FAULT_REPORT`` (if set); ``pi_loads``: how
+    many of the operations were Pi's loads (the soak's)."""
     path = os.environ.get("PTREE_FAULT_REPORT")
     if path:
+        row = {"test": test, "faults": faults, "operations": operations, "lost": lost}
         with open(path, "a") as f:
-            f.write(
-                json.dumps({"test": test, "faults": faults, "operations": operations, "lost": lost})
-                + "\n"
-            )
+            f.write(json.dumps(row | {"pi_loads": pi_loads}) + "\n")
 
 
 def user(text: str) -> dict[str, Any]:
@@ -93,14 +92,12 @@ def new_tree(sid: str = "s1", n: int = 2) -> SessionTree:
 
 
 def need_pi() -> None:
-    """Pi 0.73.1 and 1.6 under Node: a failure under CI when missing, else a skip."""
+    """Pi 0.73.1 and 1.6 under Node: a failure under CI when missing, else a skip
+    (:func:`tests.helpers.missing`)."""
     ok = shutil.which("node") is not None
     ok = ok and (PI073 / "package.json").is_file() and (PI16 / "package.json").is_file()
     if not ok:
-        reason = "Node with Pi 0.73.1 (.cache/pi) and Pi 1.6 (.cache/pi16) is needed"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        missing("Node with Pi 0.73.1 (.cache/pi) and Pi 1.6 (.cache/pi16) is needed")
 
 
 def pi_entries(files: list[Path], tmp: Path) -> list[list[dict[str, Any]]]:
@@ -1279,17 +1276,38 @@ json.dump(seen, open(out, "w"))
 """
 
 
+PI_SOAK = ROOT / "tests" / "interop" / "pi_soak.mjs"
+
+
+def pi_soak(package: Path, file: Path, seconds: float, out: Path) -> subprocess.Popen[bytes]:
+    """One Node process loading ``file`` with Pi's SessionManager in a loop for
+    ``seconds`` (at least once); its loads go to ``out`` (``tests/interop/pi_soak.mjs``)."""
+    return subprocess.Popen(["node", str(PI_SOAK), str(package), str(file), str(seconds), str(out)])
+
+
+def pi_loads(out: Path) -> list[tuple[list[str], list[Any], int]]:
+    """The loads a :func:`pi_soak` process made: entry ids in file order, the contents
+    of its context's messages, and how many times in a row it read exactly that."""
+    return [(ids, contents, n) for ids, contents, n in json.loads(out.read_text())]
+
+
 @pytest.mark.parametrize("kind", ["writer", "dump", "jsonl", "sqlite", "postgres"])
 def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     """4 processes append to one session while 4 load it in a loop: every load is a
     prefix of the final session; the final session holds every append exactly once.
     (``dump``: each append loads the file and replaces it whole, ``overwrite=True``,
-    again when another replaced it first.)"""
+    again when another replaced it first.) For the file writers (``writer``, ``dump``,
+    ``jsonl``) Pi 0.73.1 and Pi 1.6 load the file in a loop too, one Node process each:
+    every one of their loads (entry ids, and the context Pi builds) is a prefix of the
+    final session, as ptree and both Pis read it once the writers are done."""
+    pi_file = None
     if kind in ("writer", "dump"):
         where = str(tmp_path / "s.jsonl")
         dump(new_tree(), where)
+        pi_file = Path(where)
     elif kind == "jsonl":
         where = f"jsonl://{tmp_path}/d"
+        pi_file = tmp_path / "d" / "s1.jsonl"
     elif kind == "sqlite":
         where = f"sqlite://{tmp_path}/s.db"
     else:
@@ -1297,7 +1315,14 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     if kind not in ("writer", "dump"):
         with stores.open(where) as s:
             s.save(new_tree())
+    pis = {"0.73.1": PI073, "1.6": PI16}
+    if pi_file is not None:
+        need_pi()
+        assert pi_file.is_file()
     procs = []
+    if pi_file is not None:
+        for version, package in pis.items():
+            procs.append(pi_soak(package, pi_file, SOAK_SECONDS, tmp_path / f"pi{version}.json"))
     for i in range(4):
         procs.append(
             subprocess.Popen(
@@ -1341,4 +1366,20 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
         assert final[: len(ids)] == ids
     assert len(appended) > 0
     assert len(loads) > 0
-    report(f"load while writing: {kind}", 0, len(appended) + len(loads), 0)
+    pi_count = 0
+    if pi_file is not None:
+        # The final session as both Pis read it once the writers are done: ptree's.
+        # Every message is a user message on one chain, its content its id (the
+        # first two aside): the context is the chain's contents in file order.
+        contents = [m["content"] for m in load(pi_file).current_path()]
+        assert len(contents) == len(final)
+        for version, package in pis.items():
+            end = tmp_path / f"pi{version}-final.json"
+            assert pi_soak(package, pi_file, 0, end).wait(timeout=120) == 0
+            assert pi_loads(end) == [(final, contents, 1)], version
+            for ids, seen, n in pi_loads(tmp_path / f"pi{version}.json"):
+                assert final[: len(ids)] == ids, (version, ids[len(final) :])
+                assert seen == contents[: len(ids)], version  # its context: the same prefix
+                pi_count += n
+        assert pi_count > 0
+    report(f"load while writing: {kind}", 0, len(appended) + len(loads) + pi_count, 0, pi_count)
