@@ -1235,27 +1235,30 @@ deadline = time.monotonic() + float(seconds)
 done = []
 n = 0
 while n == 0 or time.monotonic() < deadline:
-    eid = f"p{me}-{n}"
-    msg = {"role": "user", "content": eid}
+    # Every third append is one commit of two entries, eid and eid+ (two lines).
+    eids = [f"p{me}-{n}"] + ([f"p{me}-{n}+"] if n % 3 == 2 else [])
+    def grow(t):
+        for eid in eids:
+            t = t.append({"role": "user", "content": eid}, id=eid)
+        return t
     if kind == "writer":
         while True:
             try:
                 with ptree.SessionWriter(where, fsync=False) as w:
-                    w.commit(w.value.append(msg, id=eid))
+                    w.commit(grow(w.value))
                 break
             except ptree.SessionLockedError:
                 time.sleep(0.001)
     elif kind == "dump":  # a whole file replaced: refused if it changed since the load
         while True:
             try:
-                t = ptree.load(where)
-                ptree.dump(t.append(msg, id=eid), where, overwrite=True)
+                ptree.dump(grow(ptree.load(where)), where, overwrite=True)
                 break
             except (ptree.SessionChangedError, ptree.SessionLockedError):
                 time.sleep(0.001)
     else:
-        store.update("s1", lambda t: t.append(msg, id=eid))
-    done.append(eid)
+        store.update("s1", grow)
+    done += eids
     n += 1
 json.dump(done, open(out, "w"))
 """
@@ -1362,11 +1365,15 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     loads = [v for i in range(4) for v in json.loads((tmp_path / f"l{i}.json").read_text())]
     assert sorted(final[2:]) == sorted(appended)  # each exactly once, nothing else
     assert len(final) == len(set(final))
+    # The first entry of each two-entry commit: no ptree load ends there.
+    halves = {e[:-1] for e in appended if e.endswith("+")}
     for ids in loads:
         assert final[: len(ids)] == ids
+        assert not ids or ids[-1] not in halves, ids[-1]
     assert len(appended) > 0
     assert len(loads) > 0
     pi_count = 0
+    pi_halves: list[str] = []
     if pi_file is not None:
         # The final session as both Pis read it once the writers are done: ptree's.
         # Every message is a user message on one chain, its content its id (the
@@ -1381,5 +1388,12 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
                 assert final[: len(ids)] == ids, (version, ids[len(final) :])
                 assert seen == contents[: len(ids)], version  # its context: the same prefix
                 pi_count += n
+                if ids[-1] in halves:
+                    # Pi reads every whole line: a load made while a two-line commit
+                    # was being written can hold its first line only. Still a prefix
+                    # of the final session; counted, and reported below.
+                    pi_halves.append(f"Pi {version} read {ids[-1]} without {ids[-1]}+")
         assert pi_count > 0
+    if pi_halves:
+        warnings.warn(f"{kind}: half a commit seen by Pi: {pi_halves}", stacklevel=1)
     report(f"load while writing: {kind}", 0, len(appended) + len(loads) + pi_count, 0, pi_count)
