@@ -70,14 +70,18 @@ TS = "2026-01-01T00:00:00.000Z"
 NOBODY = 65534
 
 
-def report(test: str, faults: int, operations: int, lost: int, pi_loads: int = 0) -> None:
-    """Append this test's figures to ``$PTREE_FAULT_REPORT`` (if set); ``pi_loads``: how
-    many of the operations were Pi's loads (the soak's)."""
+def report(
+    test: str, faults: int, operations: int, lost: int, pi_loads: int = 0, pi_halves: int = 0
+) -> None:
+    """Append this test's figures to ``$PTREE_FAULT_REPORT`` (if set); for the soak,
+    ``pi_loads``: how many of the operations were Pi's loads, ``pi_halves``: how many of
+    those ended between the two lines of a commit being written."""
     path = os.environ.get("PTREE_FAULT_REPORT")
     if path:
         row = {"test": test, "faults": faults, "operations": operations, "lost": lost}
+        row |= {"pi_loads": pi_loads, "pi_halves": pi_halves}
         with open(path, "a") as f:
-            f.write(json.dumps(row | {"pi_loads": pi_loads}) + "\n")
+            f.write(json.dumps(row) + "\n")
 
 
 def user(text: str) -> dict[str, Any]:
@@ -1374,6 +1378,7 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
     assert len(loads) > 0
     pi_count = 0
     pi_halves: list[str] = []
+    pi_half_count = 0
     if pi_file is not None:
         # The final session as both Pis read it once the writers are done: ptree's.
         # Every message is a user message on one chain, its content its id (the
@@ -1392,8 +1397,10 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
                     # Pi reads every whole line: a load made while a two-line commit
                     # was being written can hold its first line only. Still a prefix
                     # of the final session; counted, and reported below.
-                    pi_halves.append(f"Pi {version} read {ids[-1]} without {ids[-1]}+")
+                    pi_halves.append(f"Pi {version} read {ids[-1]} without {ids[-1]}+ ({n}x)")
+                    pi_half_count += n
         assert pi_count > 0
     if pi_halves:
         warnings.warn(f"{kind}: half a commit seen by Pi: {pi_halves}", stacklevel=1)
-    report(f"load while writing: {kind}", 0, len(appended) + len(loads) + pi_count, 0, pi_count)
+    operations = len(appended) + len(loads) + pi_count
+    report(f"load while writing: {kind}", 0, operations, 0, pi_count, pi_half_count)
