@@ -20,8 +20,9 @@ How the faults are made (tests run as root in CI):
   while the save waits on a row lock the test holds; a restarted server: a throwaway
   server of the test's own (``.ci/postgres start``), stopped and started again;
 - load while writing: 4 processes append to one session while 4 others load it in a
-  loop, ``PTREE_SOAK_SECONDS`` seconds per kind (default 2 in CI; the issue's 30 with
-  ``PTREE_SOAK_SECONDS=30``).
+  loop, and for the file writers Pi 0.73.1 and Pi 1.6 load it in a loop too (one Node
+  process each), ``PTREE_SOAK_SECONDS`` seconds per kind (default 2 in CI; the issue's
+  30 with ``PTREE_SOAK_SECONDS=30``).
 
 ``PTREE_FAULT_REPORT=FILE`` appends one JSON line per test: faults injected,
 operations attempted, entries lost (``docs/explanation/reliability.md``).
