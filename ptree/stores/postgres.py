@@ -197,23 +197,26 @@ class PostgresStore(SqlStore):
             ) from exc
 
     def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._statement(sql, params, prepare=None)
+
+    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        # Never a prepared statement's generic plan: whether a search walks the rows
+        # or reads the GIN index depends on the words.
+        return self._statement(sql, params, prepare=False)
+
+    def _statement(self, sql: str, params: Sequence[Any], *, prepare: bool | None) -> list[Any]:
         # One statement on the autocommit connection: one round trip, not four.  Its
-        # faults are the stores' errors too, as in a transaction.
+        # faults are the stores' errors too, as in a transaction, and a lost connection
+        # is opened again by the next call.
         conn = self._live()
         try:
             with conn.cursor() as cur:
-                return _PgCursor(cur).execute(sql, params).fetchall()  # type: ignore[no-any-return]
+                return _PgCursor(cur).execute(sql, params, prepare=prepare).fetchall()  # type: ignore[no-any-return]
         except self._psycopg.Error as exc:
             error = self._error(exc)
             if isinstance(error, StoreUnavailableError):
                 conn.close()  # the next call connects again
             raise error from exc
-
-    def _read_planned(self, sql: str, params: Sequence[Any]) -> list[Any]:
-        # Never a prepared statement's generic plan: whether a search walks the rows
-        # or reads the GIN index depends on the words.
-        with self._conn.cursor() as cur:
-            return _PgCursor(cur).execute(sql, params, prepare=False).fetchall()  # type: ignore[no-any-return]
 
     def _now(self) -> datetime:
         return datetime.now(UTC)
