@@ -8,7 +8,9 @@ Needs what the tests need: Node with Pi 0.73.1 and 1.6 (``.cache/``), PostgreSQL
 (``PTREE_TEST_POSTGRES_URL``; ``.ci/postgres start`` starts one), and its server
 programs with util-linux's ``prlimit`` for the tests that start a server of their own
 (the restart, and the full disk: the server's processes limited to 17 MiB files).
-Not a timing: the figures are counts.
+Not a timing: the figures are counts. A second table gives, for the soak of each file
+writer, how many of its operations were Pi's loads (Pi 0.73.1 and Pi 1.6, one Node process
+each, loading while the writers append) and how many of those ended inside a two-line commit.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ def main() -> int:
         print(f"| {r['test']} | {r['faults']} | {r['operations']} | {r['lost']} |")
     total = {k: sum(r[k] for r in rows) for k in ("faults", "operations", "lost")}
     print(f"| **all {len(rows)}** | {total['faults']} | {total['operations']} | {total['lost']} |")
+    # The soak's rows: how many of the operations were Pi's loads (0.73.1 and 1.6 together),
+    # and how many of those ended between the two lines of a commit being written.
+    soak = [r for r in rows if r.get("pi_loads")]
+    if soak:
+        print("\n| soak | Pi loads | Pi loads ending inside a two-line commit |")
+        print("|---|---:|---:|")
+        for r in soak:
+            print(f"| {r['test']} | {r['pi_loads']} | {r['pi_halves']} |")
     return done.returncode
 
 
