@@ -398,7 +398,11 @@ class TestSearchByBlocks:
 
         from .conftest import postgres_url
 
-        monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "BLOCK", 8)
+        index = PostgresStore.SEARCH_INDEX
+        monkeypatch.setattr(index, "BLOCK", 8)
+        # A first window of 7 rows, then the markers whenever a match was found.
+        monkeypatch.setattr(index, "WINDOW", 7)
+        monkeypatch.setattr(index, "GIN_COST", 0)
         with stores.open(postgres_url()) as s:
             yield s
 
@@ -415,19 +419,29 @@ class TestSearchByBlocks:
         pg.save(tree)
         pg.save(new_tree("s2").append(user("a kettle in another session")))
         index = PostgresStore.SEARCH_INDEX
+        by_blocks = index._newest_by_blocks
+        asked: list[int] = []
+
+        def counted(*args: Any) -> Any:
+            asked.append(1)
+            return by_blocks(*args)
+
+        monkeypatch.setattr(index, "_newest_by_blocks", counted)
         marked = [(h.session_id, h.entry_id) for h in pg.search(query, limit=limit)]
+        assert bool(asked) == (query != "nothing")  # a match in the first 7 rows
         for walk in [True, False]:
             monkeypatch.setattr(index, "MARKED", False)
             monkeypatch.setattr(index, "GIN_COST", 10**9 if walk else 0)
             plain = [(h.session_id, h.entry_id) for h in pg.search(query, limit=limit)]
             assert marked == plain
             monkeypatch.setattr(index, "MARKED", True)
+            monkeypatch.setattr(index, "GIN_COST", 0)
 
     def test_few_markers_a_step_then_the_rest_read(
         self, pg: stores.Store, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """With at most 2 markers a statement, a rare word is read through GIN alone
-        after the first block, and the hits are the same."""
+        """With at most 2 markers a statement, the matches left are read through GIN
+        alone, and the hits are the same."""
         from ptree.stores.postgres import PostgresStore
 
         tree, matches = many_matches()

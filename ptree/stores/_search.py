@@ -493,55 +493,51 @@ class PostgresIndex(SqlIndex):
                 [session, tsq, n],
             )
             return _candidates(rows)
-        if self.MARKED:
-            return self._newest_by_blocks(read, tsq, n)
         return self._newest_walked(read, tsq, n)
 
-    def _newest_by_blocks(self, read: Read, tsq: str, n: int) -> list[Candidate]:
+    def _newest_by_blocks(
+        self, read: Read, tsq: str, n: int, below: int, asked: int, found: list[Candidate]
+    ) -> list[Candidate]:
         # Each row's words hold its block's marker ('_b<n // block>', schema 3), so
-        # GIN itself narrows by age: the query AND the newest blocks' markers reads
-        # only the matches in those blocks, however common the words.  Blocks are
-        # asked for newest first, as many as the density so far says are needed
-        # (and a quarter more), until n matches are found or every block was asked.
+        # GIN itself narrows by age: the query AND a block's marker reads only the
+        # matches in that block, however common the words.  Blocks below the rows
+        # walked are asked for newest first, as many as the density so far says
+        # hold the rest (and a quarter more), until n matches are found.
         columns = "n, session, entry, role, words::text"
-        ((top, bottom, block),) = read(
-            "SELECT max(n), min(n), ptree_search_block() FROM ptree_search", []
-        )
-        if top is None:
-            return []
-        high, lowest = top // block, bottom // block
-        found: list[Candidate] = []
-        step = 1
+        ((bottom, block),) = read("SELECT min(n), ptree_search_block() FROM ptree_search", [])
+        high, lowest = (below - 1) // block, bottom // block
         while high >= lowest:
-            low = max(lowest, high - step + 1)
+            need = (n - len(found)) * asked / len(found) / block
+            low = max(lowest, high - int(need * 1.25))
             if high - low >= self.MAX_MARKERS:
-                # Words so rare that reading every match left is cheaper.
-                rows = read(
-                    f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
-                    " AND n + 0 < ? ORDER BY n + 0 DESC LIMIT ?",
-                    [tsq, (high + 1) * block, n - len(found)],
-                )
-                return found + _candidates(rows)
-            # One GIN scan per block, not one of the query AND an OR of markers:
-            # GIN tests every item of the ORed markers' lists against the whole
-            # query (measured: 20 markers 38 ms, 73 markers 283 ms; one 0.3 ms).
+                break  # too many blocks: every match left is read (the caller)
+            # One GIN scan per block (a UNION ALL), not one of the query AND an OR
+            # of markers: GIN tests every item of the ORed markers' lists against
+            # the whole query (measured: 20 markers 38 ms, 73 markers 283 ms; one
+            # 0.3 ms).  ptree_search_block() is parallel unsafe: no parallel plan,
+            # whose workers took 34 ms to start for 7 blocks of 2 ms each.  "n + 0"
+            # is no B-tree range for the planner to AND with GIN.
             blocks = range(high, low - 1, -1)
             one = f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
-            # ptree_search_block() is parallel unsafe: no parallel plan, whose workers
-            # took 34 ms to start for 7 blocks of 2 ms each on a loaded machine.
             rows = read(
                 "SELECT * FROM (" + " UNION ALL ".join([one] * len(blocks)) + ") m"
-                " WHERE ptree_search_block() > 0 ORDER BY n DESC LIMIT ?",
-                [*(f"({tsq}) & '{BLOCK_MARKER}{b}'" for b in blocks), n - len(found)],
+                " WHERE ptree_search_block() > 0 AND n + 0 < ? ORDER BY n DESC LIMIT ?",
+                [*(f"({tsq}) & '{BLOCK_MARKER}{b}'" for b in blocks), below, n - len(found)],
             )
             found += _candidates(rows)
             if len(found) >= n:
                 return found
+            asked += below - low * block
+            below = low * block
             high = low - 1
-            asked = top - (high + 1) * block + 1  # rows (the newest block may be part)
-            need = (n - len(found)) * asked / len(found) / block if found else float("inf")
-            step = int(min(need * 1.25 + 1, self.MAX_MARKERS + 1))
-        return found
+            if not rows and high >= lowest:
+                break  # the density was wrong: read every match left
+        rows = read(
+            f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
+            " AND n + 0 < ? ORDER BY n + 0 DESC LIMIT ?",
+            [tsq, below, n - len(found)],
+        )
+        return found + _candidates(rows)
 
     def _newest_walked(self, read: Read, tsq: str, n: int) -> list[Candidate]:
         # GIN gives matches in no useful order, so there are two ways to the newest:
@@ -574,6 +570,9 @@ class PostgresIndex(SqlIndex):
             below = lo
             density = len(found) / walked
             to_walk = (n - len(found)) / density if density else float("inf")
+            if self.MARKED and found and self.GIN_COST * (n - len(found)) < to_walk:
+                # Schema 3's block markers: only the matches needed are read.
+                return self._newest_by_blocks(read, tsq, n, below, walked, found)
             if to_walk > self.GIN_COST * density * (lo - first):
                 break
             # What the density so far says is left, and a half more (not a multiple
