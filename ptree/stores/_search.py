@@ -41,14 +41,13 @@ fast as rare ones.
   differently from SQLite.  GIN finds matches in no useful order, so each row's
   ``tsvector`` also holds its *block marker*, ``_b`` and ``n // 4096`` (a lexeme with
   no position, set by a trigger as the row is inserted; no word has a ``_``, so no
-  query or entry spells one, and it is not a word of the score).  A search asks GIN
-  for the query AND the newest blocks' markers, which reads only the matches in those
-  blocks, however common the words: first the newest block, then as many more as the
-  density so far says hold the rest of the 200 (and a quarter more).  When that would be
-  more than 32 blocks (rare words), every match left is read through GIN instead.
-  (Without the markers, the newest were found by walking the rows newest first or by
-  reading every match; words in about one message in 300 cost 62-225 ms that way at
-  10^6 rows: ``PostgresIndex.MARKED = False`` still does that, for the benchmark.)
+  query or entry spells one, and it is not a word of the score).  A search first
+  walks the newest 2,000 rows (B-tree on ``n``), testing each; the share of them
+  matching says what is left to do: walk on (common words), ask GIN for the query AND
+  one block's marker, a block at a time from the newest, as many blocks as the share
+  says hold the matches still needed (words of middling frequency: only those matches
+  are read, however many there are in all), or read every match through GIN and keep
+  the newest (rare words, or more than 32 blocks to ask).
 - The ``jsonl:`` store has no index: it reads every session (O(size of the store)).
 
 Snippets are made here from the entry's text, for every store alike.
