@@ -464,6 +464,10 @@ class PostgresIndex(SqlIndex):
             " FOR EACH ROW EXECUTE FUNCTION ptree_search_mark()"
         )
         cur.execute("UPDATE ptree_search SET words = words || ptree_search_marker(n)")
+        # Every GIN scan reads the whole pending list of rows not yet merged (up to
+        # 4 MB by default: 270 pages cost a block's scan 2.9 ms instead of 0.5 ms at
+        # 10^6 rows); a search makes a scan per block, so keep the list short.
+        cur.execute("ALTER INDEX ptree_search_words SET (gin_pending_list_limit = 64)")
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
         if rows:
