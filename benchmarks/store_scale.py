@@ -338,6 +338,23 @@ def searching(
             fastest = min_time(lambda q=query: store.search(q), repeat * 5)  # type: ignore[misc]
             base = median_time(lambda a=w1, b=w2: like_count(url, a, b), 1)  # type: ignore[misc]
             out.append((f"{label} ({query})", indexed, fastest, base, len(hits)))
+            if url.startswith("postgres"):
+                # The same search without the block markers (the walk or the GIN read
+                # alone), in the same run: the markers' baseline.
+                from ptree.stores.postgres import PostgresStore
+
+                index = PostgresStore.SEARCH_INDEX
+                index.MARKED = False
+                try:
+                    plain = store.search(query)
+                    assert [(h.session_id, h.entry_id) for h in plain] == [
+                        (h.session_id, h.entry_id) for h in hits
+                    ]
+                    slow = median_time(lambda q=query: store.search(q), repeat * 5)  # type: ignore[misc]
+                    quick = min_time(lambda q=query: store.search(q), repeat * 5)  # type: ignore[misc]
+                finally:
+                    index.MARKED = True
+                out.append((f"{label} ({query}), no block markers", slow, quick, base, len(plain)))
     return out
 
 

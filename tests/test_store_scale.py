@@ -373,6 +373,7 @@ class TestSearchRanksTheNewestMatches:
         several steps, and the hits are the same."""
         from ptree.stores.postgres import PostgresStore
 
+        monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "MARKED", False)
         monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "WINDOW", 7)
         monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "GIN_COST", gin_cost)
         tree, matches = many_matches()
@@ -384,6 +385,97 @@ class TestSearchRanksTheNewestMatches:
             if not store.url.startswith("jsonl")
             else ["e1", "e2", "e3"]  # equal scores: in the session's order
         )
+
+
+class TestSearchByBlocks:
+    """PostgreSQL narrows a search by age through each row's block marker (schema 3):
+    with blocks of 8 rows, a search asks for the newest blocks step by step, and finds
+    what the plain plans (the walk or the GIN read) find."""
+
+    @pytest.fixture
+    def pg(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[stores.Store]:
+        from ptree.stores.postgres import PostgresStore
+
+        from .conftest import postgres_url
+
+        index = PostgresStore.SEARCH_INDEX
+        monkeypatch.setattr(index, "BLOCK", 8)
+        # A first window of 7 rows, then the markers whenever a match was found.
+        monkeypatch.setattr(index, "WINDOW", 7)
+        monkeypatch.setattr(index, "GIN_COST", 0)
+        with stores.open(postgres_url()) as s:
+            yield s
+
+    @pytest.mark.parametrize(
+        "query", ["kettle", "teapot filler", '"filler text"', "word kettle", "nothing"]
+    )
+    @pytest.mark.parametrize("limit", [1, 20, 250])
+    def test_the_marked_and_the_plain_plans_find_the_same(
+        self, pg: stores.Store, monkeypatch: pytest.MonkeyPatch, query: str, limit: int
+    ) -> None:
+        from ptree.stores.postgres import PostgresStore
+
+        tree, _ = many_matches()
+        pg.save(tree)
+        pg.save(new_tree("s2").append(user("a kettle in another session")))
+        index = PostgresStore.SEARCH_INDEX
+        by_blocks = index._newest_by_blocks
+        asked: list[int] = []
+
+        def counted(*args: Any) -> Any:
+            asked.append(1)
+            return by_blocks(*args)
+
+        monkeypatch.setattr(index, "_newest_by_blocks", counted)
+        marked = [(h.session_id, h.entry_id) for h in pg.search(query, limit=limit)]
+        assert bool(asked) == (query != "nothing")  # a match in the first 7 rows
+        for walk in [True, False]:
+            monkeypatch.setattr(index, "MARKED", False)
+            monkeypatch.setattr(index, "GIN_COST", 10**9 if walk else 0)
+            plain = [(h.session_id, h.entry_id) for h in pg.search(query, limit=limit)]
+            assert marked == plain
+            monkeypatch.setattr(index, "MARKED", True)
+            monkeypatch.setattr(index, "GIN_COST", 0)
+
+    def test_few_markers_a_step_then_the_rest_read(
+        self, pg: stores.Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With at most 2 markers a statement, the matches left are read through GIN
+        alone, and the hits are the same."""
+        from ptree.stores.postgres import PostgresStore
+
+        tree, matches = many_matches()
+        pg.save(tree)
+        monkeypatch.setattr(PostgresStore.SEARCH_INDEX, "MAX_MARKERS", 2)
+        hits = pg.search("kettle", limit=20)
+        assert [h.entry_id for h in hits] == best_of(matches[-200:], 20)
+
+    def test_a_query_spelling_a_marker_finds_only_real_text(self, pg: stores.Store) -> None:
+        """Every row holds a marker _b0, _b1, ...; a query "_b1" is the word b1 and
+        finds the entry that says it, and "_b0" (no entry says b0) finds nothing."""
+        t = new_tree()
+        for i in range(30):
+            t = t.append(user(f"line {i}"))
+        t = t.append(user("see _b1 here"))
+        pg.save(t)
+        import psycopg
+
+        with psycopg.connect(pg.url, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT entry FROM ptree_search WHERE words @@ '_b1'::tsquery ORDER BY n"
+            ).fetchall()
+        assert [e for (e,) in rows] == [f"e{i}" for i in range(8, 16)]  # n 8..15: block 1
+        assert [h.entry_id for h in pg.search("_b1")] == ["e31"]
+        assert [h.entry_id for h in pg.search("b1")] == ["e31"]
+        assert pg.search("_b0") == []
+        assert pg.search("_b2 line") == []
+
+    def test_a_marker_is_not_a_word_of_the_score(self, pg: stores.Store) -> None:
+        """ "kettle x" scores 1/2, the newer "kettle kettle x y z" 2/5: the older is
+        first.  Counting the marker as a word would make both 1/3 (newer first)."""
+        t = new_tree().append(user("kettle x")).append(user("kettle kettle x y z"))
+        pg.save(t)
+        assert [h.entry_id for h in pg.search("kettle")] == ["e1", "e2"]
 
 
 # ----------------------------------------------------------------------- prune

@@ -101,6 +101,16 @@ class TestUpgrade:
             assert store.search("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB") == []
             assert store.search("mimeType") == []
             assert store.search("toolCallId") == []
+        if old_store.startswith("postgres"):  # every row has its block's marker
+            import psycopg
+
+            with psycopg.connect(old_store, autocommit=True) as conn:
+                rows = conn.execute(
+                    "SELECT count(*) FILTER (WHERE words @@ CAST('_b' || n / 4096 AS tsquery)),"
+                    " count(*) FROM ptree_search"
+                ).fetchone()
+            assert rows is not None
+            assert rows[0] == rows[1] > 20
 
     def test_paging_walks_every_session_once(self, old_store: str) -> None:
         with stores.open(old_store) as store:
@@ -135,10 +145,22 @@ class TestUpgradeTo3:
                 tree = SessionTree(header=SessionHeader(id=sid, timestamp="2026-01-01", cwd="/"))
                 store.save(tree.append({"role": "user", "content": "boil the kettle"}))
         with psycopg.connect(url, autocommit=True) as conn:  # as version 2 left it
+            conn.execute("DROP TRIGGER ptree_search_mark ON ptree_search")
+            conn.execute(
+                "UPDATE ptree_search SET words = ts_delete(words,"
+                " ARRAY(SELECT lexeme FROM unnest(words) WHERE positions IS NULL))"
+            )
+            assert conn.execute(
+                "SELECT count(*) FROM ptree_search WHERE words @@ '_b0'"
+            ).fetchone() == (0,)
             conn.execute("ALTER TABLE ptree_search DROP COLUMN n")
             conn.execute("UPDATE ptree_schema SET version = 2")
         with stores.open(url) as store:
             assert store.schema_version == (2, 3)
+            with psycopg.connect(url, autocommit=True) as conn:  # every row has its marker
+                assert conn.execute(
+                    "SELECT count(*) FILTER (WHERE words @@ '_b0'), count(*) FROM ptree_search"
+                ).fetchone() == (2, 2)
             assert [h.session_id for h in store.search("kettle")] == ["newer", "older"]
             tree = store.load("older")
             store.save(tree.append({"role": "user", "content": "the kettle again"}))

@@ -15,7 +15,10 @@ Versions:
    sessions' paging index on ``(updated, id)``.
 3. The order entries were indexed, for search to rank the newest matches: PostgreSQL's
    ``ptree_search`` gains ``n`` (numbered in the order its rows are stored, on upgrade)
-   and a B-tree on it; SQLite's FTS5 rowid is that order already.
+   and a B-tree on it, and each row's words its block's marker (``_b`` and
+   ``n // 4096``, set by a trigger on insert, and for the rows there are by the
+   upgrade), and its GIN index's pending list at most 64 kB (a search scans GIN once a
+   block, and each scan reads that list); SQLite's FTS5 rowid is that order already.
 
 A new database is made as version 1, then upgraded: one path for new and old
 databases, so the upgrade is run by every test that opens a store.

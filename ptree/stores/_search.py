@@ -38,12 +38,16 @@ fast as rare ones.
   index on the words and a B-tree on ``n``, the order rows were indexed (schema 3);
   the ``tsvector`` is built from the words directly (a ``tsvector`` literal, not
   ``to_tsvector``), so PostgreSQL's parser and dictionaries never split or stem a word
-  differently from SQLite.  GIN finds matches in no useful order, so the newest are
-  found one of two ways: walking the rows newest first (the B-tree) and testing each,
-  which costs 200 / (share of rows matching); or reading every match through GIN
-  and keeping the newest, which costs the number of matches.  A first window of
-  2,000 rows shows the share, and the cheaper way finishes.  Words in about one
-  message in 300 cost most (both ways read tens of thousands of rows).
+  differently from SQLite.  GIN finds matches in no useful order, so each row's
+  ``tsvector`` also holds its *block marker*, ``_b`` and ``n // 4096`` (a lexeme with
+  no position, set by a trigger as the row is inserted; no word has a ``_``, so no
+  query or entry spells one, and it is not a word of the score).  A search first
+  walks the newest 2,000 rows (B-tree on ``n``), testing each; the share of them
+  matching says what is left to do: walk on (common words), ask GIN for the query AND
+  one block's marker, a block at a time from the newest, as many blocks as the share
+  says hold the matches still needed (words of middling frequency: only those matches
+  are read, however many there are in all), or read every match through GIN and keep
+  the newest (rare words, or more than 32 blocks to ask).
 - The ``jsonl:`` store has no index: it reads every session (O(size of the store)).
 
 Snippets are made here from the entry's text, for every store alike.
@@ -177,6 +181,11 @@ def entry_words(entry: Entry) -> tuple[str, list[str]] | None:
     return (role, out) if out else None
 
 
+BLOCK_MARKER = "_b"
+"""How PostgreSQL's block markers begin (``_b0``, ``_b1``, ...): no word has a ``_``
+(see :func:`words`), so no query matches one, and no entry's words hold one."""
+
+
 def tsvector(indexed: Iterable[str]) -> str:
     """The ``tsvector`` literal of indexed words, with their positions (1, 2, ...)."""
     positions: dict[str, list[str]] = {}
@@ -300,7 +309,8 @@ def tsvector_words(text: str) -> list[str]:
     """
     # 'word':1,5 'other':2 ...: a word is letters and digits (no quote, colon or
     # space), and the positions are 1 to the number of words, each once.
-    items = text.split(" ")
+    # A block marker (PostgreSQL, schema 3) has no position: it is not a word.
+    items = [item for item in text.split(" ") if item[-1] != "'"]
     out = [""] * (text.count(",") + len(items))
     for item in items:
         quoted, _, positions = item.rpartition(":")
@@ -406,6 +416,14 @@ class PostgresIndex(SqlIndex):
     """A ``tsvector`` per entry with a GIN index, and its place in the order entries
     were indexed (``n``, schema version 3) with a B-tree (see the module doc)."""
 
+    #: Rows per block: each row's words hold its block's marker (schema 3), set when
+    #: the tables are made (the database keeps it: ``ptree_search_block()``).
+    BLOCK = 4096
+    #: Find the newest matches by the blocks' markers (else by the walk or the GIN
+    #: read alone, as before schema 3's markers: the benchmark's baseline).
+    MARKED = True
+    #: The most markers one statement asks for; beyond, every match left is read.
+    MAX_MARKERS = 32
     #: Rows walked newest first before deciding how to find the rest.
     WINDOW = 2000
     #: A match found through the GIN index costs about as much as this many rows
@@ -424,6 +442,31 @@ class PostgresIndex(SqlIndex):
         theirs in the order they are stored), and its index."""
         cur.execute("ALTER TABLE ptree_search ADD COLUMN n bigint GENERATED ALWAYS AS IDENTITY")
         cur.execute("CREATE UNIQUE INDEX ptree_search_n ON ptree_search (n)")
+        # Each row's block marker, in its words: set by a trigger as a row is
+        # inserted (n is known only then), and now for the rows there are.
+        cur.execute(
+            "CREATE OR REPLACE FUNCTION ptree_search_block() RETURNS bigint"
+            f" LANGUAGE sql IMMUTABLE AS 'SELECT {int(self.BLOCK)}::bigint'"
+        )
+        cur.execute(
+            "CREATE OR REPLACE FUNCTION ptree_search_marker(n bigint) RETURNS tsvector"
+            f" LANGUAGE sql IMMUTABLE AS $$SELECT array_to_tsvector(ARRAY['{BLOCK_MARKER}'"
+            " || (n / ptree_search_block())::text])$$"
+        )
+        cur.execute(
+            "CREATE OR REPLACE FUNCTION ptree_search_mark() RETURNS trigger LANGUAGE plpgsql"
+            " AS $$BEGIN NEW.words := NEW.words || ptree_search_marker(NEW.n);"
+            " RETURN NEW; END$$"
+        )
+        cur.execute(
+            "CREATE OR REPLACE TRIGGER ptree_search_mark BEFORE INSERT ON ptree_search"
+            " FOR EACH ROW EXECUTE FUNCTION ptree_search_mark()"
+        )
+        cur.execute("UPDATE ptree_search SET words = words || ptree_search_marker(n)")
+        # Every GIN scan reads the whole pending list of rows not yet merged (up to
+        # 4 MB by default: 270 pages cost a block's scan 2.9 ms instead of 0.5 ms at
+        # 10^6 rows); a search makes a scan per block, so keep the list short.
+        cur.execute("ALTER INDEX ptree_search_words SET (gin_pending_list_limit = 64)")
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
         if rows:
@@ -443,12 +486,9 @@ class PostgresIndex(SqlIndex):
             )
 
     def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
-        # GIN gives matches in no useful order, so there are two ways to the newest:
-        # walk the rows newest first (B-tree on n) testing each, which costs
-        # n / density rows, or read every match through GIN and keep the newest n,
-        # which costs (matches x GIN_COST).  The first window's density decides.
-        # Each statement is planned as written: the inner LIMIT forces the walk,
-        # "n + 0" keeps the GIN read from walking.
+        # Every statement is planned as written (never a prepared statement's generic
+        # plan): whether a search walks the rows or reads the GIN index depends on the
+        # words.
         columns = "n, session, entry, role, words::text"
         tsq = query.tsquery()
         if session is not None:
@@ -459,6 +499,64 @@ class PostgresIndex(SqlIndex):
                 planned=True,
             )
             return _candidates(rows)
+        return (yield from self._newest_walked(tsq, n))
+
+    def _newest_by_blocks(
+        self, tsq: str, n: int, below: int, asked: int, found: list[Candidate]
+    ) -> Plan[list[Candidate]]:
+        # Each row's words hold its block's marker ('_b<n // block>', schema 3), so
+        # GIN itself narrows by age: the query AND a block's marker reads only the
+        # matches in that block, however common the words.  Blocks below the rows
+        # walked are asked for newest first, as many as the density so far says
+        # hold the rest (and a quarter more), until n matches are found.
+        columns = "n, session, entry, role, words::text"
+        ((bottom, block),) = yield Read(
+            "SELECT min(n), ptree_search_block() FROM ptree_search", [], planned=True
+        )
+        high, lowest = (below - 1) // block, bottom // block
+        while high >= lowest:
+            need = (n - len(found)) * asked / len(found) / block
+            low = max(lowest, high - int(need * 1.25))
+            if high - low >= self.MAX_MARKERS:
+                break  # too many blocks: every match left is read (the caller)
+            # One GIN scan per block (a UNION ALL), not one of the query AND an OR
+            # of markers: GIN tests every item of the ORed markers' lists against
+            # the whole query (measured: 20 markers 38 ms, 73 markers 283 ms; one
+            # 0.3 ms).  ptree_search_block() is parallel unsafe: no parallel plan,
+            # whose workers took 34 ms to start for 7 blocks of 2 ms each.  "n + 0"
+            # is no B-tree range for the planner to AND with GIN.
+            blocks = range(high, low - 1, -1)
+            one = f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
+            rows = yield Read(
+                "SELECT * FROM (" + " UNION ALL ".join([one] * len(blocks)) + ") m"
+                " WHERE ptree_search_block() > 0 AND n + 0 < ? ORDER BY n DESC LIMIT ?",
+                [*(f"({tsq}) & '{BLOCK_MARKER}{b}'" for b in blocks), below, n - len(found)],
+                planned=True,
+            )
+            found += _candidates(rows)
+            if len(found) >= n:
+                return found
+            asked += below - low * block
+            below = low * block
+            high = low - 1
+            if not rows and high >= lowest:
+                break  # the density was wrong: read every match left
+        rows = yield Read(
+            f"SELECT {columns} FROM ptree_search WHERE words @@ CAST(? AS tsquery)"
+            " AND n + 0 < ? ORDER BY n + 0 DESC LIMIT ?",
+            [tsq, below, n - len(found)],
+            planned=True,
+        )
+        return found + _candidates(rows)
+
+    def _newest_walked(self, tsq: str, n: int) -> Plan[list[Candidate]]:
+        # GIN gives matches in no useful order, so there are two ways to the newest:
+        # walk the rows newest first (B-tree on n) testing each, which costs
+        # n / density rows, or read every match through GIN and keep the newest n,
+        # which costs (matches x GIN_COST).  The first window's density decides.
+        # Each statement is planned as written: the inner LIMIT forces the walk,
+        # "n + 0" keeps the GIN read from walking.
+        columns = "n, session, entry, role, words::text"
         found: list[Candidate] = []
         below: int | None = None  # walked every row from here up
         walked = 0
@@ -483,6 +581,9 @@ class PostgresIndex(SqlIndex):
             below = lo
             density = len(found) / walked
             to_walk = (n - len(found)) / density if density else float("inf")
+            if self.MARKED and found and self.GIN_COST * (n - len(found)) < to_walk:
+                # Schema 3's block markers: only the matches needed are read.
+                return (yield from self._newest_by_blocks(tsq, n, below, walked, found))
             if to_walk > self.GIN_COST * density * (lo - first):
                 break
             # What the density so far says is left, and a half more (not a multiple
