@@ -1463,6 +1463,8 @@ def test_load_while_writing(tmp_path: Path, kind: str) -> None:
                     pi_half_count += n
         assert pi_count > 0
     if pi_halves:
-        warnings.warn(f"{kind}: half a commit seen by Pi: {pi_halves}", stacklevel=1)
+        # Not a failure (Pi's documented reading of whole lines, and a prefix still):
+        # said in the output (pytest -s, benchmarks/faults.py) and counted in the report.
+        print(f"{kind}: half a commit seen by Pi: {pi_halves}")
     operations = len(appended) + len(loads) + pi_count
     report(f"load while writing: {kind}", 0, operations, 0, pi_count, pi_half_count)
