@@ -803,6 +803,24 @@ conn.execute("ROLLBACK")
 """
 
 
+@contextlib.contextmanager
+def locked(db: Path) -> Iterator[None]:
+    """Another process holds a write transaction on ``db`` for the block, then rolls
+    it back."""
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert locker.stdout is not None
+        assert locker.stdout.readline() == "locked\n"
+        yield
+    finally:
+        locker.communicate("\n", timeout=30)  # lets it roll back; closes the pipes
+
+
 class TestLocked:
     def test_sqlite_waits_the_timeout_then_raises(self, tmp_path: Path) -> None:
         """Another process holds a write transaction: the save waits ``?timeout=``
@@ -815,15 +833,8 @@ class TestLocked:
         with stores.open(url) as s:
             old = s.save(new_tree())
         s = stores.open(url)
-        locker = subprocess.Popen(
-            [sys.executable, "-c", LOCKER, str(db)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert locker.stdout is not None
-            assert locker.stdout.readline() == "locked\n"
+        src = tmp_path / "other.jsonl"
+        with locked(db):
             with s:
                 start = time.monotonic()
                 with pytest.raises(StoreLockedError) as info:
@@ -837,14 +848,11 @@ class TestLocked:
                 with pytest.raises(StoreLockedError):
                     s.update("s1", lambda t: t.append(user("more"), timestamp=TS))
             # ptree copy into it: status 1, one line naming the database.
-            src = tmp_path / "other.jsonl"
             dump(new_tree("other"), src)
             err = io.StringIO()
             assert main(["copy", str(src), url], out=io.StringIO(), err=err) == 1
             assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
             assert str(db) in err.getvalue()
-        finally:
-            locker.communicate("\n", timeout=30)  # lets it roll back; closes the pipes
         with stores.open(url) as s:
             assert [x.id for x in s.sessions()] == ["s1"]
             assert s.load("s1") == old
@@ -863,21 +871,10 @@ class TestLocked:
             old = s.save(new_tree())
         s = stores.open(url)
         assert isinstance(s, SqliteStore)
-        locker = subprocess.Popen(
-            [sys.executable, "-c", LOCKER, str(db)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert locker.stdout is not None
-            assert locker.stdout.readline() == "locked\n"
-            with s:
-                with pytest.raises(StoreLockedError) as info:
-                    s.vacuum()
-                assert (info.value.timeout, info.value.path) == (0.3, str(db))
-        finally:
-            locker.communicate("\n", timeout=30)
+        with locked(db), s:
+            with pytest.raises(StoreLockedError) as info:
+                s.vacuum()
+            assert (info.value.timeout, info.value.path) == (0.3, str(db))
         with stores.open(url) as s:
             assert s.load("s1") == old
             assert isinstance(s, SqliteStore)
