@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib.util
 import json
 import os
@@ -158,24 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     print("| store | case | session | items kept | wall | ticks | median gap | max gap | threads |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     rows: list[dict[str, Any]] = []
-    runs = 0
+    runs = 0  # each case its own session
     for url in urls:
         for reported in (False, True):
             for name, module in sessions.items():
                 n = 1 if url.startswith("pi:") else args.writers  # a file has one writer
-                cases: dict[str, tuple[int, Callable[[str], Awaitable[int]]]] = {
-                    f"{n}x{args.items}": (
-                        n * args.items,
-                        lambda sid, m=module, u=url, n=n: writers(m, u, sid, n, args.items),
-                    ),
-                    "big": (args.big, lambda sid, m=module, u=url: big(m, u, sid, args.big)),
-                }
-                for case, (want, work) in cases.items():
+                cases: dict[str, tuple[int, Callable[[], Awaitable[int]]]] = {}
+                for case, want in ((f"{n}x{args.items}", n * args.items), ("big", args.big)):
                     runs += 1
                     sid = f"bench-{os.getpid()}-{runs}"
-                    kept, took, gaps, threads = asyncio.run(
-                        ticking(lambda w=work, s=sid: w(s))  # type: ignore[misc]
+                    work: Callable[[], Awaitable[int]] = (
+                        functools.partial(big, module, url, sid, args.big)
+                        if case == "big"
+                        else functools.partial(writers, module, url, sid, n, args.items)
                     )
+                    cases[case] = (want, work)
+                for case, (want, work) in cases.items():
+                    kept, took, gaps, threads = asyncio.run(ticking(work))
                     if not reported:
                         continue
                     row = {
