@@ -74,7 +74,15 @@ from ..js import stringify, template
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
 from ..providers import responses_items
-from ..stores import SCHEMES, AsyncStore, ConflictError, SessionNotFoundError, Store, open_async
+from ..stores import (
+    SCHEMES,
+    AsyncStore,
+    ConflictError,
+    Pause,
+    SessionNotFoundError,
+    Store,
+    open_async,
+)
 from ..stores import open as open_store
 from ..tree import SessionTree
 
@@ -488,8 +496,24 @@ class _Write:
 
 
 _Plan: TypeAlias = Generator[Any, Any, _T]
-"""A session operation: yields :class:`_Call` and :class:`_Write` steps, receives
-their results (or their errors, thrown in), returns the operation's result."""
+"""A session operation: yields :class:`_Call` and :class:`_Write` steps (and
+:class:`~ptree.stores.Pause` in a long change), receives their results (or their
+errors, thrown in), returns the operation's result."""
+
+_Change: TypeAlias = Callable[[SessionTree], SessionTree | _Plan[SessionTree]]
+"""A change of the session's value: a pure function, or one that pauses (a generator
+yielding :class:`~ptree.stores.Pause` and returning the new value)."""
+
+_PAUSE_EVERY = 32
+"""Items an ``add_items`` change builds between two pauses of the loop (~5 ms here)."""
+
+
+def _changed(change: _Change, tree: SessionTree) -> _Plan[SessionTree]:
+    """``change(tree)``, its pauses (if it makes any) passed on."""
+    new = change(tree)
+    if isinstance(new, Generator):
+        new = yield from new
+    return new
 
 
 async def _drive(plan: _Plan[_T], execute: Callable[[Any], Awaitable[Any]]) -> _T:
@@ -789,8 +813,9 @@ class TreeSession(Closing, AsyncClosing):
         if frozen:
             yield from self._applying(lambda tree: self._added(tree, frozen))
 
-    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> SessionTree:
-        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again)."""
+    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> _Plan[SessionTree]:
+        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again),
+        pausing every few items so that a long call leaves the loop to other tasks."""
         cached = self._calls
         if cached is not None and cached[0] == tree.leaf_id:
             calls = dict(cached[1])
@@ -802,6 +827,8 @@ class TreeSession(Closing, AsyncClosing):
         # the run's last entry; the entries before it hold their items only.
         run: list[dict[str, Any]] = []
         for i, item in enumerate(frozen):
+            if i and not i % _PAUSE_EVERY:
+                yield Pause()
             timestamp = tree.clock()
             blocks = _assistant_blocks(item)
             message: dict[str, Any] | None
@@ -1102,7 +1129,7 @@ class TreeSession(Closing, AsyncClosing):
         self._tree = tree
         return cast("SessionTree", tree)
 
-    def _saving(self, change: Callable[[SessionTree], SessionTree]) -> _Plan[SessionTree]:
+    def _saving(self, change: _Change) -> _Plan[SessionTree]:
         """``change`` applied to the stored session and saved, again on a conflict."""
         while True:
             try:
@@ -1110,22 +1137,24 @@ class TreeSession(Closing, AsyncClosing):
             except SessionNotFoundError:
                 pass
             try:  # the first change makes the session
-                return cast("SessionTree", (yield _Call("save", change(self._tree))))
+                new = yield from _changed(change, self._tree)
+                return cast("SessionTree", (yield _Call("save", new)))
             except ConflictError:
                 continue  # another writer made it first: change theirs
 
-    def _applying(self, change: Callable[[SessionTree], SessionTree]) -> _Plan[None]:
+    def _applying(self, change: _Change) -> _Plan[None]:
         """One step: ``change`` (pure) applied to the session, written, and recorded."""
         seen: list[SessionTree] = []
 
-        def tracked(tree: SessionTree) -> SessionTree:
-            seen[:] = [tree, change(tree)]
-            return seen[1]
+        def tracked(tree: SessionTree) -> _Plan[SessionTree]:
+            new = yield from _changed(change, tree)
+            seen[:] = [tree, new]
+            return new
 
         if self._in_store:
             tree = yield from self._saving(tracked)
         else:
-            new = tracked(self._tree)
+            new = yield from tracked(self._tree)
             if new is self._tree:
                 return
             tree = yield _Write(new)
@@ -1170,7 +1199,9 @@ class TreeSession(Closing, AsyncClosing):
         return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
 
     async def _blocking(self, step: Any) -> Any:
-        """Execute a step blocking (never suspends)."""
+        """Execute a step blocking (never suspends; a pause goes straight on)."""
+        if isinstance(step, Pause):
+            return None
         if isinstance(step, _Write):
             return step.tree if self._writer is None else self._writer.commit(step.tree)
         if self._store is None:
@@ -1178,8 +1209,10 @@ class TreeSession(Closing, AsyncClosing):
             self._store = open_store(self._url)
         return getattr(self._store, step.name)(*step.args)
 
-    async def _awaited(self, step: _Call) -> Any:
-        """Execute a store call on the async store of the running loop."""
+    async def _awaited(self, step: _Call | Pause) -> Any:
+        """Execute a store call on the async store of the running loop, or pause."""
+        if isinstance(step, Pause):
+            return await asyncio.sleep(0)
         return await getattr(await self._async_store(), step.name)(*step.args)
 
     async def _async_store(self) -> AsyncStore:
