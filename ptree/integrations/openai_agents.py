@@ -789,7 +789,8 @@ class TreeSession(Closing, AsyncClosing):
 
         Each item becomes one entry (see the module doc for the Pi message it gets);
         the last one is the new leaf.  An empty list changes nothing.  Cost: O(size of
-        the items), plus one walk of the current path to name the tool results.
+        the items), plus one walk of the current path to name the tool results; a
+        long call lets the event loop run other tasks every 32 items.
 
         Args:
             items: the SDK's input items, JSON-like mappings.
