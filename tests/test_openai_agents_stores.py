@@ -358,6 +358,44 @@ class TestEventLoop:
 
         run(scenario())
 
+    def test_a_big_add_items_lets_other_tasks_run(
+        self, shared_store_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """While one add_items builds 200 entries (on the loop: a session's first save,
+        and every PostgreSQL update), another task runs between them: the count it
+        keeps differs between the first entry built and the last."""
+        from ptree.integrations import openai_agents
+
+        counted = [0]
+        seen: list[int] = []
+        entry = openai_agents._entry
+
+        def spy(*args: Any) -> Any:
+            seen.append(counted[0])
+            return entry(*args)
+
+        monkeypatch.setattr(openai_agents, "_entry", spy)
+
+        async def scenario() -> list[Any]:
+            done = asyncio.Event()
+
+            async def other() -> None:
+                while not done.is_set():
+                    counted[0] += 1
+                    await asyncio.sleep(0)
+
+            task = asyncio.create_task(other())
+            async with await TreeSession.connect("big", shared_store_url) as session:
+                await session.add_items([user(f"{i}") for i in range(200)])
+                done.set()
+                await task
+                return await session.get_items()
+
+        items = run(scenario())
+        assert len(items) == 200
+        assert len(seen) >= 200
+        assert seen[199] > seen[0]  # the first build of the 200 entries was interleaved
+
 
 class TestBlockingMethods:
     """The blocking methods run the same plans on a blocking store."""
