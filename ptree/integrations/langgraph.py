@@ -55,6 +55,7 @@ from langchain_core.messages import (
     BaseMessage,
     ChatMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
     ToolMessage,
 )
@@ -283,8 +284,14 @@ def _is_plain_json(value: object) -> bool:
     return True
 
 
+def _is_message(value: object) -> bool:
+    """A message stored as a message entry: not a ``RemoveMessage``, which is an
+    instruction to ``add_messages`` (stored as the serializer writes it)."""
+    return isinstance(value, BaseMessage) and not isinstance(value, RemoveMessage)
+
+
 def _is_message_list(value: object) -> bool:
-    return type(value) is list and all(isinstance(m, BaseMessage) for m in value)
+    return type(value) is list and all(_is_message(m) for m in value)
 
 
 @dataclass
@@ -667,16 +674,14 @@ class TreeSaver(BaseCheckpointSaver[int]):
     def _encode_value(self, value: Any, build: _Build, why: _Where) -> Any:
         """A channel's or write's value: messages in it as references to message
         entries (made when new), the rest as the serializer writes it."""
-        if isinstance(value, BaseMessage):
+        if _is_message(value):
             return {"r": self._intern(value, build, why, None)}
         if _is_message_list(value) and value:
             return {"rl": [self._intern(m, build, why, None) for m in value]}
         if (
             type(value) is dict
             and all(type(k) is str for k in value)
-            and any(
-                isinstance(v, BaseMessage) or (_is_message_list(v) and v) for v in value.values()
-            )
+            and any(_is_message(v) or (_is_message_list(v) and v) for v in value.values())
         ):
             return {"rd": {k: self._encode_value(v, build, why) for k, v in value.items()}}
         typed = self._typed(value, why)
@@ -1164,8 +1169,28 @@ class TreeSaver(BaseCheckpointSaver[int]):
             start = parent.entry_id if gone is None else gone.parent_id
         else:
             start, matched = self._follow(state, ns, parent, wanted[keep:])
+        # On down through entries that hold the next messages (a replacement put by
+        # its write, an earlier fork's same messages).
+        while keep + len(matched) < len(wanted):
+            found = self._child_holding(state, start, wanted[keep + len(matched)])
+            if found is None:
+                break
+            start, ref = found
+            matched.append(ref)
         build.tree = state.tree.move_to(start)
         return self._grow(build, old_refs, keep, matched, wanted, why)
+
+    def _child_holding(
+        self, state: _Thread, entry_id: str | None, message: BaseMessage
+    ) -> tuple[str, Any] | None:
+        """A message entry under ``entry_id`` (a root for ``None``) standing for
+        ``message``, and the reference to it.  O(children)."""
+        for child in state.tree.children(entry_id):
+            if isinstance(child, MessageEntry):
+                ref = self._held(child, message, state)
+                if ref is not None:
+                    return child.id, ref
+        return None
 
     def _follow(
         self, state: _Thread, ns: str, parent: _Ckpt, wanted: Sequence[BaseMessage]
@@ -1299,6 +1324,8 @@ class TreeSaver(BaseCheckpointSaver[int]):
             if slot >= 0 and ((task_id, slot) in bucket or (task_id, slot) in taken):
                 continue
             taken.add((task_id, slot))
+            if channel == self.messages_channel:
+                self._replacing(b, thread_id, ns, cid, value, (thread_id, cid, channel))
             rows.append([slot, channel, self._encode_value(value, b, (thread_id, cid, channel))])
         if not rows:
             return False
@@ -1313,6 +1340,34 @@ class TreeSaver(BaseCheckpointSaver[int]):
         data["writes"] = rows
         b.tree = b.tree.append_custom(WRITES_TYPE, data)
         return True
+
+    def _replacing(
+        self, b: _Build, thread_id: str, ns: str, cid: str, value: Any, why: _Where
+    ) -> None:
+        """A write to the messages channel replacing one of the checkpoint's messages
+        (an ``update_state`` editing it): its entry where the list that takes it will
+        branch off, above the message it replaces (see :meth:`_place`), rather than
+        after the checkpoint, whose line keeps the old one.  The first such message
+        only (the others follow messages not stored yet).  O(length of the list)."""
+        written = [value] if _is_message(value) else value if _is_message_list(value) else []
+        if not any(m.id is not None for m in written):
+            return
+        ckpt = b.state.checkpoints.get((ns, cid))
+        if ckpt is None:
+            return
+        old, refs = self._parent_list(b.state, thread_id, ns, ckpt, self.messages_channel)
+        at = {m.id: k for k, m in enumerate(old) if m.id is not None}
+        replacing = [(at[m.id], m) for m in written if m.id in at and old[at[m.id]] != m]
+        if not replacing:
+            return
+        k, message = min(replacing, key=lambda pair: pair[0])
+        gone = b.state.tree.get(_ref_entry(refs[k]))
+        if gone is None or self._child_holding(b.state, gone.parent_id, message) is not None:
+            return
+        here = b.tree.leaf_id
+        b.tree = b.tree.move_to(gone.parent_id)
+        self._intern(message, b, why, set())
+        b.tree = b.tree.move_to(here)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread (its session) with all its checkpoints and writes.
