@@ -9,8 +9,13 @@ viewer draw them.
 A channel holding a list of LangChain messages (the ``messages`` of a
 ``MessagesState``, grown with ``add_messages``) is not stored whole at every step, as
 other savers do: each checkpoint names how many of its parent's messages it keeps and
-which messages follow, and every message is stored once, as a Pi ``message`` entry on
-the path to the checkpoint that first holds it.  LangChain's types map onto Pi's:
+which messages follow, and each message is a Pi ``message`` entry.  The path to a
+checkpoint's entry holds exactly the messages of its messages channel
+(:attr:`TreeSaver.messages_channel`), in order, so :func:`ptree.build_context` at any
+checkpoint's entry is the conversation of its state: a checkpoint's new messages go
+before it, its parent's writes and their messages come between the two as long as
+they are its next messages, and other messages (a run's input, before the step that
+adds it) go after it.  LangChain's types map onto Pi's:
 
 - ``HumanMessage`` → ``user``; ``AIMessage`` → ``assistant`` (text blocks, its tool
   calls as ``toolCall`` blocks, ``usage_metadata`` as ``usage``, ``model_name`` as
@@ -23,11 +28,13 @@ the path to the checkpoint that first holds it.  LangChain's types map onto Pi's
   before ``add_messages`` gave it an id is the same entry: the checkpoint that holds
   it names the id.
 
-So a thread's storage grows with the length of its conversation, not its square, and
-:func:`ptree.build_context` on a thread gives the conversation up to its latest
-checkpoint.  Other channels, checkpoint metadata and pending writes are stored as the
+So a thread's storage grows with the length of its conversation, not its square.
+Other channels, checkpoint metadata and pending writes are stored as the
 saver's serializer gives them; messages inside them (the input of a run, a node's
-write) are references to the message entries.
+write) are references to the message entries (a ``RemoveMessage``, an instruction to
+``add_messages``, is stored as the serializer writes it).  A checkpoint whose list
+drops one of its parent's messages (removed, replaced) branches off above that
+message: the messages after it are stored again, on that branch.
 
 Imports: the core, :mod:`ptree.stores`, and ``langgraph`` (the extra
 ``ptree[langgraph]``).
