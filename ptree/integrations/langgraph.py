@@ -1362,14 +1362,23 @@ class TreeSaver(BaseCheckpointSaver[int]):
         ckpt = b.state.checkpoints.get((ns, cid))
         if ckpt is None:
             return
-        old, refs = self._parent_list(b.state, thread_id, ns, ckpt, self.messages_channel)
-        at = {m.id: k for k, m in enumerate(old) if m.id is not None}
-        replacing = [(at[m.id], m) for m in written if m.id in at and old[at[m.id]] != m]
-        if not replacing:
+        # The list's ids from its references (no message decoded: LangGraph's writes
+        # often reach a checkpoint after its child, when it is no longer the last put).
+        state = b.state
+        recent = self._recent.get((thread_id, ns, self.messages_channel))
+        if recent is not None and recent[0] == cid:
+            refs = recent[2]
+        else:
+            refs = self._channel(state, ckpt, self.messages_channel)[1] or []
+        at = {_ref_id(r, state): k for k, r in enumerate(refs)}
+        replacing = [(at[m.id], m) for m in written if m.id is not None and m.id in at]
+        for k, message in sorted(replacing, key=lambda pair: pair[0]):
+            if self._message(refs[k], state) != message:
+                break
+        else:
             return
-        k, message = min(replacing, key=lambda pair: pair[0])
-        gone = b.state.tree.get(_ref_entry(refs[k]))
-        if gone is None or self._child_holding(b.state, gone.parent_id, message) is not None:
+        gone = state.tree.get(_ref_entry(refs[k]))
+        if gone is None or self._child_holding(state, gone.parent_id, message) is not None:
             return
         here = b.tree.leaf_id
         b.tree = b.tree.move_to(gone.parent_id)
@@ -1636,6 +1645,15 @@ def _nearest_checkpoint(tree: SessionTree, entry_id: str, ns: str) -> str | None
 def _ref_entry(ref: Any) -> str:
     """The entry id of a message reference (``entry_id`` or ``[entry_id, id]``)."""
     return ref if isinstance(ref, str) else ref[0]
+
+
+def _ref_id(ref: Any, state: _Thread) -> str | None:
+    """The message id a reference gives its message.  O(1)."""
+    if not isinstance(ref, str):
+        return ref[1]  # type: ignore[no-any-return]
+    entry = state.tree[ref]
+    assert isinstance(entry, MessageEntry)
+    return entry.extra[MESSAGE_FIELD][2]  # type: ignore[no-any-return]
 
 
 def _common_prefix(old: Sequence[BaseMessage], new: Sequence[BaseMessage]) -> int:
