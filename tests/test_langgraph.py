@@ -503,7 +503,7 @@ def _run(saver: BaseCheckpointSaver[Any], ops: list[tuple[str, int, str]]) -> li
 
 
 @settings(max_examples=int(os.environ.get("PTREE_LANGGRAPH_EXAMPLES", "25")))
-@given(st.lists(_OP, min_size=1, max_size=6))
+@given(st.lists(_OP, min_size=1, max_size=int(os.environ.get("PTREE_LANGGRAPH_OPS", "6"))))
 def test_each_checkpoint_path_holds_its_messages(ops: list[tuple[str, int, str]]) -> None:
     """Whatever a thread went through (runs, resumes from past checkpoints written on an
     input or by a step, update_state forks adding, replacing or removing a message),
