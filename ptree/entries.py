@@ -88,7 +88,13 @@ def _link(entry: Entry, parent: Entry | None, seq: int) -> None:
     (True, 1, 1)
     """
     _set_parent(entry, parent)
-    _set_depth(entry, 0 if parent is None else parent.depth + 1)
+    if parent is None:
+        _set_depth(entry, 0)
+    else:
+        depth = parent.depth + 1
+        # On a run that starts at the first entry, the depth is the position: one int
+        # object for both (an int above 256 is a 32-byte object of its own).
+        _set_depth(entry, seq if depth == seq else depth)
     _set_seq(entry, seq)
 
 
