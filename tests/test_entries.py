@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 from typing import Any
 
@@ -270,3 +271,54 @@ class TestValues:
         assert h.to_json(version=1) == {**obj, "version": 1}
         with pytest.raises(ptree.InvalidEntryError):
             ptree.SessionHeader.from_json({"type": "message"})
+
+
+_LINKS_SCRIPT = r"""
+import pickle, sys
+if sys.argv[1] == "python":
+    sys.modules["ptree._cfrozen"] = None  # as where no C compiler built the extension
+import ptree
+from ptree import entries
+from ptree.entries import MessageEntry
+fresh = MessageEntry(id="x", parent_id=None, timestamp="t", message={"role": "user"})
+try:
+    fresh.seq
+except AttributeError:
+    unlinked = "unlinked"
+else:
+    unlinked = "linked"
+t = ptree.SessionTree()
+for i in range(300):
+    t = t.append({"role": "user", "content": str(i)})
+t = t.move_to("e100").append({"role": "user", "content": "branch"})
+e = t["e301"]
+kids = [c.id for c in t.children("e100")]
+back = pickle.loads(pickle.dumps(e))
+print(type(entries.Entry.__mro__[1]).__name__, entries.Entry.__mro__[1].__name__, unlinked,
+      e.seq, e.depth, e.parent_entry.id, t["e300"].depth, kids, back == e,
+      hasattr(back, "seq"))
+"""
+
+
+@pytest.mark.parametrize("links", ["c", "python"])
+def test_links_read_the_same_with_or_without_the_c_extension(links: str) -> None:
+    """An entry's links (parent, depth, position) read the same on the Python slots as
+    on the C extension's machine integers: unset until a tree takes the entry in, set
+    once, never pickled."""
+    import subprocess
+    import sys
+
+    from ptree.frozen import COMPILED
+
+    if links == "c" and not COMPILED and os.environ.get("CI") != "true":
+        pytest.skip("the C extension is not built here")
+    out = subprocess.run(
+        [sys.executable, "-c", _LINKS_SCRIPT, links],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split(maxsplit=2)
+    base = "Links" if links == "c" else "_Links"
+    assert out[1] == base
+    # e<k> is the k-th append (position k - 1, depth k - 1); e301 hangs under e100.
+    assert out[2].strip() == "unlinked 300 100 e100 299 ['e101', 'e301'] True False"
