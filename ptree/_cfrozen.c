@@ -240,6 +240,54 @@ as_links(PyObject *entry)
     return (Links *)entry;
 }
 
+/* The entry kinds whose instances can never be part of a reference cycle (a tuple of
+ * types, set by acyclic()): ptree's own kinds, whose fields hold strings, numbers, frozen
+ * JSON values and, through the links, only entries made before them. */
+static PyObject *acyclic_kinds = NULL;
+
+/* Stop the garbage collector from tracking entry if it is of one of the acyclic kinds,
+ * or of a subclass that adds no field (the same size, no __dict__): the collector then
+ * never walks the entries of a tree (10^6 entries: one walk per full collection), as
+ * CPython untracks its own tuples of such values.  An instance of a subclass that adds
+ * fields stays tracked: those could make a cycle. */
+static void
+untrack_if_acyclic(PyObject *entry)
+{
+    PyTypeObject *type = Py_TYPE(entry);
+    Py_ssize_t i, n;
+    if (acyclic_kinds == NULL || type->tp_dictoffset != 0 || !PyObject_GC_IsTracked(entry)) {
+        return;
+    }
+    n = PyTuple_GET_SIZE(acyclic_kinds);
+    for (i = 0; i < n; i++) {
+        PyTypeObject *kind = (PyTypeObject *)PyTuple_GET_ITEM(acyclic_kinds, i);
+        if (type->tp_basicsize == kind->tp_basicsize && PyType_IsSubtype(type, kind)) {
+            PyObject_GC_UnTrack(entry);
+            return;
+        }
+    }
+}
+
+/* acyclic(kinds): the entry kinds link() and link_parent() untrack (a tuple of types). */
+static PyObject *
+acyclic(PyObject *module, PyObject *kinds)
+{
+    Py_ssize_t i;
+    if (!PyTuple_Check(kinds)) {
+        PyErr_SetString(PyExc_TypeError, "acyclic() takes a tuple of entry types");
+        return NULL;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(kinds); i++) {
+        PyObject *kind = PyTuple_GET_ITEM(kinds, i);
+        if (!PyType_Check(kind) || !PyType_IsSubtype((PyTypeObject *)kind, &LinksType)) {
+            PyErr_SetString(PyExc_TypeError, "acyclic() takes a tuple of entry types");
+            return NULL;
+        }
+    }
+    Py_XSETREF(acyclic_kinds, Py_NewRef(kinds));
+    Py_RETURN_NONE;
+}
+
 /* The depth of an entry under parent (None: a root); -1 with an error set. */
 static Py_ssize_t
 depth_under(PyObject *parent)
@@ -278,6 +326,7 @@ link_entry(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(e->parent, Py_NewRef(args[1]));
     e->depth = depth + 1;
     e->seq = seq + 1;
+    untrack_if_acyclic(args[0]);
     Py_RETURN_NONE;
 }
 
@@ -301,6 +350,7 @@ link_entry_parent(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_XSETREF(e->parent, Py_NewRef(args[1]));
     e->depth = depth + 1;
+    untrack_if_acyclic(args[0]);
     Py_RETURN_NONE;
 }
 
@@ -357,6 +407,8 @@ static PyMethodDef methods[] = {
      "link_parent(entry, parent, depth): set an entry's parent and depth."},
     {"set_position", (PyCFunction)(void (*)(void))set_entry_position, METH_FASTCALL,
      "set_position(entry, seq): set an entry's position."},
+    {"acyclic", acyclic, METH_O,
+     "acyclic(kinds): the entry types whose linked instances the collector skips."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1025,6 +1025,12 @@ ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
 )
 """Pi's ``type`` names to the classes that stand for them."""
 
+if _cfrozen is not None:
+    # Their fields hold strings, numbers, frozen JSON values and (the links) entries
+    # made before them: never a cycle, so once linked the collector need not track
+    # them (nor a subclass's instances that add no field).
+    _cfrozen.acyclic((*ENTRY_TYPES.values(), UnknownEntry, LazyMessageEntry))
+
 AnyEntry: TypeAlias = (
     MessageEntry
     | ThinkingLevelChange

@@ -322,3 +322,32 @@ def test_links_read_the_same_with_or_without_the_c_extension(links: str) -> None
     assert out[1] == base
     # e<k> is the k-th append (position k - 1, depth k - 1); e301 hangs under e100.
     assert out[2].strip() == "unlinked 300 100 e100 299 ['e101', 'e301'] True False"
+
+
+def test_linked_entries_are_not_tracked_by_the_collector_unless_a_subclass_adds_fields() -> None:
+    """Where the C extension is built, an entry a tree has taken in is untracked by the
+    cyclic garbage collector (its kind can make no cycle), so full collections never
+    walk a big tree's entries; a fresh entry, and an entry of a subclass that adds a
+    field (which could hold a cycle), stay tracked."""
+    import gc
+
+    from ptree.frozen import COMPILED
+
+    if not COMPILED and os.environ.get("CI") != "true":
+        pytest.skip("the C extension is not built here")
+
+    @attrs.frozen(kw_only=True, weakref_slot=False)
+    class Noted(ptree.MessageEntry):
+        note: Any = None
+
+    fresh = ptree.MessageEntry(id="a", parent_id=None, timestamp="t", message={"role": "user"})
+    assert gc.is_tracked(fresh)
+    t = ptree.SessionTree.from_entries([fresh])
+    t = t.append({"role": "user", "content": "hi"})
+    assert not gc.is_tracked(t["a"])
+    assert not gc.is_tracked(t["e1"])
+    cyclic: list[Any] = []
+    noted = Noted(id="n", parent_id="e1", timestamp="t", message={"role": "user"}, note=cyclic)
+    t = t.insert(noted)
+    cyclic.append(t["n"])  # the cycle the collector must still see
+    assert gc.is_tracked(t["n"])
