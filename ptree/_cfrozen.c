@@ -19,6 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <structmember.h>
 
 #include "_frozen_types.h"
 
@@ -191,13 +192,6 @@ unset(PyObject *self, const char *name)
 }
 
 static PyObject *
-links_parent(Links *self, void *closure)
-{
-    if (self->parent == NULL) return unset((PyObject *)self, "parent_entry");
-    return Py_NewRef(self->parent);
-}
-
-static PyObject *
 links_depth(Links *self, void *closure)
 {
     if (self->depth == 0) return unset((PyObject *)self, "depth");
@@ -212,9 +206,17 @@ links_seq(Links *self, void *closure)
 }
 
 static PyGetSetDef links_getset[] = {
-    {"parent_entry", (getter)links_parent, NULL, "The parent entry (None for a root).", NULL},
     {"depth", (getter)links_depth, NULL, "The number of ancestors.", NULL},
     {"seq", (getter)links_seq, NULL, "The position in insertion order.", NULL},
+    {NULL},
+};
+
+/* The parent as a member, not a getter: CPython specialises reading an object member
+ * (a slot) into a load at its offset, and walking a path reads nothing else.  NULL (not
+ * linked yet) reads as an AttributeError, as an empty slot does. */
+static PyMemberDef links_members[] = {
+    {"parent_entry", T_OBJECT_EX, offsetof(Links, parent), READONLY,
+     "The parent entry (None for a root)."},
     {NULL},
 };
 
@@ -226,6 +228,7 @@ static PyTypeObject LinksType = {
     .tp_traverse = (traverseproc)links_traverse,
     .tp_clear = (inquiry)links_clear,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_members = links_members,
     .tp_getset = links_getset,
     .tp_doc = "Where an entry sits in its tree (see ptree/entries.py's _Links).",
 };
