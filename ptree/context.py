@@ -156,6 +156,9 @@ class Messages(Sequence[dict[str, Any]]):
             )
         return cls._of(items)
 
+    def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
+        pass  # everything happened in __new__ (the walk's constructor skips both)
+
     @classmethod
     def _of(cls, items: tuple[Any, ...]) -> Messages:
         """The messages of these items (a MessageEntry standing for its message), no
