@@ -27,10 +27,11 @@ from hypothesis import strategies as st
 
 import ptree
 from ptree import Context, MessageEntry, Messages, SessionTree, build_context, dump, load
+from ptree.context import current_system_message
 from ptree.entries import LazyMessageEntry
 from ptree.pi import fast
 from tests.helpers import HEADER, message_line
-from tests.strategies import trees
+from tests.strategies import messages_16, system_messages, trees
 
 # The three ways the Pi reader reads a plain message line: the C scanner, msgspec one
 # line at a time (no C extension), every message decoded at load.
@@ -297,6 +298,28 @@ class TestReadOnFirstUse:
         assert checkpoint is not None
         assert checkpoint["content"] == "Be brief."
         assert undecoded(build_context(tree).messages) == {1, 2, 3, 4, 5}
+
+    @settings(
+        max_examples=40,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(
+        st.lists(messages_16 | system_messages, max_size=12),
+        st.sampled_from(sorted(READERS)),
+    )
+    def test_system_fold_reads_by_shape(
+        self, dumped: Callable[[SessionTree], Path], chain: list[Any], reader: str
+    ) -> None:
+        """current_system_message of a context's Messages (which skips stored messages
+        whose shape is not a system message's) is that of the plain tuple."""
+        tree = SessionTree()
+        for message in chain:
+            tree = tree.append(message)
+        path = dumped(tree)
+        messages = build_context(load_with(path, reader)).messages
+        expected = current_system_message(expected_tuple(messages, path))
+        assert current_system_message(messages) == expected
 
     @settings(
         max_examples=60,
