@@ -110,8 +110,8 @@ class Messages(Sequence[dict[str, Any]]):
     ``Messages``, and ``*``; ``len``, ``in``, iteration, ``reversed``, ``index`` and
     ``count`` as on a tuple.  A :class:`collections.abc.Sequence`, **not a tuple**:
     ``json.dumps`` wants ``list(messages)`` (or ``default=list``), and ``isinstance(m,
-    tuple)`` is false.  Threads may read one concurrently: each message is read once
-    and every thread gets the same object.
+    tuple)`` is false.  Threads may read one concurrently: every thread gets the same
+    object for a message (its entry hands out only the first value decoded).
 
     Cost: making one from an iterable is O(length); reading a message is O(1), plus
     decoding it the first time (O(its size)); ``==``, ``hash``, ``repr`` and pickling
