@@ -6,7 +6,9 @@
  * int, bool, None, finite float, dict, list or tuple (a subclass, a frozen value, a set,
  * NaN, ...), or a container nested deeper than the limit.  freeze then takes its own
  * path from the start, which gives the same value or names the culprit: this module
- * never decides an error.
+ * never decides an error.  (A dict is first copied whole with dict's own merge, as the
+ * Python path's dict.__init__ copies it: an error only a key's own __eq__ could raise
+ * there is raised the same way by both.)
  *
  * The containers it makes hold only strings, numbers and containers like themselves,
  * so they can never be part of a reference cycle: each is untracked by the garbage
@@ -55,7 +57,11 @@ open_frame(Frame *f, PyObject *source)
     f->pos = 0;
     f->is_dict = PyDict_CheckExact(source);
     if (f->is_dict) {
+        /* A copy of the whole dict first, as the Python path's dict.__init__ makes
+         * (CPython clones a compact dict's table at once): only its containers are
+         * replaced afterwards. */
         f->out = PyDict_Type.tp_new(FrozenDictType, empty_tuple, NULL);
+        if (f->out != NULL && PyDict_Update(f->out, source) < 0) Py_CLEAR(f->out);
     }
     else {
         f->out = FrozenListType->tp_alloc(FrozenListType, PySequence_Fast_GET_SIZE(source));
@@ -122,7 +128,8 @@ freeze_plain_value(PyObject *value)
         }
         kind = kind_of(item);
         if (kind == 1) {
-            if (put(f, key, item) < 0) goto fail;
+            /* A dict's copy holds it already. */
+            if (!f->is_dict && put(f, key, item) < 0) goto fail;
             continue;
         }
         if (kind == 0 || depth >= max_depth) goto other;
