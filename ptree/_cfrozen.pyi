@@ -10,6 +10,7 @@ def setup_append(
     entry_type: type,
     base_entry_type: type,
     store_type: type,
+    header_type: type,
     default_config: object,
     clock: object,
     empty: object,

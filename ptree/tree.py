@@ -1198,6 +1198,7 @@ else:
         MessageEntry,
         Entry,
         Store,
+        SessionHeader,
         _DEFAULT_CONFIG,
         utc_now,
         kinds.EMPTY,

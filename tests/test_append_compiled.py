@@ -9,6 +9,7 @@ entries, links, ids, counters, and each store's indexes.
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from collections.abc import Callable
@@ -173,6 +174,24 @@ class TestSameAsPython:
         assert t.append(frozen).message("e2") is frozen
         assert t.leaf is not None
         assert t.leaf.shape == 4  # SHAPE_ASSISTANT
+
+    def test_the_collector_never_walks_what_it_makes(self) -> None:
+        """The new entry and value are untracked (they cannot be on a cycle), as frozen
+        messages are; a value whose header is of a subclass (which could hold anything)
+        stays tracked."""
+        t = compiled(SessionTree(), {"role": "user", "content": "a"})
+        assert t is not None
+        assert not gc.is_tracked(t)
+        assert not gc.is_tracked(t["e1"])
+
+        class Header(SessionHeader):
+            pass
+
+        header = Header(id="s1", timestamp="2026-01-01T00:00:00.000Z", cwd="/")
+        t = compiled(SessionTree(header=header), {"role": "user", "content": "a"})
+        assert t is not None
+        assert gc.is_tracked(t)
+        assert not gc.is_tracked(t["e1"])
 
     def test_python_path_fixture_switches_it_off(self, python_path: None) -> None:
         """The fixture the other tests compare with really takes the Python path."""
