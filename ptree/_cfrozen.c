@@ -440,7 +440,7 @@ setup_append(PyObject *module, PyObject *args)
     PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots;
     PyObject *groups[3];
     PyTypeObject *owners[3];
-    Py_ssize_t firsts[4] = {T_STORE, E_ID, S_BASE, N_SLOTS}, i;
+    Py_ssize_t firsts[4] = {T_STORE, E_ID, S_BASE, N_SLOTS}, found[N_SLOTS], i;
     int g;
     (void)module;
     if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!", &PyType_Type, &tree_type, &PyType_Type,
@@ -468,7 +468,7 @@ setup_append(PyObject *module, PyObject *args)
         for (i = firsts[g]; i < firsts[g + 1]; i++) {
             Py_ssize_t off = offset_of(PyTuple_GET_ITEM(groups[g], i - firsts[g]), owners[g]);
             if (off < 0) return NULL;
-            offsets[i] = off;
+            found[i] = off;
         }
     }
     /* The links (parent, depth) are read from a leaf of any kind: slots of the base. */
@@ -482,6 +482,7 @@ setup_append(PyObject *module, PyObject *args)
         release_str = PyUnicode_InternFromString("release");
         if (role_str == NULL || acquire_str == NULL || release_str == NULL) return NULL;
     }
+    memcpy(offsets, found, sizeof(offsets)); /* all or nothing */
     Py_XSETREF(TreeType, (PyTypeObject *)Py_NewRef(tree_type));
     Py_XSETREF(EntryType, (PyTypeObject *)Py_NewRef(entry_type));
     Py_XSETREF(BaseEntryType, (PyTypeObject *)Py_NewRef(base_type));

@@ -1185,37 +1185,45 @@ def _slots(cls: type, *names: str) -> tuple[object, ...]:
 
 # append's common case in C, where the extension is built: it is handed the classes and
 # their slots, so that their layout keeps one owner (the classes here, in entries.py
-# and in arrays.py).
+# and in arrays.py).  A layout it does not know (a slot that is no longer an object
+# slot) leaves append to the Python path, and the reason in _APPEND_REFUSED (which
+# tests/test_append_compiled.py reports as a failure): never a failed import.
 _compiled_append: Callable[[SessionTree, object], SessionTree | None] | None
+_APPEND_REFUSED = ""
 try:
     from ._cfrozen import append_message as _compiled_append
     from ._cfrozen import setup_append
 except ImportError:  # pragma: no cover - built where a C compiler is found
     _compiled_append = None
+    _APPEND_REFUSED = "ptree._cfrozen was not built here"
 else:
-    setup_append(
-        SessionTree,
-        MessageEntry,
-        Entry,
-        Store,
-        SessionHeader,
-        _DEFAULT_CONFIG,
-        utc_now,
-        kinds.EMPTY,
-        _slots(SessionTree, "_store", "_size", "_leaf", "_max_seq", "_header", "_config"),
-        _slots(
+    try:
+        setup_append(
+            SessionTree,
             MessageEntry,
-            "id",
-            "parent_id",
-            "timestamp",
-            "extra",
-            "message",
-            "parent_entry",
-            "depth",
-            "seq",
-        ),
-        _slots(Store, "base", "entries", "by_id", "children", "lock"),
-    )
+            Entry,
+            Store,
+            SessionHeader,
+            _DEFAULT_CONFIG,
+            utc_now,
+            kinds.EMPTY,
+            _slots(SessionTree, "_store", "_size", "_leaf", "_max_seq", "_header", "_config"),
+            _slots(
+                MessageEntry,
+                "id",
+                "parent_id",
+                "timestamp",
+                "extra",
+                "message",
+                "parent_entry",
+                "depth",
+                "seq",
+            ),
+            _slots(Store, "base", "entries", "by_id", "children", "lock"),
+        )
+    except (TypeError, StopIteration) as exc:  # pragma: no cover - a layout change
+        _compiled_append = None
+        _APPEND_REFUSED = f"ptree._cfrozen.setup_append refused the layout: {exc}"
 
 
 def _checked_time(timestamp: object) -> str:
