@@ -36,6 +36,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from harness import fresh  # noqa: E402
+
 PI_PACKAGES = {
     "Pi 0.73.1": ROOT / ".cache/pi/node_modules/@mariozechner/pi-coding-agent",
     "Pi 1.6": ROOT / ".cache/pi16/node_modules/@earendil-works/pi-coding-agent",
@@ -129,7 +133,6 @@ def node_script(folder: Path) -> Path:
 
 def generate(path: Path, n: int) -> None:
     """The benchmark session: ``n`` real messages, a branch every 40 entries."""
-    sys.path.insert(0, str(HERE))
     from messages import load_pool
 
     import ptree
@@ -148,7 +151,7 @@ def run_python(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
     """One case of ``PY_CASE`` in a fresh interpreter: its cpu, wall and rss (KiB)."""
     # In the checkout's folder: ``python -c`` puts the working folder first on sys.path.
     env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run(
+    out = fresh(
         [sys.executable, "-c", PY_CASE, case, str(path)],
         env=env,
         cwd=root,
@@ -162,7 +165,7 @@ def run_python(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
 def run_node(package: Path, path: Path, idle: bool, script: Path) -> dict[str, float]:
     """Pi's open + buildSessionContext (or only its import) in a fresh Node.js process."""
     module = package / "dist" / "core" / "session-manager.js"
-    out = subprocess.run(
+    out = fresh(
         ["node", str(script), module.as_uri(), str(path), "idle" if idle else "run"],
         check=True,
         capture_output=True,

@@ -17,7 +17,6 @@ import gc
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from harness import fresh  # noqa: E402
 
 CASE = r"""
 import resource, sys, ptree
@@ -74,7 +76,7 @@ def small_file(n: int) -> Path:
 
 def run_case(case: str, path: Path) -> tuple[float, int]:
     """``load`` (or ``idle``) in a fresh interpreter: its CPU seconds and peak RSS in bytes."""
-    out = subprocess.run(
+    out = fresh(
         [sys.executable, "-c", CASE, case, str(path)],
         capture_output=True,
         text=True,
