@@ -32,6 +32,7 @@ import json
 import statistics
 import sys
 import tempfile
+import textwrap
 import time
 import warnings
 from collections.abc import Callable
@@ -298,7 +299,8 @@ def imported(out: dict[str, Growth], sizes: list[int], runs: int) -> None:
             item = "line" if lines else "message"
             case = Growth(
                 f"import {name}",
-                f"Import of {name} ({item}s) to a tree against json.loads of the same bytes",
+                f"Import of {name} ({_plural(item)}) to a tree against json.loads of the "
+                "same bytes",
                 "time",
                 item,
                 [f"{name} read", "json.loads"],
@@ -332,8 +334,8 @@ def plot(cases: list[Growth], path: Path) -> None:
     """One panel per case: each contender's cost per item against N (log N axis)."""
     panels = [
         Panel(
-            case.title if len(case.title) < 60 else case.title[:57] + "...",
-            f"N ({case.item}s)" if case.item != "file byte" else "N (messages)",
+            textwrap.fill(case.title, 64),
+            f"N ({_plural(case.item)})" if case.item != "file byte" else "N (messages)",
             ("µs" if case.kind == "time" else "B") + f" per {case.item}",
             {
                 who: {
@@ -344,11 +346,15 @@ def plot(cases: list[Growth], path: Path) -> None:
                 for who in case.who
             },
             log_y=False,
-            title_size=9,
+            title_size=8,
         )
         for case in cases
     ]
     plot_panels(panels, "Cost per item against N (log axis): a flat line is linear growth", path)
+
+
+def _plural(item: str) -> str:
+    return item[:-1] + "ies" if item.endswith("y") else item + "s"
 
 
 def update_readme(text: str) -> None:
