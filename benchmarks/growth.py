@@ -20,9 +20,10 @@ measured at 10^7 (``--small-big``) when the memory it would need (its measured c
 entry at the largest size times 10^7, twice over) is available.
 
 Every table gives, per size, the totals, ptree's ratio to each baseline and the cost per
-item: linear growth shows as a flat cost per item.  A full run takes about 15 minutes
-on a quiet two-core machine (the first run also generates the sessions, cached in the
-temp folder, about 3 minutes more).
+item: linear growth shows as a flat cost per item.  A full run took 12 minutes on a
+loaded two-core machine (load average 5-8) with the files cached in the temp folder;
+the first run also generates them (the 10^5-message session and the 10^7 small entries,
+1.7 GB in all: about 10 minutes more on that machine).
 """
 
 from __future__ import annotations
