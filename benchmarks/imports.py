@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -81,6 +82,48 @@ def librechat_export(folder: Path, messages: int) -> Path:
         parent = mid
     path = folder / "librechat.json"
     path.write_text(json.dumps({"conversationId": "c", "messages": out}), encoding="utf-8")
+    return path
+
+
+# The ids a copy of a fixture renames: uuids, and tool-call ids as a JSON string.
+_IDS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r'|(?<=")(?:call|toolu)_[A-Za-z0-9]{8,}(?=")'
+)
+
+
+def _tiled(src: Path, lines: int, skip: int, keep: str) -> list[str]:
+    """The first ``lines`` lines of ``src`` repeated: each copy after the first leaves out
+    its first ``skip`` lines and renames every id but ``keep`` (the session's own)."""
+    body = src.read_text(encoding="utf-8").splitlines()
+    out = body[:lines]
+    copy = 0
+    while len(out) < lines:
+        copy += 1
+        suffix = f"-{copy}"
+
+        def renamed(m: re.Match[str], suffix: str = suffix) -> str:
+            return m[0] if m[0] == keep else m[0] + suffix
+
+        out += [_IDS.sub(renamed, line) for line in body[skip:][: lines - len(out)]]
+    return out
+
+
+def claude_code_session(folder: Path, lines: int) -> Path:
+    """A Claude Code session of ``lines`` records: the fixture's, repeated with new ids
+    (each copy a new root of the same session, as after ``/clear``)."""
+    path = folder / CLAUDE.name
+    path.write_text("\n".join(_tiled(CLAUDE, lines, 0, CLAUDE.stem)) + "\n", encoding="utf-8")
+    return path
+
+
+def codex_rollout(folder: Path, lines: int) -> Path:
+    """A Codex rollout of ``lines`` lines: the fixture's turns repeated (one
+    ``session_meta``), each copy's call ids renamed."""
+    meta = json.loads(CODEX.read_text(encoding="utf-8").split("\n", 1)[0])
+    path = folder / CODEX.name
+    body = _tiled(CODEX, lines, 1, meta["payload"]["id"])
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
     return path
 
 
