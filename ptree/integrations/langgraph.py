@@ -430,7 +430,9 @@ class _Thread:
         base = ({}, {}) if current is None else self.fulls[current.entry_id]
         for c in reversed(chain):
             versions, seen = dict(base[0]), dict(base[1])
-            versions.update(thaw(c.data["versions"]))
+            bump = _next_version(versions)
+            versions.update(dict.fromkeys(c.data.get("bumped", ()), bump))
+            versions.update(thaw(c.data.get("versions", {})))
             for channel in c.data.get("dropped", ()):
                 versions.pop(channel, None)
             seen.update(thaw(c.data["seen"]))
@@ -819,8 +821,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return None, refs
 
     def _tuple(self, thread_id: str, state: _Thread, ckpt: _Ckpt) -> CheckpointTuple:
-        rest = ckpt.data["checkpoint"]
-        skeleton = self._untyped(rest["typed"]) if "typed" in rest else thaw(rest)
+        rest = ckpt.data.get("checkpoint")
+        if rest is None:
+            skeleton = _usual_rest(ckpt.data["values"])
+        else:
+            skeleton = self._untyped(rest["typed"]) if "typed" in rest else thaw(rest)
         versions, seen = state.full(ckpt)
         skeleton["id"] = ckpt.checkpoint_id
         skeleton.setdefault("ts", ckpt.timestamp)
@@ -859,9 +864,14 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return CheckpointTuple(config, checkpoint, self._metadata(ckpt), parent, pending)
 
     def _metadata(self, ckpt: _Ckpt) -> Any:
-        if "metadataTyped" in ckpt.data:
-            return self._untyped(ckpt.data["metadataTyped"])
-        return thaw(ckpt.data["metadata"])
+        data = ckpt.data
+        if "metadataTyped" in data:
+            return self._untyped(data["metadataTyped"])
+        if "meta" in data:  # the usual items left out
+            absent = data.get("metaAbsent", ())
+            usual = {k: v for k, v in _usual_meta().items() if k not in absent}
+            return {**usual, **thaw(data["meta"])}
+        return thaw(data["metadata"])  # a thread written before the usual items were left out
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (its ``checkpoint_id``, else the thread's
@@ -1050,7 +1060,15 @@ class TreeSaver(BaseCheckpointSaver[int]):
             old_versions, old_seen = ({}, {}) if parent is None else state.full(parent)
             if parent is None:
                 data["full"] = 1
-            data["versions"] = {k: v for k, v in versions.items() if old_versions.get(k) != v}
+            changed = {k: v for k, v in versions.items() if old_versions.get(k) != v}
+            # Each step's versions are one more than the parent's highest: named only.
+            bump = _next_version(old_versions)
+            bumped = [k for k, v in changed.items() if type(v) is int and v == bump]
+            if bumped:
+                data["bumped"] = bumped
+            others = {k: v for k, v in changed.items() if k not in bumped}
+            if others:
+                data["versions"] = others
             dropped = [k for k in old_versions if k not in versions]
             if dropped:
                 data["dropped"] = dropped
@@ -1062,12 +1080,19 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 raise CheckpointSerializationError(
                     thread_id, cid, "channel_versions", "versions are str, int or float"
                 )
-            if _is_plain_json(rest):
+            if rest == _usual_rest(stored):
+                pass  # said by the stored values: nothing to keep
+            elif _is_plain_json(rest):
                 data["checkpoint"] = rest
             else:
                 data["checkpoint"] = {"typed": self._typed(rest, (thread_id, cid, None))}
             if _is_plain_json(meta):
-                data["metadata"] = meta
+                # The items most checkpoints have are left out ("meta", not "metadata").
+                usual = _usual_meta()
+                data["meta"] = {k: v for k, v in meta.items() if k not in usual or usual[k] != v}
+                absent = [k for k in usual if k not in meta]
+                if absent:
+                    data["metaAbsent"] = absent
             else:
                 data["metadataTyped"] = self._typed(meta, (thread_id, cid, None))
             data["values"] = stored
@@ -1574,6 +1599,27 @@ def _pi_text(pi: Mapping[str, Any]) -> str | None:
         if len(texts) <= 1:
             return texts[0] if texts else ""
     return None
+
+
+def _usual_meta() -> dict[str, Any]:
+    """Metadata items most checkpoints have (a new dict): a checkpoint's entry leaves
+    them out."""
+    return {"source": "loop", "parents": {}}
+
+
+def _usual_rest(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The rest of a checkpoint (but its values, versions, id and ts) as LangGraph 1.x
+    makes it: format 4, its updated channels those given a value this step (a channel
+    whose new version stores ``None`` was emptied).  A checkpoint's entry whose rest
+    is this leaves it out."""
+    return {"v": 4, "updated_channels": sorted(k for k, v in values.items() if v is not None)}
+
+
+def _next_version(versions: Mapping[str, Any]) -> int:
+    """The version LangGraph gives the channels a step changes: one more than the
+    highest integer version so far (1 for a thread's first)."""
+    ints = [v for v in versions.values() if type(v) is int]
+    return max(ints, default=0) + 1
 
 
 def _canonical(fields: Any) -> str:
