@@ -430,8 +430,9 @@ class _Thread:
         base = ({}, {}) if current is None else self.fulls[current.entry_id]
         for c in reversed(chain):
             versions, seen = dict(base[0]), dict(base[1])
-            bump = _next_version(versions)
-            versions.update(dict.fromkeys(c.data.get("bumped", ()), bump))
+            # Without "versions", the bumped channels are those of the values.
+            bumped = c.data.get("bumped", () if "versions" in c.data else c.data["values"])
+            versions.update(dict.fromkeys(bumped, _next_version(versions)))
             versions.update(thaw(c.data.get("versions", {})))
             for channel in c.data.get("dropped", ()):
                 versions.pop(channel, None)
@@ -1061,13 +1062,14 @@ class TreeSaver(BaseCheckpointSaver[int]):
             if parent is None:
                 data["full"] = 1
             changed = {k: v for k, v in versions.items() if old_versions.get(k) != v}
-            # Each step's versions are one more than the parent's highest: named only.
+            # A step's versions are one more than the parent's highest: named only, and
+            # not even named when they are those of the stored values (new_versions).
             bump = _next_version(old_versions)
             bumped = [k for k, v in changed.items() if type(v) is int and v == bump]
-            if bumped:
-                data["bumped"] = bumped
             others = {k: v for k, v in changed.items() if k not in bumped}
-            if others:
+            if others or set(bumped) != set(new_versions):
+                if bumped:
+                    data["bumped"] = bumped
                 data["versions"] = others
             dropped = [k for k in old_versions if k not in versions]
             if dropped:
