@@ -29,8 +29,12 @@ adds it) go after it.  LangChain's types map onto Pi's:
   it names the id.
 
 So a thread's storage grows with the length of its conversation, not its square.
-Other channels, checkpoint metadata and pending writes are stored as the
-saver's serializer gives them; messages inside them (the input of a run, a node's
+A checkpoint's entry leaves out what most checkpoints say: channel versions as changed
+since its parent's (not even named when they are one more than the parent's highest,
+for the channels it stores), the metadata items ``source: "loop"`` and ``parents: {}``,
+and the rest of the checkpoint when it is LangGraph's usual one (format 4, its updated
+channels those given a value).  Other channels, checkpoint metadata and pending writes
+are stored as the saver's serializer gives them; messages inside them (the input of a run, a node's
 write) are references to the message entries (a ``RemoveMessage``, an instruction to
 ``add_messages``, is stored as the serializer writes it).  A checkpoint whose list
 drops one of its parent's messages (removed, replaced) branches off above that
@@ -327,6 +331,8 @@ class _Thread:
     latest: dict[str, str] = field(default_factory=dict)
     # message entry id -> its LangChain fields, read once
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # checkpoint entry id -> the step of its metadata
+    steps: dict[str, Any] = field(default_factory=dict)
     # checkpoint entry id -> its whole (channel versions, versions seen)
     fulls: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # ns -> the last entry of the namespace's current run: where its next entries go
@@ -862,17 +868,45 @@ class TreeSaver(BaseCheckpointSaver[int]):
             (task, channel, self._decode_value(value, state))
             for (task, _idx), (channel, value, _path, _order) in ordered
         ]
-        return CheckpointTuple(config, checkpoint, self._metadata(ckpt), parent, pending)
+        return CheckpointTuple(config, checkpoint, self._metadata(state, ckpt), parent, pending)
 
-    def _metadata(self, ckpt: _Ckpt) -> Any:
+    def _metadata(self, state: _Thread, ckpt: _Ckpt) -> Any:
+        """The checkpoint's metadata.  O(size), plus O(checkpoints up to one whose
+        step is known) for a step left out."""
         data = ckpt.data
         if "metadataTyped" in data:
             return self._untyped(data["metadataTyped"])
-        if "meta" in data:  # the usual items left out
-            absent = data.get("metaAbsent", ())
-            usual = {k: v for k, v in _usual_meta().items() if k not in absent}
-            return {**usual, **thaw(data["meta"])}
-        return thaw(data["metadata"])  # a thread written before the usual items were left out
+        if "metadata" in data:  # a thread written before the usual items were left out
+            return thaw(data["metadata"])
+        # The usual items left out, and the step when it is one more than the parent's.
+        absent = data.get("metaAbsent", ())
+        usual = {k: v for k, v in _usual_meta().items() if k not in absent}
+        meta = {**usual, **thaw(data.get("meta", {}))}
+        if "step" not in meta and "step" not in absent:
+            meta["step"] = self._step(state, ckpt)
+        return meta
+
+    def _step(self, state: _Thread, ckpt: _Ckpt) -> Any:
+        """The ``step`` of the checkpoint's metadata: the nearest parent saying its
+        own, plus one for each checkpoint since.  O(checkpoints since one known)."""
+        chain: builtins.list[_Ckpt] = []
+        current = ckpt
+        while current.entry_id not in state.steps:
+            data = current.data
+            derived = not ("metadata" in data or "metadataTyped" in data) and not (
+                "step" in data.get("meta", {}) or "step" in data.get("metaAbsent", ())
+            )
+            if derived:
+                chain.append(current)
+                parent = self._parent(state, current)
+                assert parent is not None  # left out only under a parent
+                current = parent
+                continue
+            state.steps[current.entry_id] = self._metadata(state, current).get("step")
+        step = state.steps[current.entry_id]
+        for c in reversed(chain):
+            step = state.steps[c.entry_id] = step + 1
+        return step
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (its ``checkpoint_id``, else the thread's
@@ -953,7 +987,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
                     if left is not None and left <= 0:
                         break
                     if filter:
-                        metadata = self._metadata(ckpt)
+                        metadata = self._metadata(state, ckpt)
                         if not all(metadata.get(k) == v for k, v in filter.items()):
                             continue
                     found.append(self._tuple(thread_id, state, ckpt))
@@ -1089,10 +1123,21 @@ class TreeSaver(BaseCheckpointSaver[int]):
             else:
                 data["checkpoint"] = {"typed": self._typed(rest, (thread_id, cid, None))}
             if _is_plain_json(meta):
-                # The items most checkpoints have are left out ("meta", not "metadata").
+                # The items most checkpoints have are left out ("meta", not "metadata"),
+                # the step too when it is one more than the parent's.
                 usual = _usual_meta()
-                data["meta"] = {k: v for k, v in meta.items() if k not in usual or usual[k] != v}
-                absent = [k for k in usual if k not in meta]
+                kept = {k: v for k, v in meta.items() if k not in usual or usual[k] != v}
+                absent = [k for k in (*usual, "step") if k not in meta]
+                step = kept.get("step")
+                if (
+                    parent is not None
+                    and type(step) is int
+                    and type(before := self._metadata(state, parent).get("step")) is int
+                    and step == before + 1
+                ):
+                    del kept["step"]
+                if kept:
+                    data["meta"] = kept
                 if absent:
                     data["metaAbsent"] = absent
             else:
@@ -1472,7 +1517,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 return [
                     key
                     for key, c in state.checkpoints.items()
-                    if key not in state.deleted and self._metadata(c).get("run_id") in wanted
+                    if key not in state.deleted and self._metadata(state, c).get("run_id") in wanted
                 ]
 
             self._hide(summary.id, pick)
