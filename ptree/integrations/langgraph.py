@@ -28,17 +28,18 @@ adds it) go after it.  LangChain's types map onto Pi's:
   before ``add_messages`` gave it an id is the same entry: the checkpoint that holds
   it names the id.
 
-So a thread's storage grows with the length of its conversation, not its square.
-A checkpoint's entry leaves out what most checkpoints say: channel versions as changed
-since its parent's (not even named when they are one more than the parent's highest,
-for the channels it stores), the metadata items ``source: "loop"`` and ``parents: {}``,
-and the rest of the checkpoint when it is LangGraph's usual one (format 4, its updated
-channels those given a value).  Other channels, checkpoint metadata and pending writes
-are stored as the saver's serializer gives them; messages inside them (the input of a run, a node's
-write) are references to the message entries (a ``RemoveMessage``, an instruction to
-``add_messages``, is stored as the serializer writes it).  A checkpoint whose list
-drops one of its parent's messages (removed, replaced) branches off above that
-message: the messages after it are stored again, on that branch.
+So a thread's storage grows with the length of its conversation, not its square. A
+checkpoint's entry leaves out what most checkpoints say: channel versions as changed
+since its parent's (not even named when they are one more than the parent's highest, for
+the channels it stores), the metadata items ``source: "loop"``, ``parents: {}`` and a
+``step`` one more than the parent's, and the rest of the checkpoint when it is
+LangGraph's usual one (format 4, its updated channels those given a value). Other
+channels, checkpoint metadata and pending writes are stored as the saver's serializer
+gives them; messages inside them (the input of a run, a node's write) are references to
+the message entries (a ``RemoveMessage``, an instruction to ``add_messages``, is stored
+as the serializer writes it). A checkpoint whose list drops one of its parent's messages
+(removed, replaced) branches off above that message: the messages after it are stored
+again, on that branch.
 
 Imports: the core, :mod:`ptree.stores`, and ``langgraph`` (the extra
 ``ptree[langgraph]``).
