@@ -548,3 +548,55 @@ def test_each_checkpoint_path_holds_its_messages(ops: list[tuple[str, int, str]]
             keep += 1
         added += len(messages) - keep
     assert len(stored) <= added
+
+
+# ---------------------------------------------------------------------------- older threads
+
+OLD_THREAD = Path(__file__).parent / "langgraph_v1"
+
+
+@pytest.mark.parametrize("kind", ["sqlite-file", "postgres"])
+def test_thread_written_before_the_compact_entries_still_loads(kind: str, tmp_path: Path) -> None:
+    """A thread stored by the saver of commit 678b173 (whole metadata, rest and versions
+    in every checkpoint's entry: tests/langgraph_v1/make.py) lists every checkpoint as
+    that saver did, and a run resumed on it stores the new, shorter entries beside."""
+    import json
+
+    from langchain_core.messages import messages_to_dict
+
+    from ptree import load
+
+    tree = load(OLD_THREAD / "thread.jsonl")
+    assert (OLD_THREAD / "thread.jsonl").read_text().count('"metadata":') == 15
+    url = store_url_of(kind, tmp_path)
+    with open_store(url) as store:
+        store.save(tree)
+    expected = json.loads((OLD_THREAD / "expected.json").read_text())
+    config: Any = {"configurable": {"thread_id": "chat"}}
+    with TreeSaver(url) as saver:
+        listed = [
+            {
+                "id": t.config["configurable"]["checkpoint_id"],
+                "parent": t.parent_config and t.parent_config["configurable"]["checkpoint_id"],
+                "checkpoint": {k: v for k, v in t.checkpoint.items() if k != "channel_values"},
+                "metadata": t.metadata,
+                "messages": messages_to_dict(t.checkpoint["channel_values"].get("messages", [])),
+                "writes": [[task, channel] for task, channel, _ in t.pending_writes or []],
+            }
+            for t in saver.list(config)
+        ]
+        assert json.loads(json.dumps(listed)) == expected
+        graph = _graph(saver)
+        out = graph.invoke({"messages": [HumanMessage("question 3", id="h3")]}, config)
+        before = [m["data"]["content"] for m in expected[0]["messages"]]
+        assert [m.content for m in out["messages"]] == [*before, "question 3"]
+        history = list(graph.get_state_history(config))
+        assert len(history) > len(expected)
+        newest = history[0].metadata
+        assert newest is not None
+        assert newest["step"] > expected[0]["metadata"]["step"]
+    with TreeSaver(url) as saver:  # the new entries read back beside the old
+        again = list(_graph(saver).get_state_history(config))
+        assert [(s.metadata, s.values, s.next) for s in again] == [
+            (s.metadata, s.values, s.next) for s in history
+        ]

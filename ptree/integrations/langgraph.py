@@ -28,13 +28,18 @@ adds it) go after it.  LangChain's types map onto Pi's:
   before ``add_messages`` gave it an id is the same entry: the checkpoint that holds
   it names the id.
 
-So a thread's storage grows with the length of its conversation, not its square.
-Other channels, checkpoint metadata and pending writes are stored as the
-saver's serializer gives them; messages inside them (the input of a run, a node's
-write) are references to the message entries (a ``RemoveMessage``, an instruction to
-``add_messages``, is stored as the serializer writes it).  A checkpoint whose list
-drops one of its parent's messages (removed, replaced) branches off above that
-message: the messages after it are stored again, on that branch.
+So a thread's storage grows with the length of its conversation, not its square. A
+checkpoint's entry leaves out what most checkpoints say: channel versions as changed
+since its parent's (not even named when they are one more than the parent's highest, for
+the channels it stores), the metadata items ``source: "loop"``, ``parents: {}`` and a
+``step`` one more than the parent's, and the rest of the checkpoint when it is
+LangGraph's usual one (format 4, its updated channels those given a value). Other
+channels, checkpoint metadata and pending writes are stored as the saver's serializer
+gives them; messages inside them (the input of a run, a node's write) are references to
+the message entries (a ``RemoveMessage``, an instruction to ``add_messages``, is stored
+as the serializer writes it). A checkpoint whose list drops one of its parent's messages
+(removed, replaced) branches off above that message: the messages after it are stored
+again, on that branch.
 
 Imports: the core, :mod:`ptree.stores`, and ``langgraph`` (the extra
 ``ptree[langgraph]``).
@@ -327,6 +332,8 @@ class _Thread:
     latest: dict[str, str] = field(default_factory=dict)
     # message entry id -> its LangChain fields, read once
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # checkpoint entry id -> the step of its metadata
+    steps: dict[str, Any] = field(default_factory=dict)
     # checkpoint entry id -> its whole (channel versions, versions seen)
     fulls: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
     # ns -> the last entry of the namespace's current run: where its next entries go
@@ -430,7 +437,10 @@ class _Thread:
         base = ({}, {}) if current is None else self.fulls[current.entry_id]
         for c in reversed(chain):
             versions, seen = dict(base[0]), dict(base[1])
-            versions.update(thaw(c.data["versions"]))
+            # Without "versions", the bumped channels are those of the values.
+            bumped = c.data.get("bumped", () if "versions" in c.data else c.data["values"])
+            versions.update(dict.fromkeys(bumped, _next_version(versions)))
+            versions.update(thaw(c.data.get("versions", {})))
             for channel in c.data.get("dropped", ()):
                 versions.pop(channel, None)
             seen.update(thaw(c.data["seen"]))
@@ -819,8 +829,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return None, refs
 
     def _tuple(self, thread_id: str, state: _Thread, ckpt: _Ckpt) -> CheckpointTuple:
-        rest = ckpt.data["checkpoint"]
-        skeleton = self._untyped(rest["typed"]) if "typed" in rest else thaw(rest)
+        rest = ckpt.data.get("checkpoint")
+        if rest is None:
+            skeleton = _usual_rest(ckpt.data["values"])
+        else:
+            skeleton = self._untyped(rest["typed"]) if "typed" in rest else thaw(rest)
         versions, seen = state.full(ckpt)
         skeleton["id"] = ckpt.checkpoint_id
         skeleton.setdefault("ts", ckpt.timestamp)
@@ -856,12 +869,45 @@ class TreeSaver(BaseCheckpointSaver[int]):
             (task, channel, self._decode_value(value, state))
             for (task, _idx), (channel, value, _path, _order) in ordered
         ]
-        return CheckpointTuple(config, checkpoint, self._metadata(ckpt), parent, pending)
+        return CheckpointTuple(config, checkpoint, self._metadata(state, ckpt), parent, pending)
 
-    def _metadata(self, ckpt: _Ckpt) -> Any:
-        if "metadataTyped" in ckpt.data:
-            return self._untyped(ckpt.data["metadataTyped"])
-        return thaw(ckpt.data["metadata"])
+    def _metadata(self, state: _Thread, ckpt: _Ckpt) -> Any:
+        """The checkpoint's metadata.  O(size), plus O(checkpoints up to one whose
+        step is known) for a step left out."""
+        data = ckpt.data
+        if "metadataTyped" in data:
+            return self._untyped(data["metadataTyped"])
+        if "metadata" in data:  # a thread written before the usual items were left out
+            return thaw(data["metadata"])
+        # The usual items left out, and the step when it is one more than the parent's.
+        absent = data.get("metaAbsent", ())
+        usual = {k: v for k, v in _usual_meta().items() if k not in absent}
+        meta = {**usual, **thaw(data.get("meta", {}))}
+        if "step" not in meta and "step" not in absent:
+            meta["step"] = self._step(state, ckpt)
+        return meta
+
+    def _step(self, state: _Thread, ckpt: _Ckpt) -> Any:
+        """The ``step`` of the checkpoint's metadata: the nearest parent saying its
+        own, plus one for each checkpoint since.  O(checkpoints since one known)."""
+        chain: builtins.list[_Ckpt] = []
+        current = ckpt
+        while current.entry_id not in state.steps:
+            data = current.data
+            derived = not ("metadata" in data or "metadataTyped" in data) and not (
+                "step" in data.get("meta", {}) or "step" in data.get("metaAbsent", ())
+            )
+            if derived:
+                chain.append(current)
+                parent = self._parent(state, current)
+                assert parent is not None  # left out only under a parent
+                current = parent
+                continue
+            state.steps[current.entry_id] = self._metadata(state, current).get("step")
+        step = state.steps[current.entry_id]
+        for c in reversed(chain):
+            step = state.steps[c.entry_id] = step + 1
+        return step
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (its ``checkpoint_id``, else the thread's
@@ -942,7 +988,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
                     if left is not None and left <= 0:
                         break
                     if filter:
-                        metadata = self._metadata(ckpt)
+                        metadata = self._metadata(state, ckpt)
                         if not all(metadata.get(k) == v for k, v in filter.items()):
                             continue
                     found.append(self._tuple(thread_id, state, ckpt))
@@ -1050,7 +1096,16 @@ class TreeSaver(BaseCheckpointSaver[int]):
             old_versions, old_seen = ({}, {}) if parent is None else state.full(parent)
             if parent is None:
                 data["full"] = 1
-            data["versions"] = {k: v for k, v in versions.items() if old_versions.get(k) != v}
+            changed = {k: v for k, v in versions.items() if old_versions.get(k) != v}
+            # A step's versions are one more than the parent's highest: named only, and
+            # not even named when they are those of the stored values (new_versions).
+            bump = _next_version(old_versions)
+            bumped = [k for k, v in changed.items() if type(v) is int and v == bump]
+            others = {k: v for k, v in changed.items() if k not in bumped}
+            if others or set(bumped) != set(new_versions):
+                if bumped:
+                    data["bumped"] = bumped
+                data["versions"] = others
             dropped = [k for k in old_versions if k not in versions]
             if dropped:
                 data["dropped"] = dropped
@@ -1062,12 +1117,30 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 raise CheckpointSerializationError(
                     thread_id, cid, "channel_versions", "versions are str, int or float"
                 )
-            if _is_plain_json(rest):
+            if rest == _usual_rest(stored):
+                pass  # said by the stored values: nothing to keep
+            elif _is_plain_json(rest):
                 data["checkpoint"] = rest
             else:
                 data["checkpoint"] = {"typed": self._typed(rest, (thread_id, cid, None))}
             if _is_plain_json(meta):
-                data["metadata"] = meta
+                # The items most checkpoints have are left out ("meta", not "metadata"),
+                # the step too when it is one more than the parent's.
+                usual = _usual_meta()
+                kept = {k: v for k, v in meta.items() if k not in usual or usual[k] != v}
+                absent = [k for k in (*usual, "step") if k not in meta]
+                step = kept.get("step")
+                if (
+                    parent is not None
+                    and type(step) is int
+                    and type(before := self._metadata(state, parent).get("step")) is int
+                    and step == before + 1
+                ):
+                    del kept["step"]
+                if kept:
+                    data["meta"] = kept
+                if absent:
+                    data["metaAbsent"] = absent
             else:
                 data["metadataTyped"] = self._typed(meta, (thread_id, cid, None))
             data["values"] = stored
@@ -1445,7 +1518,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 return [
                     key
                     for key, c in state.checkpoints.items()
-                    if key not in state.deleted and self._metadata(c).get("run_id") in wanted
+                    if key not in state.deleted and self._metadata(state, c).get("run_id") in wanted
                 ]
 
             self._hide(summary.id, pick)
@@ -1574,6 +1647,27 @@ def _pi_text(pi: Mapping[str, Any]) -> str | None:
         if len(texts) <= 1:
             return texts[0] if texts else ""
     return None
+
+
+def _usual_meta() -> dict[str, Any]:
+    """Metadata items most checkpoints have (a new dict): a checkpoint's entry leaves
+    them out."""
+    return {"source": "loop", "parents": {}}
+
+
+def _usual_rest(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The rest of a checkpoint (but its values, versions, id and ts) as LangGraph 1.x
+    makes it: format 4, its updated channels those given a value this step (a channel
+    whose new version stores ``None`` was emptied).  A checkpoint's entry whose rest
+    is this leaves it out."""
+    return {"v": 4, "updated_channels": sorted(k for k, v in values.items() if v is not None)}
+
+
+def _next_version(versions: Mapping[str, Any]) -> int:
+    """The version LangGraph gives the channels a step changes: one more than the
+    highest integer version so far (1 for a thread's first)."""
+    ints = [v for v in versions.values() if type(v) is int]
+    return max(ints, default=0) + 1
 
 
 def _canonical(fields: Any) -> str:

@@ -357,10 +357,12 @@ class SqliteIndex(SqlIndex):
         )
         cur.execute("CREATE INDEX ptree_search_rows_entry ON ptree_search_rows (session, entry)")
         # Words are cut and lower-cased before FTS5 sees them; unicode61 then only
-        # splits at the spaces between them.
+        # splits at the spaces between them.  No table of each row's length in words
+        # (columnsize=0): the score counts the words it reads (a table made before
+        # keeps its own, unused).
         cur.execute(
             "CREATE VIRTUAL TABLE ptree_search USING fts5(words,"
-            " tokenize = 'unicode61 remove_diacritics 0')"
+            " tokenize = 'unicode61 remove_diacritics 0', columnsize = 0)"
         )
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
