@@ -127,6 +127,16 @@ CASES: dict[str, tuple[bytes, bool | None]] = {
     "number out of range": (line('{"role":"u","n":1e400}'), False),
     "number out of range, negative": (line('{"role":"u","n":-2.5E+309}'), False),
     "just past the largest double": (line('{"role":"u","n":1.7976931348623159e308}'), False),
+    # The scanner reads a number as a double only when its integer digits plus its
+    # exponent pass 308; on both sides of that line:
+    "digits plus exponent 308": (line('{"role":"u","n":9.99e307}'), True),
+    "digits plus exponent 309, finite": (line('{"role":"u","n":1e308}'), True),
+    "digits plus exponent 309, infinite": (line('{"role":"u","n":99e307}'), False),
+    "negative, digits plus exponent 309": (line('{"role":"u","n":-1.5e308}'), True),
+    "zero with a huge exponent": (line('{"role":"u","n":0.0e999}'), True),
+    "exponent with leading zeros": (line('{"role":"u","n":1e000000000000000000000308}'), True),
+    "exponent of many digits": (line('{"role":"u","n":1e' + "9" * 30 + "}"), False),
+    "huge negative exponent": (line('{"role":"u","n":5E-99999999}'), True),
     "320 digits and a fraction": (line('{"role":"u","n":' + "9" * 320 + ".5}"), False),
     "leading zero": (line('{"role":"u","n":01}'), False),
     "bare fraction": (line('{"role":"u","n":.5}'), False),
@@ -338,7 +348,59 @@ def mangled_lines(draw: st.DrawFn) -> bytes:
     return raw.replace(b"\n", b" ")
 
 
+# Pieces of a string's text for the block-wise skip of plain bytes (16 bytes at a
+# time): runs of plain bytes of every length around a block, and each kind of byte
+# that stops a block (escapes, control characters, UTF-8 of each length, bad UTF-8, a
+# stray quote), so that stops fall on every position of a block and at its edges.
+STRING_PIECES = [
+    b'\\"',
+    b"\\\\",
+    b"\\n",
+    b"\\/",
+    b"\\u00e9",
+    b"\\uD83D\\ude00",
+    b"\\u12",
+    b"\\x",
+    b"\\",
+    b'"',
+    b"\x00",
+    b"\x1f",
+    b"\t",
+    b"\x7f",
+    b"\xc3\xa9",
+    b"\xe2\x82\xac",
+    b"\xf0\x9f\x98\x80",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xff",
+]
+
+
+@st.composite
+def string_texts(draw: st.DrawFn) -> bytes:
+    pieces = []
+    for _ in range(draw(st.integers(0, 6))):
+        pieces.append(b"a" * draw(st.integers(0, 40)))
+        if draw(st.integers(0, 3)):
+            pieces.append(draw(st.sampled_from(STRING_PIECES)))
+    return b"".join(pieces)
+
+
 class TestProperties:
+    @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
+    @given(string_texts(), st.booleans(), st.sampled_from([b"", b"x" * 7, b"x" * 16]))
+    def test_strings_block_by_block(self, text: bytes, last: bool, pad: bytes) -> None:
+        """A string of plain runs and stops at every place of a block: taken exactly
+        when the reader reads it, with the reader's value (the string last in the
+        line or not; as a key too)."""
+        values = b'{"role":"u","' + pad + b'":"' + text + b'"' + (b"}" if last else b',"n":1}')
+        keys = b'{"role":"u","c":{"' + pad + text + b'":1}}'
+        for message in (values, keys):
+            raw = line("{}").replace(b'"message":{}', b'"message":' + message)
+            taken = check_line(raw)
+            assert taken is (reference(raw) is not None)
+            event("taken" if taken else "left to the reader")
+
     @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
     @given(mangled_lines())
     @example(line('{"role":"u","c":"\\\\"}'))

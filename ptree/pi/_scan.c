@@ -88,11 +88,66 @@ utf8_char(ptr p, ptr end)
 /* Bytes a string holds as they are: ASCII, no control character, quote or backslash. */
 static unsigned char plain[256];
 
+/* What follows a backslash in a valid escape: the escape's length (6 for \uXXXX, whose
+ * four hex digits are checked apart), or 0. */
+static unsigned char escape_length[256];
+
 static void
 init_plain(void)
 {
     for (int c = 0x20; c < 0x80; c++) plain[c] = c != '"' && c != '\\';
+    for (const char *c = "\"\\/bfnrt"; *c; c++) escape_length[(unsigned char)*c] = 2;
+    escape_length['u'] = 6;
 }
+
+/* Skipping the plain bytes of a string a block at a time: what makes the scanner fast,
+ * since strings are nearly all of a session's bytes.  A block is 16 bytes with SSE2
+ * (every x86-64): one signed compare with 0x20 finds both the control characters and
+ * the bytes >= 0x80, two more the quote and the backslash, and the first such byte is
+ * the lowest bit of the mask.  Elsewhere, 8 bytes in a machine word: the classic
+ * "has a byte less than n" tests say whether the word holds one, and the byte loop
+ * then finds it.  Both read only [p, end). */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+static inline ptr
+skip_plain(ptr p, ptr end)
+{
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, backslash)),
+                                   _mm_cmplt_epi8(v, space)); /* signed: >= 0x80 too */
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask != 0) return p + __builtin_ctz(mask);
+        p += 16;
+    }
+    while (p < end && plain[*p]) p++;
+    return p;
+}
+#else
+#include <stdint.h>
+
+static inline ptr
+skip_plain(ptr p, ptr end)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (end - p >= 8) {
+        uint64_t v, q, b;
+        memcpy(&v, p, 8);
+        q = v ^ (ones * '"');
+        b = v ^ (ones * '\\');
+        /* a zero byte in q or b, a byte < 0x20 in v, or a byte >= 0x80 in v */
+        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v) | v) & highs)
+            break;
+        p += 8;
+    }
+    while (p < end && plain[*p]) p++;
+    return p;
+}
+#endif
 
 /* A JSON string whose opening quote is at p.  The position after the closing quote,
  * or NULL; *escaped says whether it holds a backslash escape. */
@@ -101,50 +156,44 @@ string(ptr p, ptr end, int *escaped)
 {
     *escaped = 0;
     p++;
-    while (p < end) {
+    for (;;) {
         unsigned char c;
-        while (end - p >= 4 && plain[p[0]] && plain[p[1]] && plain[p[2]] && plain[p[3]]) p += 4;
-        while (p < end && plain[*p]) p++;
-        if (p >= end) break;
+        p = skip_plain(p, end);
+        if (p >= end) return NULL;
         c = *p;
         if (c == '"') return p + 1;
-        if (c < 0x20) return NULL;
         if (c == '\\') {
+            unsigned char n;
             *escaped = 1;
             if (end - p < 2) return NULL;
-            c = p[1];
-            if (c == 'u') {
-                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) ||
-                    !is_hex(p[5]))
-                    return NULL;
-                p += 6;
-            }
-            else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' ||
-                     c == 'n' || c == 'r' || c == 't') {
-                p += 2;
-            }
-            else {
+            n = escape_length[p[1]];
+            if (n == 0) return NULL;
+            if (n == 6 && (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) ||
+                           !is_hex(p[5])))
                 return NULL;
-            }
+            p += n;
         }
-        else if (c < 0x80) {
-            p++;
+        else if (c < 0x20) {
+            return NULL;
         }
         else {
             p = utf8_char(p, end);
             if (p == NULL) return NULL;
         }
     }
-    return NULL;
 }
 
 /* A JSON number starting at p: the position after it, or NULL (bad grammar, too
- * long, or a fraction/exponent that reads as infinity). */
+ * long, or a fraction/exponent that reads as infinity).  A number with a fraction or
+ * an exponent is read as a double only when it might not be finite: one whose integer
+ * digits plus its exponent are at most 308 is below 10^308 (< DBL_MAX) whatever its
+ * digits are, and one without an exponent has at most MAX_NUMBER digits. */
 static ptr
 number(ptr p, ptr end)
 {
     ptr start = p;
-    int is_float = 0;
+    int is_float = 0, exponent = 0, negative_exponent = 0;
+    Py_ssize_t digits;
     if (p < end && *p == '-') p++;
     if (p >= end) return NULL;
     if (*p == '0') {
@@ -156,6 +205,7 @@ number(ptr p, ptr end)
     else {
         return NULL;
     }
+    digits = p - start;
     if (p < end && *p == '.') {
         is_float = 1;
         p++;
@@ -163,14 +213,17 @@ number(ptr p, ptr end)
         while (p < end && *p >= '0' && *p <= '9') p++;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        is_float = 1;
+        is_float = 2;
         p++;
-        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p < end && (*p == '+' || *p == '-')) negative_exponent = *p++ == '-';
         if (p >= end || *p < '0' || *p > '9') return NULL;
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (exponent < 10000) exponent = exponent * 10 + (*p - '0');
+            p++;
+        }
     }
     if (p - start > MAX_NUMBER) return NULL;
-    if (is_float) {
+    if (is_float == 2 && !negative_exponent && digits + exponent > 308) {
         char text[MAX_NUMBER + 1];
         double value;
         memcpy(text, start, (size_t)(p - start));
