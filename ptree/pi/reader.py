@@ -194,7 +194,7 @@ class _Reader:
         (:meth:`entries_of`), entries to the tree (:meth:`tree_of`)."""
         header = self.records_of(data)
         records, rec_lines = self.records, self.rec_lines
-        if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
+        if self.batched:
             records, rec_lines = self.whole_batches(records, rec_lines)
         found = self.entries_of(header, records, rec_lines, record_lines(self.parsed))
         tree = self.tree_of(found, header)
@@ -217,18 +217,18 @@ class _Reader:
         self.data = data
         self.view = memoryview(data)
         self.ends_clean = size == 0 or data.endswith(b"\n")
-        count = data.count(b"\n") + (0 if self.ends_clean else 1)
-        self.last = count - 1
         self.cut: dict[int, str] = {}
         self.records: list[FrozenDict | Entry] = []
         self.rec_lines: array[int] = array("q")  # machine integers: no object per line
         self.parsed: list[int] = []
+        self.batched = False  # a record marks a multi-line commit (BATCH_KEY)
         self.file_header: SessionHeader | None = None
         self.fast: Callable[[bytes, memoryview], Entry | None] | None = None
         find = data.find
         line = self.line
         i = start = 0
-        while i < count and self.file_header is None:
+        # (No count of the lines first: the loops end at the end of the data.)
+        while start < size and self.file_header is None:
             stop = find(b"\n", start)
             if stop < 0:
                 stop = size
@@ -240,7 +240,7 @@ class _Reader:
             else None
         )
         records, rec_lines = self.records, self.rec_lines
-        while i < count:
+        while start < size:
             if lines is None:
                 stop = find(b"\n", start)
                 if stop < 0:
@@ -283,7 +283,7 @@ class _Reader:
                     raise SessionFileError(path, i + 1, "no session header: not UTF-8")
                 cut = self.cut.get(i)
                 if cut is not None and is_torn(cut):
-                    self.torn(i + 1, i == self.last and not self.ends_clean)
+                    self.torn(i + 1, stop == len(self.data))
                 else:
                     self.fail(i + 1, "not UTF-8 text")
             return
@@ -307,7 +307,7 @@ class _Reader:
                     return
                 if header is None:
                     raise SessionFileError(path, lineno, f"no session header: {exc}") from None
-                if i == self.last and not self.ends_clean:
+                if stop == len(self.data):  # the last line, without its newline
                     self.torn(lineno, True)
                     return
                 if is_torn(text):
@@ -325,6 +325,8 @@ class _Reader:
         if type(value) is not FrozenDict:
             self.fail(lineno, f"not a JSON object but {_kind(value)}")
             return
+        if BATCH_KEY in value:
+            self.batched = True
         self.records.append(value)
         self.rec_lines.append(lineno)
 
