@@ -23,7 +23,7 @@ from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from ptree import SessionFileError, load
-from ptree.entries import message_shape
+from ptree.entries import LazyMessageEntry, message_shape
 from ptree.pi import fast
 from ptree.pi.lines import parse_line
 
@@ -262,11 +262,52 @@ class TestLines:
     def test_bad_arguments(self) -> None:
         """Only bytes (a span points into them); offsets within the data."""
         with pytest.raises(TypeError):
-            _scan.scan(bytearray(b"x"), 0, 1)  # type: ignore[arg-type]
+            _scan.scan(bytearray(b"x"), 0, 1)  # type: ignore[call-overload]
         with pytest.raises(ValueError, match="out of range"):
             _scan.scan(b"x", 5, 1)
         with pytest.raises(ValueError, match="out of range"):
             _scan.scan(b"x", 0, -1)
+
+    def test_entries_made_in_c_are_what_pending_makes(self) -> None:
+        """With ``entries``, each item is the entry LazyMessageEntry.pending makes of
+        the values the scanner gives otherwise: the same class, every slot the same."""
+        assert fast.ENTRIES_IN_C
+        lines = [
+            line('{"role":"user","content":"hi"}', entry_id="m0"),
+            line('{"role":"assistant"}', entry_id="m1", parent="m0"),
+            b"not json",
+            line('{"role":"system","content":[]}', entry_id="m3", parent="zz"),
+        ]
+        data = b"\n".join(lines) + b"\n"
+        made, stop = _scan.scan(data, 0, 10, True)
+        values, same_stop = _scan.scan(data, 0, 10)
+        assert stop == same_stop == len(data)
+        assert made[2] == values[2] == data.index(b"not json")
+        names = {n for k in fast.LoadedMessage.__mro__ for n in getattr(k, "__slots__", ())}
+        assert {"id", "parent_id", "timestamp", "extra", "_source", "shape"} <= names
+        for entry, value in zip(made[:2] + made[3:], values[:2] + values[3:], strict=True):
+            assert type(value) is tuple
+            expected = fast.LoadedMessage.pending(*value)
+            assert type(entry) is type(expected) is fast.LoadedMessage
+            for name in sorted(names):
+                got: Any = getattr(entry, name, "<unset>")
+                want: Any = getattr(expected, name, "<unset>")
+                if name == "_source":
+                    got, want = bytes(got), bytes(want)
+                assert got == want, name
+                assert type(got) is type(want), name
+            assert entry == expected
+            assert entry.message == expected.message
+        assert made[1].parent_id is made[0].id  # one string for both
+
+    def test_entries_needs_the_slots(self) -> None:
+        """The class and slots scan makes entries of are checked when they are given."""
+        with pytest.raises(TypeError):
+            _scan.entries(fast.LoadedMessage, (), None)
+        with pytest.raises(TypeError):
+            _scan.entries(fast.LoadedMessage, (property(),) * 6, None)
+        with pytest.raises(TypeError):  # a slot of another class
+            _scan.entries(int, (LazyMessageEntry.__dict__["_source"],) * 6, None)
 
     def test_span_keeps_its_bytes_alive(self) -> None:
         """A span holds the bytes it points into: they outlive every other reference."""

@@ -1,10 +1,10 @@
 /* The Pi reader's line scanner, in C: one pass over the bytes of a session file that
  * recognises plain message lines and checks each one whole, without building it.
  *
- * scan(data, start, limit) reads the lines of the bytes ``data`` from offset ``start``
- * (the start of a line), at most ``limit`` of them, and returns ``(items, next)``: one
- * item per line, and the offset where the next call starts (len(data) at the end).
- * An item is
+ * scan(data, start, limit, entries=False) reads the lines of the bytes ``data`` from
+ * offset ``start`` (the start of a line), at most ``limit`` of them, and returns
+ * ``(items, next)``: one item per line, and the offset where the next call starts
+ * (len(data) at the end).  An item is
  *
  *   (id, parentId, timestamp, span, shape)
  *                                       for a line the ordinary reader would read as
@@ -13,6 +13,9 @@
  *                                       with a string role; ``span`` is the
  *                                       message's JSON text (a Span, below), ``shape``
  *                                       the message's (ptree.entries.message_shape);
+ *                                       (with ``entries``, the entry of these values
+ *                                       that LazyMessageEntry.pending makes, made in C:
+ *                                       see entries() below);
  *   an int, the line's start offset,    for any other line: the ordinary reader takes
  *                                       it (and gives every error it gives today).
  *
@@ -30,6 +33,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <string.h>
 
@@ -527,8 +531,8 @@ text(ptr span[2])
     return PyUnicode_DecodeUTF8((const char *)span[0] + 1, span[1] - span[0] - 2, "strict");
 }
 
-/* The id and timestamp of the line taken last, and their strings (borrowed: the list
- * of items holds them).  A parentId naming that line (most lines follow their parent)
+/* The id and timestamp of the line taken last, and their strings (borrowed: that
+ * line's item holds them).  A parentId naming that line (most lines follow their parent)
  * is its id object, and a timestamp equal to its timestamp (entries written in the same
  * millisecond) is its string: one object where there would be two. */
 typedef struct {
@@ -542,8 +546,75 @@ same(ptr a[2], ptr b[2])
     return a[1] - a[0] == b[1] - b[0] && memcmp(a[0], b[0], (size_t)(a[1] - a[0])) == 0;
 }
 
+/* ------------------------------------------------------------ entries in C */
+
+/* The entries the scanner makes (ptree.pi.fast.LoadedMessage), set up once by
+ * entries(): the class, the offsets of the slots LazyMessageEntry.pending sets, in
+ * its order (id, parent_id, timestamp, extra, _source, shape), and the value of
+ * extra.  make_entry does what pending does: the object allocated as object.__new__
+ * allocates it, each slot filled as its member descriptor's __set__ fills it.  The
+ * one place where C knows what an entry holds: a change to pending changes the
+ * descriptors fast.py hands to entries() (tests/test_scanner.py compares the two). */
+enum { E_ID, E_PARENT, E_TIME, E_EXTRA, E_SOURCE, E_SHAPE, E_COUNT };
+static PyTypeObject *EntryType = NULL;
+static Py_ssize_t entry_offsets[E_COUNT];
+static PyObject *entry_extra = NULL;
+
+/* entries(cls, descriptors, extra): make entries of cls from now on; ``descriptors``
+ * the member descriptors of cls's slots id, parent_id, timestamp, extra, _source,
+ * shape (object slots of cls or a base). */
 static PyObject *
-line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
+entries(PyObject *module, PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *descriptors, *extra;
+    Py_ssize_t offsets[E_COUNT];
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyType_Type, &cls, &PyTuple_Type, &descriptors,
+                          &extra)) {
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(descriptors) != E_COUNT || cls->tp_alloc == NULL) {
+        PyErr_SetString(PyExc_TypeError, "entries needs a class and its six slot descriptors");
+        return NULL;
+    }
+    for (int k = 0; k < E_COUNT; k++) {
+        PyObject *d = PyTuple_GET_ITEM(descriptors, k);
+        PyMemberDef *member;
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "entries needs member descriptors (slots)");
+            return NULL;
+        }
+        member = ((PyMemberDescrObject *)d)->d_member;
+        if (member->type != T_OBJECT_EX || (member->flags & READONLY) ||
+            !PyType_IsSubtype(cls, PyDescr_TYPE(d)) || member->offset <= 0 ||
+            member->offset + (Py_ssize_t)sizeof(PyObject *) > cls->tp_basicsize) {
+            PyErr_SetString(PyExc_TypeError, "entries needs writable object slots of the class");
+            return NULL;
+        }
+        offsets[k] = member->offset;
+    }
+    memcpy(entry_offsets, offsets, sizeof(offsets));
+    Py_XSETREF(EntryType, (PyTypeObject *)Py_NewRef(cls));
+    Py_XSETREF(entry_extra, Py_NewRef(extra));
+    Py_RETURN_NONE;
+}
+
+/* A new entry of EntryType holding the given values (borrowed), or NULL. */
+static PyObject *
+make_entry(PyObject *values[E_COUNT])
+{
+    PyObject *entry = EntryType->tp_alloc(EntryType, 0);
+    if (entry == NULL) return NULL;
+    for (int k = 0; k < E_COUNT; k++) {
+        PyObject **slot = (PyObject **)((char *)entry + entry_offsets[k]);
+        Py_XSETREF(*slot, Py_NewRef(values[k]));
+    }
+    return entry;
+}
+
+static PyObject *
+line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_entry)
 {
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
@@ -576,7 +647,13 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
     {
         PyObject *kind = PyLong_FromLong(shape); /* a cached small int: no allocation */
         if (kind == NULL) goto fail;
-        item = PyTuple_Pack(5, id, parent, time, source, kind);
+        if (as_entry) {
+            PyObject *values[E_COUNT] = {id, parent, time, entry_extra, source, kind};
+            item = make_entry(values);
+        }
+        else {
+            item = PyTuple_Pack(5, id, parent, time, source, kind);
+        }
         Py_DECREF(kind);
     }
     if (item != NULL) {
@@ -603,11 +680,16 @@ scan(PyObject *module, PyObject *args)
 {
     PyObject *data, *items = NULL, *result = NULL;
     Py_ssize_t start, limit;
+    int as_entries = 0;
     Previous previous = {NULL, NULL, {NULL, NULL}, {NULL, NULL}};
     (void)module;
     /* bytes only: a span keeps a pointer into the buffer, which a bytes object never
      * moves or changes */
-    if (!PyArg_ParseTuple(args, "O!nn", &PyBytes_Type, &data, &start, &limit)) {
+    if (!PyArg_ParseTuple(args, "O!nn|p", &PyBytes_Type, &data, &start, &limit, &as_entries)) {
+        return NULL;
+    }
+    if (as_entries && EntryType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree.pi._scan.entries was not called");
         return NULL;
     }
     if (start < 0 || start > PyBytes_GET_SIZE(data) || limit < 0) {
@@ -624,7 +706,7 @@ scan(PyObject *module, PyObject *args)
             ptr stop = memchr(p, '\n', (size_t)(end - p));
             PyObject *item;
             if (stop == NULL) stop = end;
-            item = line_item(data, base, p, stop, &previous);
+            item = line_item(data, base, p, stop, &previous, as_entries);
             if (item == NULL || PyList_Append(items, item) < 0) {
                 Py_XDECREF(item);
                 goto done;
@@ -979,7 +1061,9 @@ static PyMethodDef methods[] = {
      "decode(text) -> the frozen value of checked JSON text, as the ordinary reader has it."},
     {"setup", setup, METH_VARARGS, "setup(FrozenDict, FrozenList): the types decode makes."},
     {"scan", scan, METH_VARARGS,
-     "scan(data, start, limit) -> (items, next): the next lines, checked in C."},
+     "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
+    {"entries", entries, METH_VARARGS,
+     "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, cast
 
-from ..entries import LazyMessageEntry, message_shape
+from ..entries import EMPTY, LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
 from .lines import parse_line
 
@@ -161,6 +161,32 @@ class LoadedMessage(LazyMessageEntry):
         return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
 
 
+# The slots LazyMessageEntry.pending sets, in the order of the values the C scanner
+# gives for them (its tuple's, with ``extra`` always EMPTY): the scanner makes the
+# entries itself, as pending makes them (tests/test_scanner.py compares the two).
+_PENDING_SLOTS = ("id", "parent_id", "timestamp", "extra", "_source", "shape")
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The descriptor of ``cls``'s slot ``name`` (in the class or a base).  O(bases)."""
+    return next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__)
+
+
+def _entries_in_c() -> bool:
+    """Set up the C scanner to make the entries itself; whether it does.  O(1)."""
+    if _scan is None:
+        return False
+    try:
+        _scan.entries(LoadedMessage, tuple(_slot(LoadedMessage, n) for n in _PENDING_SLOTS), EMPTY)
+    except (TypeError, StopIteration):  # pragma: no cover - slots that are not plain
+        return False
+    return True
+
+
+ENTRIES_IN_C = _entries_in_c()
+"""Whether the C scanner makes the entries (else each is made by
+:meth:`LoadedMessage.pending` from the scanner's values)."""
+
 CHUNK = 4096
 """Lines the C scanner checks per call: few enough that its list of results stays
 small next to the entries it stands for."""
@@ -180,8 +206,11 @@ class LineScanner:
         as exactly ``type``, ``id``, ``parentId``, ``timestamp`` and a ``message``
         with a string role, without error) gives its entry; any other line gives its
         start offset, for the ordinary reader.  O(bytes of the lines), in C but for
-        one constructor call per entry.
+        one constructor call per entry where the scanner does not make them
+        (:data:`ENTRIES_IN_C`).
         """
+        if ENTRIES_IN_C:
+            return _scan.scan(self.data, start, CHUNK, True)
         items, stop = _scan.scan(self.data, start, CHUNK)
         pending = cast("Callable[..., LoadedMessage]", LoadedMessage.pending)
         return [item if isinstance(item, int) else pending(*item) for item in items], stop
