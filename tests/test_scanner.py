@@ -527,6 +527,61 @@ class TestFiles:
             first, second, third = load_three(path, strict)
         assert first == second == third
 
+    @settings(max_examples=80, deadline=None)
+    @given(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["message", "message", "message", "leaf", "model_change"]),
+                st.sampled_from(["a", "b", "c", "d", "e1"]),
+                st.none() | st.sampled_from(["a", "b", "c", "d", "e1", "x"]),
+                st.booleans(),
+            ),
+            min_size=1,
+            max_size=10,
+        ),
+        st.booleans(),
+    )
+    def test_runs_in_order_and_not(
+        self, rows: list[tuple[str, str, str | None, bool]], strict: bool
+    ) -> None:
+        """Files whose ids repeat (exact copies too), whose parents come later or
+        never, with leaf records and other entries among the messages: the reader's
+        runs of scanned entries added in order give the same tree, error and warnings
+        as the general path (three ways)."""
+        import tempfile
+
+        body = [json.dumps(HEADER).encode()]
+        for kind, eid, parent, again in rows:
+            if kind == "message":
+                raw = line('{"role":"user","content":"x"}', entry_id=eid, parent=parent)
+            elif kind == "leaf":
+                raw = json.dumps(
+                    {
+                        "type": "leaf",
+                        "id": eid,
+                        "parentId": parent,
+                        "timestamp": "t",
+                        "targetId": parent,
+                    }
+                ).encode()
+            else:
+                raw = json.dumps(
+                    {
+                        "type": kind,
+                        "id": eid,
+                        "parentId": parent,
+                        "timestamp": "t",
+                        "provider": "p",
+                        "modelId": "m",
+                    }
+                ).encode()
+            body += [raw, raw] if again else [raw]
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "s.jsonl"
+            path.write_bytes(b"\n".join(body) + b"\n")
+            first, second, third = load_three(path, strict)
+        assert first == second == third
+
     def test_threads_read_one_value(self, tmp_path: Path) -> None:
         """Entries made by the scanner, read from many threads at once: one value
         each, the same object in every thread."""

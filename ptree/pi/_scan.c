@@ -613,6 +613,67 @@ make_entry(PyObject *values[E_COUNT])
     return entry;
 }
 
+#define ENTRY_SLOT(entry, k) (*(PyObject **)((char *)(entry) + entry_offsets[k]))
+
+/* in_order(records, start, by_id, taken) -> parents: the reader's common case in one
+ * call (ptree/pi/reader.py, entries_of).  From records[start], the longest run of
+ * entries of the scanner's class that can be added in file order, and their parents
+ * (None for a root): each id new (not a key of by_id or taken, nor an id earlier in
+ * the run), each parentId None or the id of an entry in by_id or earlier in the run.
+ * The reader adds them; whatever ends the run (another record, a duplicate, a parent
+ * missing so far) takes the reader's general path. */
+static PyObject *
+in_order(PyObject *module, PyObject *args)
+{
+    PyObject *records, *by_id, *taken, *parents, *run = NULL;
+    Py_ssize_t start;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!nO!O!", &PyList_Type, &records, &start, &PyDict_Type, &by_id,
+                          &PyDict_Type, &taken)) {
+        return NULL;
+    }
+    if (EntryType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree.pi._scan.entries was not called");
+        return NULL;
+    }
+    parents = PyList_New(0);
+    if (parents == NULL) return NULL;
+    run = PyDict_New(); /* the run's ids so far */
+    if (run == NULL) goto fail;
+    for (Py_ssize_t k = start < 0 ? 0 : start; k < PyList_GET_SIZE(records); k++) {
+        PyObject *entry = PyList_GET_ITEM(records, k), *id, *pid, *parent;
+        int known;
+        if (!Py_IS_TYPE(entry, EntryType)) break;
+        id = ENTRY_SLOT(entry, E_ID);
+        pid = ENTRY_SLOT(entry, E_PARENT);
+        if (id == NULL || pid == NULL || !PyUnicode_CheckExact(id)) break;
+        known = PyDict_Contains(by_id, id);
+        if (known == 0) known = PyDict_Contains(taken, id);
+        if (known == 0) known = PyDict_Contains(run, id);
+        if (known < 0) goto fail;
+        if (known) break;
+        if (pid == Py_None) {
+            parent = Py_None;
+        }
+        else {
+            if (!PyUnicode_CheckExact(pid)) break;
+            parent = PyDict_GetItemWithError(run, pid);
+            if (parent == NULL && !PyErr_Occurred()) parent = PyDict_GetItemWithError(by_id, pid);
+            if (parent == NULL) {
+                if (PyErr_Occurred()) goto fail;
+                break;
+            }
+        }
+        if (PyDict_SetItem(run, id, entry) < 0 || PyList_Append(parents, parent) < 0) goto fail;
+    }
+    Py_DECREF(run);
+    return parents;
+fail:
+    Py_XDECREF(run);
+    Py_DECREF(parents);
+    return NULL;
+}
+
 static PyObject *
 line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_entry)
 {
@@ -1062,6 +1123,8 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "setup(FrozenDict, FrozenList): the types decode makes."},
     {"scan", scan, METH_VARARGS,
      "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
+    {"in_order", in_order, METH_VARARGS,
+     "in_order(records, start, by_id, taken) -> the parents of the run of entries from start."},
     {"entries", entries, METH_VARARGS,
      "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},

@@ -26,7 +26,15 @@ from ..entries import EMPTY, LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
 from .lines import parse_line
 
-__all__ = ["AVAILABLE", "SCANNER", "LoadedMessage", "json_depth", "line_scanner", "message_line"]
+__all__ = [
+    "AVAILABLE",
+    "SCANNER",
+    "LoadedMessage",
+    "in_order_parents",
+    "json_depth",
+    "line_scanner",
+    "message_line",
+]
 
 try:
     import msgspec
@@ -186,6 +194,27 @@ def _entries_in_c() -> bool:
 ENTRIES_IN_C = _entries_in_c()
 """Whether the C scanner makes the entries (else each is made by
 :meth:`LoadedMessage.pending` from the scanner's values)."""
+
+
+def in_order_parents(
+    records: list[Any], start: int, by_id: dict[str, Any], taken: dict[str, Any]
+) -> list[Any]:
+    """The parents (``None`` for a root) of the run of loaded entries from
+    ``records[start]`` that can be added in file order: each id new (not in ``by_id``
+    or ``taken``, nor earlier in the run), each parent in ``by_id`` or earlier in the
+    run.  The run ends at anything else, which the reader takes the general way; an
+    empty list where the scanner does not make the entries.  O(length of the run), in C.
+
+    Args:
+        records: the records of the file, in order.
+        start: where the run starts.
+        by_id: the entries added so far, by id.
+        taken: other ids no entry may reuse (the ``leaf`` records').
+    """
+    if not ENTRIES_IN_C:
+        return []
+    return _scan.in_order(records, start, by_id, taken)
+
 
 CHUNK = 4096
 """Lines the C scanner checks per call: few enough that its list of results stays

@@ -468,7 +468,25 @@ class _Reader:
         in_order = True
         message_fast = version >= 3
         loaded = fast_path.LoadedMessage
-        for item, lineno in zip(records, rec_lines, strict=True):
+        run_of = fast_path.in_order_parents
+        k, count = 0, len(records)
+        while k < count:
+            if in_order and found.line_of is None and type(records[k]) is loaded:
+                # Nearly every line: a run of message entries the scanner made, in
+                # order, their ids new (found in C), added as the general path below
+                # would add each of them.
+                parents = run_of(records, k, by_id, leaf_target)
+                if parents:
+                    run = records[k : k + len(parents)]
+                    for item, parent in zip(run, parents, strict=True):
+                        add(item, parent)  # type: ignore[arg-type]
+                    entries += run  # type: ignore[arg-type]
+                    entry_lines.extend(rec_lines[k : k + len(parents)])
+                    leaf = prev = run[-1].id  # type: ignore[union-attr]
+                    k += len(parents)
+                    continue
+            item, lineno = records[k], rec_lines[k]
+            k += 1
             entry: Entry | None = None
             eid: str
             pid: str | None
