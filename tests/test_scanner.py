@@ -300,6 +300,27 @@ class TestLines:
             assert entry.message == expected.message
         assert made[1].parent_id is made[0].id  # one string for both
 
+    def test_in_order_runs(self) -> None:
+        """in_order gives the parents of the run from ``start``: at most ``limit``,
+        ending before a record of another kind, an id already taken or repeated, or a
+        parent not added yet."""
+        lines = [line('{"role":"u"}', entry_id="m0")]
+        lines += [line('{"role":"u"}', entry_id=f"m{i}", parent=f"m{i - 1}") for i in range(1, 6)]
+        lines += [b"other", line('{"role":"u"}', entry_id="m2", parent="m0")]
+        lines += [line('{"role":"u"}', entry_id="m9", parent="m8")]
+        made, _ = _scan.scan(b"\n".join(lines) + b"\n", 0, 20, True)
+        first = _scan.in_order(made, 0, 4, {}, {})
+        assert first == [None, made[0], made[1], made[2]]
+        by_id = {e.id: e for e in made[:4]}
+        assert _scan.in_order(made, 4, 100, by_id, {}) == [made[3], made[4]]  # then "other"
+        assert _scan.in_order(made, 6, 100, {}, {}) == []  # not an entry
+        assert _scan.in_order(made, 7, 100, by_id, {}) == []  # m2 is taken
+        assert _scan.in_order(made, 7, 100, {"m0": made[0]}, {}) == [made[0]]
+        assert _scan.in_order(made, 7, 100, {"m0": made[0]}, {"m2": None}) == []  # a leaf's id
+        assert _scan.in_order(made, 8, 100, by_id, {}) == []  # its parent m8: none
+        assert _scan.in_order(made, 0, 100, {}, {}) == [None, *made[:5]]  # stops at "other"
+        assert _scan.in_order(made, 99, 100, {}, {}) == []
+
     def test_entries_needs_the_slots(self) -> None:
         """The class and slots scan makes entries of are checked when they are given."""
         with pytest.raises(TypeError):

@@ -615,9 +615,9 @@ make_entry(PyObject *values[E_COUNT])
 
 #define ENTRY_SLOT(entry, k) (*(PyObject **)((char *)(entry) + entry_offsets[k]))
 
-/* in_order(records, start, by_id, taken) -> parents: the reader's common case in one
- * call (ptree/pi/reader.py, entries_of).  From records[start], the longest run of
- * entries of the scanner's class that can be added in file order, and their parents
+/* in_order(records, start, limit, by_id, taken) -> parents: the reader's common case
+ * in one call (ptree/pi/reader.py, entries_of).  From records[start], the longest run
+ * (of at most limit: its index of ids is transient memory) of entries of the scanner's class that can be added in file order, and their parents
  * (None for a root): each id new (not a key of by_id or taken, nor an id earlier in
  * the run), each parentId None or the id of an entry in by_id or earlier in the run.
  * The reader adds them; whatever ends the run (another record, a duplicate, a parent
@@ -626,10 +626,10 @@ static PyObject *
 in_order(PyObject *module, PyObject *args)
 {
     PyObject *records, *by_id, *taken, *parents, *run = NULL;
-    Py_ssize_t start;
+    Py_ssize_t start, limit, stop;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!nO!O!", &PyList_Type, &records, &start, &PyDict_Type, &by_id,
-                          &PyDict_Type, &taken)) {
+    if (!PyArg_ParseTuple(args, "O!nnO!O!", &PyList_Type, &records, &start, &limit, &PyDict_Type,
+                          &by_id, &PyDict_Type, &taken)) {
         return NULL;
     }
     if (EntryType == NULL) {
@@ -640,7 +640,9 @@ in_order(PyObject *module, PyObject *args)
     if (parents == NULL) return NULL;
     run = PyDict_New(); /* the run's ids so far */
     if (run == NULL) goto fail;
-    for (Py_ssize_t k = start < 0 ? 0 : start; k < PyList_GET_SIZE(records); k++) {
+    if (start < 0) start = 0;
+    stop = limit < PyList_GET_SIZE(records) - start ? start + limit : PyList_GET_SIZE(records);
+    for (Py_ssize_t k = start; k < stop && k < PyList_GET_SIZE(records); k++) {
         PyObject *entry = PyList_GET_ITEM(records, k), *id, *pid, *parent;
         int known;
         if (!Py_IS_TYPE(entry, EntryType)) break;
@@ -1124,7 +1126,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
      "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
     {"in_order", in_order, METH_VARARGS,
-     "in_order(records, start, by_id, taken) -> the parents of the run of entries from start."},
+     "in_order(records, start, limit, by_id, taken) -> the parents of the run from start."},
     {"entries", entries, METH_VARARGS,
      "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},

@@ -15,6 +15,12 @@ is exactly what the ordinary reader gives.
 Why msgspec (measured on a 90 MB session of real messages, benchmarks/README.md): its
 envelope decode takes 0.09 s where ``json.loads`` of the lines takes 1.3 s.  Without
 msgspec installed, :data:`AVAILABLE` is false and the reader decodes every line.
+
+Where the C scanner is built (:data:`SCANNER` ``"C"``, ``ptree/pi/_scan.c``), it does
+the same checks a few thousand lines per call, makes the entries itself
+(:data:`ENTRIES_IN_C`), and finds the runs of them the reader can add in file order
+(:func:`in_order_parents`): about 0.1 s of CPU for the 90 MB session, against 0.3 s
+the msgspec path takes.
 """
 
 from __future__ import annotations
@@ -202,8 +208,9 @@ def in_order_parents(
     """The parents (``None`` for a root) of the run of loaded entries from
     ``records[start]`` that can be added in file order: each id new (not in ``by_id``
     or ``taken``, nor earlier in the run), each parent in ``by_id`` or earlier in the
-    run.  The run ends at anything else, which the reader takes the general way; an
-    empty list where the scanner does not make the entries.  O(length of the run), in C.
+    run; at most :data:`CHUNK` of them (the run's index of ids is transient memory).
+    The run ends at anything else, which the reader takes the general way; an empty
+    list where the scanner does not make the entries.  O(length of the run), in C.
 
     Args:
         records: the records of the file, in order.
@@ -213,7 +220,7 @@ def in_order_parents(
     """
     if not ENTRIES_IN_C:
         return []
-    return _scan.in_order(records, start, by_id, taken)
+    return _scan.in_order(records, start, CHUNK, by_id, taken)
 
 
 CHUNK = 4096
