@@ -19,8 +19,8 @@ msgspec installed, :data:`AVAILABLE` is false and the reader decodes every line.
 Where the C scanner is built (:data:`SCANNER` ``"C"``, ``ptree/pi/_scan.c``), it does
 the same checks a few thousand lines per call, makes the entries itself
 (:data:`ENTRIES_IN_C`), and finds the runs of them the reader can add in file order
-(:func:`in_order_parents`): about 0.1 s of CPU for the 90 MB session, against 0.3 s
-the msgspec path takes.
+(:func:`in_order_parents`): a load of the 90 MB session takes a quarter of the CPU
+time it takes on the msgspec path (benchmarks/README.md, "Big sessions").
 """
 
 from __future__ import annotations
