@@ -251,6 +251,11 @@ class _Reader:
             # The C scanner: an entry for each plain message line, a line's start
             # offset for any other.
             items, start = lines.scan(start)
+            if int not in map(type, items):  # entries only: the usual chunk, in C
+                records += items
+                rec_lines.extend(range(i + 1, i + 1 + len(items)))
+                i += len(items)
+                continue
             for item in items:
                 if isinstance(item, int):
                     stop = find(b"\n", item)
