@@ -494,10 +494,13 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
     """The file loaded with the C scanner, the msgspec path and the ordinary reader:
     (tree or error text, warnings, the messages) for each."""
     out = []
-    saved = fast.SCANNER, fast.AVAILABLE
+    saved = fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C
     try:
         for scanner, available in (("C", True), ("msgspec", True), ("none", False)):
             fast.SCANNER, fast.AVAILABLE = scanner, available  # type: ignore[assignment]
+            # The msgspec path as a build without the extension runs it: entries
+            # made and added one by one in Python.
+            fast.ENTRIES_IN_C = scanner == "C"
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
@@ -507,7 +510,7 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
                     got, messages = f"error: {exc}", None
             out.append((got, [str(w.message) for w in caught], messages))
     finally:
-        fast.SCANNER, fast.AVAILABLE = saved
+        fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C = saved
     return out
 
 

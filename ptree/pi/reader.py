@@ -473,10 +473,12 @@ class _Reader:
         in_order = True
         message_fast = version >= 3
         loaded = fast_path.LoadedMessage
+        # (Where the scanner does not make the entries, no runs: the general path.)
+        runs = fast_path.ENTRIES_IN_C
         run_of = fast_path.in_order_parents
         k, count = 0, len(records)
         while k < count:
-            if in_order and found.line_of is None and type(records[k]) is loaded:
+            if runs and in_order and found.line_of is None and type(records[k]) is loaded:
                 # Nearly every line: a run of message entries the scanner made, in
                 # order, their ids new (found in C), added as the general path below
                 # would add each of them.
