@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # loaded on first use (__getattr__ below); named here for typ
     from . import ref as ref
     from . import stores as stores
     from . import tree as tree
-    from .context import Context, build_context
+    from .context import Context, Messages, build_context
     from .entries import (
         ActiveToolsChange,
         AnyEntry,
@@ -134,6 +134,7 @@ __all__ = [
     "Label",
     "Message",
     "MessageEntry",
+    "Messages",
     "ModelChange",
     "NothingToRedo",
     "NothingToUndo",
@@ -171,7 +172,7 @@ name_public(globals(), "ptree")
 # it touches (``ptree --help`` reads no session, so it loads no tree).  Module by
 # module, the names imported under TYPE_CHECKING above.
 _MODULES = {
-    "context": "Context build_context",
+    "context": "Context Messages build_context",
     "entries": "ActiveToolsChange AnyEntry BranchSummary Compaction ContextEdit Custom"
     " CustomMessage Entry Label MessageEntry ModelChange SessionInfo ThinkingLevelChange"
     " UnknownEntry Usage",

@@ -19,6 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <structmember.h>
 
 #include "_frozen_types.h"
 
@@ -141,6 +142,243 @@ fail:
     return result;
 }
 
+/* Links: the base of ptree.entries.Entry where this extension is built (the Python
+ * fallback is a class of three slots, ptree/entries.py's _Links).  Where an entry sits
+ * in the tree that holds it: its parent entry, its depth and its position, set once by
+ * link() / link_parent() / set_position() and read as attributes (read-only).  Depth
+ * and position are machine integers: a slot holding an int above 256 cost a 32-byte
+ * object per entry (10^6 loaded entries: 32 MB for the positions alone).  An attribute
+ * not set yet reads as an AttributeError, as an empty slot does.
+ *
+ * An entry's parent is an entry made before it, so links never form a cycle; they are
+ * still traversed for the garbage collector, as the slots were. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *parent; /* NULL: not linked yet; Py_None: a root */
+    Py_ssize_t depth; /* the depth + 1; 0: not set (object.__new__ zeroes it) */
+    Py_ssize_t seq;   /* the position + 1; 0: not set */
+} Links;
+
+static PyTypeObject LinksType;
+
+static int
+links_traverse(Links *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->parent);
+    return 0;
+}
+
+static int
+links_clear(Links *self)
+{
+    Py_CLEAR(self->parent);
+    return 0;
+}
+
+static void
+links_dealloc(Links *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(self->parent);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+unset(PyObject *self, const char *name)
+{
+    PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%s'",
+                 Py_TYPE(self)->tp_name, name);
+    return NULL;
+}
+
+static PyObject *
+links_depth(Links *self, void *closure)
+{
+    if (self->depth == 0) return unset((PyObject *)self, "depth");
+    return PyLong_FromSsize_t(self->depth - 1);
+}
+
+static PyObject *
+links_seq(Links *self, void *closure)
+{
+    if (self->seq == 0) return unset((PyObject *)self, "seq");
+    return PyLong_FromSsize_t(self->seq - 1);
+}
+
+static PyGetSetDef links_getset[] = {
+    {"depth", (getter)links_depth, NULL, "The number of ancestors.", NULL},
+    {"seq", (getter)links_seq, NULL, "The position in insertion order.", NULL},
+    {NULL},
+};
+
+/* The parent as a member, not a getter: CPython specialises reading an object member
+ * (a slot) into a load at its offset, and walking a path reads nothing else.  NULL (not
+ * linked yet) reads as an AttributeError, as an empty slot does. */
+static PyMemberDef links_members[] = {
+    {"parent_entry", T_OBJECT_EX, offsetof(Links, parent), READONLY,
+     "The parent entry (None for a root)."},
+    {NULL},
+};
+
+static PyTypeObject LinksType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptree._cfrozen.Links",
+    .tp_basicsize = sizeof(Links),
+    .tp_dealloc = (destructor)links_dealloc,
+    .tp_traverse = (traverseproc)links_traverse,
+    .tp_clear = (inquiry)links_clear,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_members = links_members,
+    .tp_getset = links_getset,
+    .tp_doc = "Where an entry sits in its tree (see ptree/entries.py's _Links).",
+};
+
+static Links *
+as_links(PyObject *entry)
+{
+    if (!PyObject_TypeCheck(entry, &LinksType)) {
+        PyErr_Format(PyExc_TypeError, "not an entry: %.100s", Py_TYPE(entry)->tp_name);
+        return NULL;
+    }
+    return (Links *)entry;
+}
+
+/* The entry kinds whose instances can never be part of a reference cycle (a tuple of
+ * types, set by acyclic()): ptree's own kinds, whose fields hold strings, numbers, frozen
+ * JSON values and, through the links, only entries made before them. */
+static PyObject *acyclic_kinds = NULL;
+
+/* Stop the garbage collector from tracking entry if it is of one of the acyclic kinds,
+ * or of a subclass that adds no field (the same size, no __dict__): the collector then
+ * never walks the entries of a tree (10^6 entries: one walk per full collection), as
+ * CPython untracks its own tuples of such values.  An instance of a subclass that adds
+ * fields stays tracked: those could make a cycle. */
+static void
+untrack_if_acyclic(PyObject *entry)
+{
+    PyTypeObject *type = Py_TYPE(entry);
+    Py_ssize_t i, n;
+    if (acyclic_kinds == NULL || type->tp_dictoffset != 0 || !PyObject_GC_IsTracked(entry)) {
+        return;
+    }
+    n = PyTuple_GET_SIZE(acyclic_kinds);
+    for (i = 0; i < n; i++) {
+        PyTypeObject *kind = (PyTypeObject *)PyTuple_GET_ITEM(acyclic_kinds, i);
+        if (type->tp_basicsize == kind->tp_basicsize && PyType_IsSubtype(type, kind)) {
+            PyObject_GC_UnTrack(entry);
+            return;
+        }
+    }
+}
+
+/* acyclic(kinds): the entry kinds link() and link_parent() untrack (a tuple of types). */
+static PyObject *
+acyclic(PyObject *module, PyObject *kinds)
+{
+    Py_ssize_t i;
+    if (!PyTuple_Check(kinds)) {
+        PyErr_SetString(PyExc_TypeError, "acyclic() takes a tuple of entry types");
+        return NULL;
+    }
+    for (i = 0; i < PyTuple_GET_SIZE(kinds); i++) {
+        PyObject *kind = PyTuple_GET_ITEM(kinds, i);
+        if (!PyType_Check(kind) || !PyType_IsSubtype((PyTypeObject *)kind, &LinksType)) {
+            PyErr_SetString(PyExc_TypeError, "acyclic() takes a tuple of entry types");
+            return NULL;
+        }
+    }
+    Py_XSETREF(acyclic_kinds, Py_NewRef(kinds));
+    Py_RETURN_NONE;
+}
+
+/* The depth of an entry under parent (None: a root); -1 with an error set. */
+static Py_ssize_t
+depth_under(PyObject *parent)
+{
+    Links *p;
+    if (parent == Py_None) return 0;
+    p = as_links(parent);
+    if (p == NULL) return -1;
+    if (p->depth == 0) {
+        unset(parent, "depth");
+        return -1;
+    }
+    return p->depth; /* the parent's depth + 1 */
+}
+
+/* link(entry, parent, seq): set all three links (see ptree.entries._link). */
+static PyObject *
+link_entry(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Links *e;
+    Py_ssize_t depth, seq;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "link(entry, parent, seq)");
+        return NULL;
+    }
+    e = as_links(args[0]);
+    if (e == NULL) return NULL;
+    depth = depth_under(args[1]);
+    if (depth < 0) return NULL;
+    seq = PyLong_AsSsize_t(args[2]);
+    if (seq == -1 && PyErr_Occurred()) return NULL;
+    if (seq < 0 || seq == PY_SSIZE_T_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a position out of range");
+        return NULL;
+    }
+    Py_XSETREF(e->parent, Py_NewRef(args[1]));
+    e->depth = depth + 1;
+    e->seq = seq + 1;
+    untrack_if_acyclic(args[0]);
+    Py_RETURN_NONE;
+}
+
+/* link_parent(entry, parent, depth): set the parent and depth, not the position. */
+static PyObject *
+link_entry_parent(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Links *e;
+    Py_ssize_t depth;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "link_parent(entry, parent, depth)");
+        return NULL;
+    }
+    e = as_links(args[0]);
+    if (e == NULL) return NULL;
+    depth = PyLong_AsSsize_t(args[2]);
+    if (depth == -1 && PyErr_Occurred()) return NULL;
+    if (depth < 0 || depth == PY_SSIZE_T_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a depth out of range");
+        return NULL;
+    }
+    Py_XSETREF(e->parent, Py_NewRef(args[1]));
+    e->depth = depth + 1;
+    untrack_if_acyclic(args[0]);
+    Py_RETURN_NONE;
+}
+
+/* set_position(entry, seq): set only the position. */
+static PyObject *
+set_entry_position(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Links *e;
+    Py_ssize_t seq;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "set_position(entry, seq)");
+        return NULL;
+    }
+    e = as_links(args[0]);
+    if (e == NULL) return NULL;
+    seq = PyLong_AsSsize_t(args[1]);
+    if (seq == -1 && PyErr_Occurred()) return NULL;
+    if (seq < 0 || seq == PY_SSIZE_T_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a position out of range");
+        return NULL;
+    }
+    e->seq = seq + 1;
+    Py_RETURN_NONE;
+}
+
 /* setup(FrozenDict, FrozenList, max_depth): the types it makes, and the nesting limit. */
 static PyObject *
 setup(PyObject *module, PyObject *args)
@@ -166,6 +404,14 @@ static PyMethodDef methods[] = {
      "freeze_plain(value) -> freeze(value) for a plain JSON value, else None."},
     {"setup", setup, METH_VARARGS,
      "setup(FrozenDict, FrozenList, max_depth): the types freeze_plain makes."},
+    {"link", (PyCFunction)(void (*)(void))link_entry, METH_FASTCALL,
+     "link(entry, parent, seq): set an entry's parent, depth and position."},
+    {"link_parent", (PyCFunction)(void (*)(void))link_entry_parent, METH_FASTCALL,
+     "link_parent(entry, parent, depth): set an entry's parent and depth."},
+    {"set_position", (PyCFunction)(void (*)(void))set_entry_position, METH_FASTCALL,
+     "set_position(entry, seq): set an entry's position."},
+    {"acyclic", acyclic, METH_O,
+     "acyclic(kinds): the entry types whose linked instances the collector skips."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -178,6 +424,17 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__cfrozen(void)
 {
+    PyObject *m;
     if (init_frozen_types() < 0) return NULL;
-    return PyModule_Create(&module);
+    /* object's own constructor (zeroed memory: nothing linked yet), so that
+     * object.__new__(cls), what attrs and the fast constructors call, accepts it. */
+    LinksType.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&LinksType) < 0) return NULL;
+    m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddType(m, &LinksType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

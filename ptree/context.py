@@ -14,8 +14,8 @@ says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal, TypeVar, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, NoReturn, SupportsIndex, cast, overload
 
 import attrs
 
@@ -34,6 +34,7 @@ from .entries import (
     ModelChange,
     ThinkingLevelChange,
 )
+from .errors import InvalidMessageError
 from .frozen import FrozenDict, FrozenList, Message, freeze, frozen_dict_unchecked
 from .js import UNDEFINED as _UNDEFINED
 from .js import template, truthy
@@ -45,11 +46,10 @@ __all__ = [
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
     "Context",
-    "ContextSources",
+    "Messages",
     "ModelRef",
     "PiVersion",
     "build_context",
-    "context_sources",
     "current_system_message",
     "iso_to_ms",
     "to_provider_messages",
@@ -92,8 +92,185 @@ class ModelRef:
         return iter((self.provider, self.model_id))
 
 
-def _messages_tuple(messages: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
-    return messages if type(messages) is tuple else tuple(messages)
+class Messages(Sequence[dict[str, Any]]):
+    """A context's messages: a sequence that stands for the tuple of them, each stored
+    message read when first asked for.
+
+    What :attr:`Context.messages` holds.  :func:`build_context` keeps, for each message
+    the context gives as stored, the entry that holds it; the message is read (on a
+    loaded session, decoded from the file's bytes) the first time someone asks for it,
+    and it is the entry's own message, never a copy: the entry keeps it for every later
+    read.  So building a context costs the walk of the path and nothing per message,
+    and asking for the last message reads that one alone.
+
+    A value, like the tuple of its messages it stands for: immutable; ``==`` to that
+    tuple (on either side of ``==``) and to any ``Messages`` of equal messages; hashes,
+    prints (``repr``) and pickles as that tuple does (unpickled, it holds the messages
+    read); a slice is a ``Messages``, and so is ``+`` with a tuple or another
+    ``Messages``, and ``*``; ``len``, ``in``, iteration, ``reversed``, ``index`` and
+    ``count`` as on a tuple.  A :class:`collections.abc.Sequence`, **not a tuple**:
+    ``json.dumps`` wants ``list(messages)`` (or ``default=list``), and ``isinstance(m,
+    tuple)`` is false.  Threads may read one concurrently: every thread gets the same
+    object for a message (its entry hands out only the first value decoded).
+
+    Cost: making one from an iterable is O(length); reading a message is O(1), plus
+    decoding it the first time (O(its size)); ``==``, ``hash``, ``repr`` and pickling
+    read every message (``==`` stops at the first difference, and two contexts of the
+    same tree compare their shared entries without reading them).
+
+    Args:
+        messages: the messages, any iterable, oldest first (kept as they are: a
+            ``dict`` given stays that ``dict``).
+
+    Raises:
+        InvalidMessageError: an item is a :class:`~ptree.MessageEntry`, which is not a
+            message (give its ``message``).
+
+    >>> from ptree import SessionTree, build_context
+    >>> t = SessionTree().append({"role": "user", "content": "hi"})
+    >>> messages = build_context(t).messages
+    >>> messages
+    ({'role': 'user', 'content': 'hi'},)
+    >>> messages == ({"role": "user", "content": "hi"},), messages[-1]["content"]
+    (True, 'hi')
+    >>> import json
+    >>> json.dumps(list(messages))
+    '[{"role": "user", "content": "hi"}]'
+    """
+
+    __slots__ = ("_items",)
+
+    # One item per message: a MessageEntry stands for its own stored message (read on
+    # access); anything else is the message itself.  The public constructor refuses
+    # MessageEntry items, so no item is ambiguous.
+    _items: tuple[Any, ...]
+
+    def __new__(cls, messages: Iterable[dict[str, Any]] = ()) -> Messages:
+        if type(messages) is Messages:
+            return messages
+        items = messages if type(messages) is tuple else tuple(messages)
+        if any(issubclass(t, MessageEntry) for t in set(map(type, items))):
+            i = next(i for i, m in enumerate(items) if isinstance(m, MessageEntry))
+            raise InvalidMessageError(
+                f"messages[{i}]", "a MessageEntry is not a message: give its message"
+            )
+        return cls._of(items)
+
+    def __init__(self, messages: Iterable[dict[str, Any]] = ()) -> None:
+        pass  # everything happened in __new__ (the walk's constructor skips both)
+
+    @classmethod
+    def _of(cls, items: tuple[Any, ...]) -> Messages:
+        """The messages of these items (a MessageEntry standing for its message), no
+        check: the context walk's constructor.  O(1)."""
+        self = _new_object(cls)
+        _set_items(self, items)
+        return self
+
+    def sources(self) -> tuple[Any, ...]:
+        """Internal interface for writers: where each message comes from, none read.
+
+        One item per message, in order: a :class:`~ptree.MessageEntry` stands for its
+        own message exactly as stored (the message is ``entry.message``, the same
+        object); any other item is the message itself (synthesised from a summary,
+        custom message or checkpoint, filled in, changed by an edit, or given to the
+        constructor, which refuses a ``MessageEntry``).  ``ptree path`` writes a
+        loaded message from its JSON bytes this way, without decoding it.  O(1).
+        """
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Messages: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> dict[str, Any] | Messages:
+        if isinstance(index, slice):
+            return Messages._of(self._items[index])
+        item = self._items[index]
+        return item.message if isinstance(item, MessageEntry) else item
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for item in self._items:
+            yield item.message if isinstance(item, MessageEntry) else item
+
+    def __reversed__(self) -> Iterator[dict[str, Any]]:
+        for item in reversed(self._items):
+            yield item.message if isinstance(item, MessageEntry) else item
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Messages):
+            if other is self:
+                return True
+            theirs: tuple[Any, ...] = other._items
+            same_kind = True  # an entry on both sides stands for its message on both
+        elif isinstance(other, tuple):
+            theirs, same_kind = other, False
+        else:
+            return NotImplemented
+        mine = self._items
+        if len(mine) != len(theirs):
+            return False
+        for a, b in zip(mine, theirs, strict=True):
+            if a is b and same_kind:
+                continue  # the same entry, or the same message: equal without a read
+            x = a.message if isinstance(a, MessageEntry) else a
+            if same_kind and isinstance(b, MessageEntry):
+                b = b.message
+            if not (x is b or x == b):
+                return False
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Messages, (tuple(self),))
+
+    def __copy__(self) -> Messages:
+        return self
+
+    def __add__(self, other: object) -> Messages:
+        if isinstance(other, Messages):
+            return Messages._of(self._items + other._items)
+        if isinstance(other, tuple):
+            return Messages._of(self._items + Messages(other)._items)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> Messages:
+        if isinstance(other, tuple):
+            return Messages._of(Messages(other)._items + self._items)
+        return NotImplemented
+
+    def __mul__(self, n: SupportsIndex) -> Messages:
+        return Messages._of(self._items * n)
+
+    __rmul__ = __mul__
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError("Messages is immutable: build a new value instead")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError("Messages is immutable: build a new value instead")
+
+
+_new_object = object.__new__
+_set_items = Messages.__dict__["_items"].__set__
+
+
+def _messages_of(messages: Iterable[dict[str, Any]]) -> Messages:
+    return messages if type(messages) is Messages else Messages(messages)
 
 
 @attrs.frozen(weakref_slot=False)
@@ -101,13 +278,16 @@ class Context:
     """What an agent gives its model at one point of the tree.
 
     Attributes:
-        messages: Pi's agent-level messages, oldest first, as a tuple (any iterable
-            given is made one).  Each is a ``dict`` (a
-            :class:`~ptree.FrozenDict`: the stored message itself, never a copy, or a
-            message synthesised from a summary or custom-message entry), so the tuple
-            ``json.dumps`` as it is and building it copies no message.  The messages
-            refuse changes; ``ptree.thaw(context.messages)`` gives plain, mutable
-            copies for code that wants to change them.
+        messages: Pi's agent-level messages, oldest first, as :class:`Messages` (any
+            iterable given is made one): a sequence that stands for the tuple of them,
+            ``==`` to it, hashing and printing like it, whose stored messages are read
+            when first asked for.  **Not a tuple** (it was one before issue 26):
+            ``json.dumps(list(context.messages))``.  Each message is a ``dict`` (a
+            :class:`~ptree.FrozenDict`: the stored message itself, never a copy, or
+            a message synthesised from a summary or custom-message entry), so building
+            a context reads and copies no message.  The messages refuse changes;
+            ``ptree.thaw(context.messages)`` gives plain, mutable copies for code
+            that wants to change them.
         model: the model the path last set (a ``model_change`` entry or an assistant
             message's ``provider``/``model``), or ``None`` (none set, or the latest
             assistant message names none).
@@ -115,11 +295,12 @@ class Context:
         active_tools: the tool names the path last set (Pi's harness), or ``None``.
         leaf_id: the entry the context was built at (``None``: no leaf).
 
-    A context is a value: it holds tuples, compares with ``==`` and hashes like the
-    frozen messages in it.
+    A context is a value: it compares with ``==`` and hashes like the messages in it
+    (a context of a tuple of messages equals one of the same messages read from a
+    tree).
     """
 
-    messages: tuple[dict[str, Any], ...] = attrs.field(converter=_messages_tuple)
+    messages: Messages = attrs.field(converter=_messages_of)
     model: ModelRef | None = None
     thinking_level: str = "off"
     active_tools: tuple[str, ...] | None = None
@@ -395,9 +576,10 @@ class _Walk:
 
     Walking from the leaf towards the root, the first compaction met is the latest,
     and the first value of each setting met is the one that holds; nothing dropped is
-    ever collected.  ``out`` gets the context's items latest first: a message, or with
-    ``stored`` a message entry standing for its stored message; ``owners`` names the
-    entry of each other item (by its place in ``out``), for the edits.
+    ever collected.  ``out`` gets the context's items latest first: a message entry
+    standing for its stored message (read only when the context's reader asks for it),
+    or a message; ``owners`` names the entry of each other item (by its place in
+    ``out``), for the edits.
     """
 
     __slots__ = (
@@ -408,15 +590,13 @@ class _Walk:
         "out",
         "owners",
         "policy",
-        "stored",
         "thinking",
         "tools",
         "tools_set",
     )
 
-    def __init__(self, policy: _Policy, stored: bool) -> None:
+    def __init__(self, policy: _Policy) -> None:
         self.policy = policy
-        self.stored = stored
         self.out: list[Any] = []
         self.owners: dict[int, str] = {}
         self.edits: dict[str, ContextEdit] = {}
@@ -435,17 +615,16 @@ class _Walk:
 
         Outside the kept range the walk stops at a compaction and returns it; in the
         kept range (``kept``) an older compaction gives nothing.  The hot loop: a
-        shape test, a message read and an append per plain message.
+        shape test and an append per plain message (its entry: nothing read).
         """
         add = self.out.append
-        stored = self.stored
         mask = self.mask | self.policy.kept_mask if kept else self.mask
         # Any: ``e`` is an entry until it is ``end``, and only a message entry has no
         # bit of the mask set (SHAPE_OTHER is in every mask); mypy cannot follow that.
         e_: Any = e
         while e_ is not end:
             if not e_.shape & mask:
-                add(e_ if stored else e_.message)
+                add(e_)
             elif self.special(e_, kept):
                 return cast(Compaction, e_)
             else:  # the model may have been found: the mask may be smaller now
@@ -465,7 +644,7 @@ class _Walk:
             if policy.fills_content and shape & SHAPE_NO_CONTENT:
                 self.give(e, _entry_messages(e, policy, head=False))
             else:
-                self.out.append(e if self.stored else e.message)
+                self.out.append(e)
             return False
         if isinstance(e, Compaction):
             return not kept  # in the kept range, an older compaction gives nothing
@@ -521,12 +700,12 @@ class _Walk:
 
 
 def _select(
-    tree: SessionTree, start: Entry, policy: _Policy, *, stored: bool
+    tree: SessionTree, start: Entry, policy: _Policy
 ) -> tuple[list[Any], tuple[ModelRef | None, str, tuple[str, ...] | None, str]]:
-    """The context's messages at ``start`` (with ``stored``, a message given as stored
-    stands as its entry), then the rest of the value (model, thinking level, active
-    tools, leaf): the one algorithm under :func:`build_context` and
-    :func:`context_sources`, for both Pi releases (``policy``).
+    """The context's items at ``start`` (a message given as stored stands as its
+    entry: see :class:`Messages`), then the rest of the value (model, thinking level,
+    active tools, leaf): the one algorithm under :func:`build_context`, for both Pi
+    releases (``policy``).
 
     As Pi 1.6's ``buildSessionProjection``: without a compaction on the path, every
     entry of it is selected; otherwise only the latest compaction C counts: C, the
@@ -534,12 +713,12 @@ def _select(
     Edits among the selected entries apply to their targets, the latest per target.
     Each selected entry gives its messages (:func:`_entry_messages`).
 
-    Cost: one walk from ``start`` back to the root: per plain message a shape test,
-    a read and an append; the rest (other entries, messages to fill in, the latest
+    Cost: one walk from ``start`` back to the root: per plain message a shape test
+    and an append; the rest (other entries, messages to fill in, the latest
     assistant message) looked at one by one.  When the selection holds context edits
-    (rare), the walk runs again keeping entries, to find the edits' targets.
+    (rare), one pass over the items applies them.
     """
-    walk = _walk(tree, start, policy, stored)
+    walk = _walk(tree, start, policy)
     fields = (
         walk.model,
         "off" if walk.thinking is None else walk.thinking,
@@ -548,18 +727,15 @@ def _select(
     )
     out = walk.out
     if walk.edits:
-        keeping = walk if stored else _walk(tree, start, policy, True)
-        out = _edited_items(keeping.out, keeping.owners, keeping.edits)
-        if not stored:
-            out = [s.message if isinstance(s, MessageEntry) else s for s in out]
+        out = _edited_items(out, walk.owners, walk.edits)
     out.reverse()
     return out, fields
 
 
-def _walk(tree: SessionTree, start: Entry, policy: _Policy, stored: bool) -> _Walk:
+def _walk(tree: SessionTree, start: Entry, policy: _Policy) -> _Walk:
     """The walk of :func:`_select`: after the latest compaction, its kept range, then
     the settings over the rest of the path."""
-    walk = _Walk(policy, stored)
+    walk = _Walk(policy)
     head = walk.collect(start, None, kept=False)
     if head is not None:
         first = _first_kept(tree, head)
@@ -663,8 +839,10 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
 
     Cost: O(path length), iterative: one walk from the leaf back to the root, which
     meets the latest compaction first and so never collects what it dropped (a second
-    pass when the selection holds context edits).  No stored message is copied (see
-    :class:`Context`) except those an edit changes or whose content is missing.
+    pass over the items when the selection holds context edits).  No stored message
+    is read or copied: the context's :class:`Messages` reads each when first asked
+    for.  The walk itself reads only the latest assistant message (for the model)
+    and those an edit changes or whose content is missing (a new message each).
 
     Args:
         tree: the tree.
@@ -686,90 +864,15 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     >>> build_context(t.append_context_edit("q", "hello")).messages
     ({'role': 'user', 'content': 'hello'},)
     """  # noqa: E501
-    return _made_at(Context, tree, leaf, pi)
-
-
-@attrs.frozen(weakref_slot=False, eq=False)
-class ContextSources:
-    """A context before its stored messages are read: where each message comes from.
-
-    What :func:`context_sources` gives, for code that writes a context out and can
-    do so faster from a message's stored form than from the decoded message (``ptree
-    path`` writes a lazily loaded message from its JSON bytes).
-
-    Attributes:
-        sources: one item per message of the context, in order.  A
-            :class:`~ptree.MessageEntry` stands for its own message exactly as stored
-            (the context's message is ``entry.message``, the same object); any other
-            item is the message itself: synthesised from a summary, custom message
-            or checkpoint, with its missing content filled in, or changed by a
-            context edit.
-        model: the model the path last set, as in :class:`Context`.
-        thinking_level: the thinking level the path last set, as in :class:`Context`.
-        active_tools: the tool names the path last set, as in :class:`Context`.
-        leaf_id: the entry the context was built at, as in :class:`Context`.
-    """
-
-    sources: tuple[Any, ...]
-    model: ModelRef | None = None
-    thinking_level: str = "off"
-    active_tools: tuple[str, ...] | None = None
-    leaf_id: str | None = None
-
-    def context(self) -> Context:
-        """The :class:`Context` these sources make (every message read).  O(messages)."""
-        messages = [s.message if isinstance(s, MessageEntry) else s for s in self.sources]
-        return Context(
-            tuple(messages), self.model, self.thinking_level, self.active_tools, self.leaf_id
-        )
-
-
-def context_sources(
-    tree: SessionTree, leaf: str | None = None, *, pi: PiVersion = "1.6"
-) -> ContextSources:
-    """:func:`build_context`, telling for each message the entry it is stored in.
-
-    An internal interface for writers (see :class:`ContextSources`):
-    ``context_sources(tree, leaf, pi=pi).context() == build_context(tree, leaf, pi=pi)``
-    always: both are made by the same walk.  The walk selects entries by their shape
-    (:data:`ptree.entries.SHAPE_OTHER`), which a loaded entry has without decoding its
-    message: a stored message is read only where the context changes it (a missing
-    content filled in, a context edit) and for the latest assistant message's model.
-
-    Cost: that of :func:`build_context`, less the reads of the messages.
-
-    Args:
-        tree: the session.
-        leaf: the entry to build the context at; the tree's leaf when ``None``.
-        pi: the Pi release whose rule selects the entries (``"0.73"`` or ``"1.6"``).
-
-    Raises:
-        UnknownEntryError: no entry has the id ``leaf``.
-        ValueError: ``pi`` is not a known release.
-
-    >>> from ptree import SessionTree
-    >>> t = SessionTree().append({"role": "user", "content": "hi"}, id="q")
-    >>> t = t.append_branch_summary("q", "tried another way")
-    >>> sources = context_sources(t).sources
-    >>> sources[0] is t["q"], sources[1]["role"]
-    (True, 'branchSummary')
-    """
-    return _made_at(ContextSources, tree, leaf, pi)
-
-
-_Made = TypeVar("_Made", Context, ContextSources)
-
-
-def _made_at(kind: type[_Made], tree: SessionTree, leaf: str | None, pi: object) -> _Made:
-    """The body of :func:`build_context` (``kind`` :class:`Context`) and of
-    :func:`context_sources` (``kind`` :class:`ContextSources`, stored messages as their
-    entries)."""
     policy = _policy(pi)
     start = tree.leaf if leaf is None else tree[leaf]
     if start is None:
-        return kind(())
-    items, fields = _select(tree, start, policy, stored=kind is ContextSources)
-    return kind(tuple(items), *fields)
+        return Context(_NO_MESSAGES)
+    items, fields = _select(tree, start, policy)
+    return Context(Messages._of(tuple(items)), *fields)
+
+
+_NO_MESSAGES = Messages()
 
 
 def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict | None:
@@ -783,7 +886,9 @@ def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict 
     then added (``toolsAdded``, a later declaration of a name replacing the earlier
     one); the first ``timestamp`` found.  ``sections`` and ``toolsAdded`` appear only
     when not empty.  ``None`` when no system message has a timestamp and no tool is
-    left.  Other messages are ignored.  Cost: O(size of the system messages).
+    left.  Other messages are ignored (a context's :class:`Messages` reads none of its
+    stored ones that are not system messages).  Cost: O(number of messages + size of
+    the system messages).
 
     Args:
         messages: the messages, oldest first; those that are not system messages
@@ -797,6 +902,13 @@ def current_system_message(messages: Iterable[Mapping[str, Any]]) -> FrozenDict 
     ... ])
     {'role': 'system', 'content': 'Base.\n\nMore.', 'sections': {'b': 'B'}, 'toolsAdded': [{'name': 'read'}], 'timestamp': 5}
     """  # noqa: E501
+    if type(messages) is Messages:
+        # A stored message's role is in its entry's shape: the others are never read.
+        messages = [
+            s.message if isinstance(s, MessageEntry) else s
+            for s in messages.sources()
+            if not isinstance(s, MessageEntry) or s.shape & SHAPE_SYSTEM
+        ]
     texts: list[str] = []
     sections: dict[str, Any] = {}
     tools: dict[Any, Any] = {}

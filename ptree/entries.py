@@ -20,12 +20,17 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 
 import attrs
 
 from .errors import InvalidEntryError, InvalidMessageError
 from .frozen import FrozenDict, FrozenList, JSONValue, freeze, thaw
+
+try:
+    from . import _cfrozen
+except ImportError:  # pragma: no cover - built where a C compiler is found (setup.py)
+    _cfrozen = None  # type: ignore[assignment]
 
 __all__ = [
     "ENTRY_TYPES",
@@ -58,6 +63,17 @@ class _Links:
     ``parent_entry`` is the parent entry object (so walking a path needs no lookups),
     ``depth`` the number of ancestors, ``seq`` the position in insertion order.  Read
     them only on entries taken from a tree: a fresh entry has none (``AttributeError``).
+
+    Where the C extension is built, the base of :class:`Entry` is its ``Links`` instead:
+    the same three read-only attributes, set by the same three functions below, with
+    depth and position held as machine integers (an int slot above 256 costs a 32-byte
+    object per entry: 32 MB per 10^6 positions).
+
+    >>> a = MessageEntry(id="a", parent_id=None, timestamp="t", message={"role": "user"})
+    >>> b = MessageEntry(id="b", parent_id="a", timestamp="t", message={"role": "user"})
+    >>> _link(a, None, 0); _link(b, a, 1)
+    >>> b.parent_entry is a, b.depth, b.seq
+    (True, 1, 1)
     """
 
     __slots__ = ("depth", "parent_entry", "seq")
@@ -80,15 +96,15 @@ def _link(entry: Entry, parent: Entry | None, seq: int) -> None:
     position ``seq`` in insertion order.  Only for an entry no one else holds yet (a
     fresh object or a private copy): links are set once and then shared by every tree
     version.  Cost: O(1).
-
-    >>> a = MessageEntry(id="a", parent_id=None, timestamp="t", message={"role": "user"})
-    >>> b = MessageEntry(id="b", parent_id="a", timestamp="t", message={"role": "user"})
-    >>> _link(a, None, 0); _link(b, a, 1)
-    >>> b.parent_entry is a, b.depth, b.seq
-    (True, 1, 1)
     """
     _set_parent(entry, parent)
-    _set_depth(entry, 0 if parent is None else parent.depth + 1)
+    if parent is None:
+        _set_depth(entry, 0)
+    else:
+        depth = parent.depth + 1
+        # On a run that starts at the first entry, the depth is the position: one int
+        # object for both (an int above 256 is a 32-byte object of its own).
+        _set_depth(entry, seq if depth == seq else depth)
     _set_seq(entry, seq)
 
 
@@ -103,6 +119,15 @@ def _link_parent(entry: Entry, parent: Entry | None, depth: int) -> None:
     """For the core's builders: set ``entry``'s parent object and depth, not yet its position."""
     _set_parent(entry, parent)
     _set_depth(entry, depth)
+
+
+if TYPE_CHECKING or _cfrozen is None:
+    _LinksBase = _Links
+else:  # the same links in C (ptree/_cfrozen.c)
+    _LinksBase = _cfrozen.Links
+    _link = _cfrozen.link
+    _set_position = _cfrozen.set_position
+    _link_parent = _cfrozen.link_parent
 
 
 def is_linked(entry: Entry) -> bool:
@@ -244,7 +269,7 @@ def message_shape(message: Mapping[str, Any]) -> int:
 
 
 @attrs.frozen(kw_only=True, weakref_slot=False)
-class Entry(_Links):
+class Entry(_LinksBase):  # _Links, or the same in C
     """The fields every entry has.  Not made directly: use one of the kinds.
 
     Attributes:
@@ -999,6 +1024,12 @@ ENTRY_TYPES: Mapping[str, type[Entry]] = MappingProxyType(
     }
 )
 """Pi's ``type`` names to the classes that stand for them."""
+
+if _cfrozen is not None:
+    # Their fields hold strings, numbers, frozen JSON values and (the links) entries
+    # made before them: never a cycle, so once linked the collector need not track
+    # them (nor a subclass's instances that add no field).
+    _cfrozen.acyclic((*ENTRY_TYPES.values(), UnknownEntry, LazyMessageEntry))
 
 AnyEntry: TypeAlias = (
     MessageEntry

@@ -486,8 +486,10 @@ def freeze(value: Any, *, where: str = "value") -> Any:
 def thaw(value: Any) -> Any:
     """Return a plain, mutable, ``json.dumps``-able copy of a JSON-like value.
 
-    The inverse of :func:`freeze`: every mapping becomes a new ``dict``, every array a
-    new ``list``.  Changing the result never changes the value it came from.
+    The inverse of :func:`freeze`: every mapping becomes a new ``dict``, every array (a
+    list, a tuple, or, as :func:`freeze` takes them, any other sequence but ``str`` and
+    ``bytes``: a context's :class:`~ptree.Messages`) a new ``list``.  Changing the
+    result never changes the value it came from.
 
     Cost: O(size of the value).
 
@@ -511,9 +513,15 @@ def thaw(value: Any) -> Any:
 def _thaw(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) or _other_array(value):
         return [_thaw(v) for v in value]
     return value
+
+
+def _other_array(value: Any) -> bool:
+    """Whether a value that is no list or tuple is an array as :func:`freeze` reads
+    one (any other sequence but text and bytes)."""
+    return isinstance(value, Sequence) and not isinstance(value, _NOT_ARRAYS)
 
 
 def _thaw_deep(value: Any) -> Any:
@@ -522,7 +530,7 @@ def _thaw_deep(value: Any) -> Any:
     def fresh(v: Any) -> Any:
         if isinstance(v, Mapping):
             out: Any = {}
-        elif isinstance(v, (list, tuple)):
+        elif isinstance(v, (list, tuple)) or _other_array(v):
             out = []
         else:
             return v

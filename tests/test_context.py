@@ -370,13 +370,14 @@ class TestBuildContext:
         assert [m is s for m, s in zip(ctx.messages, stored, strict=True)] == [True, True]
 
     def test_messages_are_json_and_thaw_to_plain(self) -> None:
-        """The messages json.dumps as they are; thaw gives plain mutable dicts and lists."""
+        """The messages json.dumps as a list; thaw gives plain mutable dicts and lists."""
         t = SessionTree().append_custom_message("n", [{"type": "text", "text": "x"}], timestamp=TS)
         t = t.append(a("2"))
         ctx = build_context(t)
         assert all(isinstance(m, dict) for m in ctx.messages)
         plain = ptree.thaw(ctx.messages)
-        assert json.loads(json.dumps(ctx.messages)) == plain
+        assert json.loads(json.dumps(list(ctx.messages))) == plain
+        assert type(plain) is list
         assert type(plain[0]) is dict
         assert type(plain[0]["content"]) is list
         plain[0]["content"].append("changed")
@@ -390,21 +391,30 @@ class TestBuildContext:
         assert build_context(t) == before
         t._check()
 
-    def test_context_holds_tuples_and_is_a_value(self) -> None:
-        """Messages and tools are tuples; equal contexts of two trees are == and hash alike."""
+    def test_context_is_a_value(self) -> None:
+        """Messages are Messages, tools a tuple; equal contexts of two trees are == and
+        hash alike, and like a context made by hand of a tuple of the same messages."""
         t = SessionTree().append_active_tools_change(["read"]).append(u("hi"))
         a = build_context(t)
         b = build_context(SessionTree().append_active_tools_change(["read"]).append(u("hi")))
-        assert (type(a.messages), type(a.active_tools)) == (tuple, tuple)
+        assert (type(a.messages), type(a.active_tools)) == (ptree.Messages, tuple)
         assert a == b
         assert hash(a) == hash(b)
         assert a.messages == ({"role": "user", "content": "hi"},)
+        hi = ptree.freeze({"role": "user", "content": "hi"})
+        by_hand = Context((hi,), None, "off", ("read",), a.leaf_id)
+        assert a == by_hand
+        assert by_hand == a
+        assert hash(a) == hash(by_hand)
+        assert repr(a) == repr(by_hand)
 
-    def test_context_made_from_a_list_holds_a_tuple(self) -> None:
-        """A Context built by hand from a list keeps a tuple of it."""
-        ctx = Context([{"role": "user", "content": "hi"}])
+    def test_context_made_from_a_list_holds_messages(self) -> None:
+        """A Context built by hand from a list keeps those very dicts, as Messages."""
+        hi = {"role": "user", "content": "hi"}
+        ctx = Context([hi])
         assert ctx.messages == ({"role": "user", "content": "hi"},)
-        assert type(ctx.messages) is tuple
+        assert type(ctx.messages) is ptree.Messages
+        assert ctx.messages[0] is hi
 
     def test_model_ref_unpacks(self) -> None:
         """ModelRef unpacks like Pi's {provider, modelId} pair."""

@@ -99,7 +99,7 @@ class TestRealPiFiles:
         """large-session has no compaction: every message is a stored message, in order."""
         ctx = contexts["large-session.jsonl"]
         assert all(type(m) is ptree.FrozenDict for m in ctx.messages)
-        assert json.loads(json.dumps(ctx.messages)) == thaw(ctx.messages)
+        assert json.loads(json.dumps(list(ctx.messages))) == thaw(ctx.messages)
 
 
 # --------------------------------------------------------------------- against Pi itself

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 from typing import Any
 
@@ -270,3 +271,83 @@ class TestValues:
         assert h.to_json(version=1) == {**obj, "version": 1}
         with pytest.raises(ptree.InvalidEntryError):
             ptree.SessionHeader.from_json({"type": "message"})
+
+
+_LINKS_SCRIPT = r"""
+import pickle, sys
+if sys.argv[1] == "python":
+    sys.modules["ptree._cfrozen"] = None  # as where no C compiler built the extension
+import ptree
+from ptree import entries
+from ptree.entries import MessageEntry
+fresh = MessageEntry(id="x", parent_id=None, timestamp="t", message={"role": "user"})
+try:
+    fresh.seq
+except AttributeError:
+    unlinked = "unlinked"
+else:
+    unlinked = "linked"
+t = ptree.SessionTree()
+for i in range(300):
+    t = t.append({"role": "user", "content": str(i)})
+t = t.move_to("e100").append({"role": "user", "content": "branch"})
+e = t["e301"]
+kids = [c.id for c in t.children("e100")]
+back = pickle.loads(pickle.dumps(e))
+print(type(entries.Entry.__mro__[1]).__name__, entries.Entry.__mro__[1].__name__, unlinked,
+      e.seq, e.depth, e.parent_entry.id, t["e300"].depth, kids, back == e,
+      hasattr(back, "seq"))
+"""
+
+
+@pytest.mark.parametrize("links", ["c", "python"])
+def test_links_read_the_same_with_or_without_the_c_extension(links: str) -> None:
+    """An entry's links (parent, depth, position) read the same on the Python slots as
+    on the C extension's machine integers: unset until a tree takes the entry in, set
+    once, never pickled."""
+    import subprocess
+    import sys
+
+    from ptree.frozen import COMPILED
+
+    if links == "c" and not COMPILED and os.environ.get("CI") != "true":
+        pytest.skip("the C extension is not built here")
+    out = subprocess.run(
+        [sys.executable, "-c", _LINKS_SCRIPT, links],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split(maxsplit=2)
+    base = "Links" if links == "c" else "_Links"
+    assert out[1] == base
+    # e<k> is the k-th append (position k - 1, depth k - 1); e301 hangs under e100.
+    assert out[2].strip() == "unlinked 300 100 e100 299 ['e101', 'e301'] True False"
+
+
+def test_linked_entries_are_not_tracked_by_the_collector_unless_a_subclass_adds_fields() -> None:
+    """Where the C extension is built, an entry a tree has taken in is untracked by the
+    cyclic garbage collector (its kind can make no cycle), so full collections never
+    walk a big tree's entries; a fresh entry, and an entry of a subclass that adds a
+    field (which could hold a cycle), stay tracked."""
+    import gc
+
+    from ptree.frozen import COMPILED
+
+    if not COMPILED and os.environ.get("CI") != "true":
+        pytest.skip("the C extension is not built here")
+
+    @attrs.frozen(kw_only=True, weakref_slot=False)
+    class Noted(ptree.MessageEntry):
+        note: Any = None
+
+    fresh = ptree.MessageEntry(id="a", parent_id=None, timestamp="t", message={"role": "user"})
+    assert gc.is_tracked(fresh)
+    t = ptree.SessionTree.from_entries([fresh])
+    t = t.append({"role": "user", "content": "hi"})
+    assert not gc.is_tracked(t["a"])
+    assert not gc.is_tracked(t["e1"])
+    cyclic: list[Any] = []
+    noted = Noted(id="n", parent_id="e1", timestamp="t", message={"role": "user"}, note=cyclic)
+    t = t.insert(noted)
+    cyclic.append(t["n"])  # the cycle the collector must still see
+    assert gc.is_tracked(t["n"])

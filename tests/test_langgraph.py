@@ -20,6 +20,7 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
     ToolMessage,
 )
@@ -32,7 +33,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from ptree import MessageEntry, build_context
+from ptree import Custom, MessageEntry, build_context
 from ptree.cli import main
 from ptree.integrations.langgraph import (
     CheckpointSerializationError,
@@ -438,3 +439,112 @@ def test_store_refresh_reads_what_others_added(tmp_path: Path) -> None:
         assert added is not None
         assert [e.message["content"] for e in added if isinstance(e, MessageEntry)] == ["b"]
         assert now == other.load("s")
+
+
+# ---------------------------------------------------------------------------- paths
+
+# Pi's role for each LangChain type of the graph's messages (written out here: the
+# expected side of the test does not call the saver's own mapping).
+_PI_ROLE = {"human": "user", "ai": "assistant", "tool": "toolResult", "system": "system"}
+
+
+def _said(message: BaseMessage) -> tuple[str, str, list[tuple[str, str]]]:
+    """What a LangChain message of the graph says: Pi's role, its text, its tool calls."""
+    assert isinstance(message.content, str)
+    calls = [(c["id"] or "", c["name"]) for c in getattr(message, "tool_calls", [])]
+    return _PI_ROLE[message.type], message.content, calls
+
+
+def _pi_said(pi: Any) -> tuple[str, str, list[tuple[str, str]]]:
+    """What a Pi message of a context says, in the terms of _said."""
+    content = pi["content"]
+    if isinstance(content, str):
+        return pi["role"], content, []
+    text = "".join(b["text"] for b in content if b["type"] == "text")
+    calls = [(b["id"], b["name"]) for b in content if b["type"] == "toolCall"]
+    return pi["role"], text, calls
+
+
+_OP = st.one_of(
+    st.tuples(st.just("invoke"), st.just(0), st.just("")),
+    # a run resumed from a past checkpoint (any: written on an input, or by a step),
+    # with a new question or without input
+    st.tuples(st.just("resume"), st.integers(0, 99), st.sampled_from(["question", "none"])),
+    # update_state on a past checkpoint: a message added, one replaced, one removed
+    st.tuples(st.just("update"), st.integers(0, 99), st.sampled_from(["add", "replace", "remove"])),
+)
+
+
+def _run(saver: BaseCheckpointSaver[Any], ops: list[tuple[str, int, str]]) -> list[Any]:
+    """The ops on one thread of the tool graph; the thread's state after each."""
+    graph = _graph(saver)
+    config: Any = {"configurable": {"thread_id": "t"}}
+    seen: list[Any] = []
+    for n, (kind, at, how) in enumerate(ops):
+        history = list(graph.get_state_history(config))
+        question = HumanMessage(f"question {n}", id=f"h{n}")
+        if kind == "invoke" or not history:
+            graph.invoke({"messages": [question]}, config)
+        elif kind == "resume":
+            past = history[at % len(history)]
+            graph.invoke({"messages": [question]} if how == "question" else None, past.config)
+        else:
+            past = history[at % len(history)]
+            humans = [m for m in past.values.get("messages", []) if m.type == "human"]
+            change: list[BaseMessage] = [question]
+            if how == "replace" and humans:
+                change = [HumanMessage(f"edited {n}", id=humans[at % len(humans)].id)]
+            elif how == "remove" and humans:
+                change = [RemoveMessage(id=humans[at % len(humans)].id or "")]
+            graph.update_state(past.config, {"messages": change})
+        state = graph.get_state(config)
+        seen.append((_shape(state.values.get("messages", [])), state.next, state.metadata))
+    return seen
+
+
+@settings(max_examples=int(os.environ.get("PTREE_LANGGRAPH_EXAMPLES", "25")))
+@given(st.lists(_OP, min_size=1, max_size=int(os.environ.get("PTREE_LANGGRAPH_OPS", "6"))))
+def test_each_checkpoint_path_holds_its_messages(ops: list[tuple[str, int, str]]) -> None:
+    """Whatever a thread went through (runs, resumes from past checkpoints written on an
+    input or by a step, update_state forks adding, replacing or removing a message),
+    the same states as InMemorySaver, and at every checkpoint's entry build_context
+    gives exactly the messages of its state, in order; no message is stored on a path
+    twice, and the thread stores at most the messages each checkpoint adds to its
+    parent's (LangGraph's states say what those are)."""
+    memory = InMemorySaver()
+    config: Any = {"configurable": {"thread_id": "t"}}
+    expected_seen = _run(memory, ops)
+    with TreeSaver("sqlite:///:memory:") as saver:
+        assert _run(saver, ops) == expected_seen
+        expected = list(_graph(memory).get_state_history(config))
+        actual = list(_graph(saver).get_state_history(config))
+        tree = saver.thread("t")
+    assert [(s.metadata, s.next, _shape(s.values.get("messages", []))) for s in actual] == [
+        (s.metadata, s.next, _shape(s.values.get("messages", []))) for s in expected
+    ]
+    entry_of = {
+        e.data["id"]: e.id
+        for e in tree.entries()
+        if isinstance(e, Custom) and e.custom_type == "langgraph.checkpoint"
+    }
+    on_paths: set[str] = set()
+    for got, want in zip(actual, expected, strict=True):
+        entry_id = entry_of[got.config["configurable"]["checkpoint_id"]]
+        context = build_context(tree, entry_id).messages
+        assert [_pi_said(m) for m in context] == [_said(m) for m in want.values.get("messages", [])]
+        on_paths.update(e.id for e in tree.path(entry_id) if isinstance(e, MessageEntry))
+    stored = {e.id for e in tree.entries() if isinstance(e, MessageEntry)}
+    assert stored == on_paths  # no message entry off every checkpoint's path
+    lists = {
+        s.config["configurable"]["checkpoint_id"]: s.values.get("messages", []) for s in expected
+    }
+    added = 0
+    for state in expected:
+        messages = state.values.get("messages", [])
+        parent = state.parent_config
+        before = [] if parent is None else lists[parent["configurable"]["checkpoint_id"]]
+        keep = 0
+        while keep < min(len(before), len(messages)) and before[keep] == messages[keep]:
+            keep += 1
+        added += len(messages) - keep
+    assert len(stored) <= added

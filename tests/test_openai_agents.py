@@ -704,3 +704,25 @@ def test_file_session_reopens_equal(steps: list[tuple[str, Any]]) -> None:
         assert run(again.get_items()) == items_now
         assert again.tree == tree_now
         again.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(ops)
+def test_store_session_behaves_like_sqlite_session(steps: list[tuple[str, Any]]) -> None:
+    """The same in a ptree store (a SQLite file: the async methods on the async store,
+    undo on a blocking one); reading it back from the store gives the same items."""
+    import tempfile
+
+    from ptree.stores import open as open_store
+
+    async def scenario(url: str) -> list[Any]:
+        async with TreeSession("s", store=url) as session:
+            await compare(steps, session)
+            return await session.get_items()
+
+    with tempfile.TemporaryDirectory() as d:
+        url = f"sqlite://{d}/s.db"
+        items_now = run(scenario(url))
+        with open_store(url) as store:
+            stored = store.load("s") if "s" in store else SessionTree()
+        assert branch_items(stored) == items_now

@@ -9,9 +9,13 @@ loop keeps ticking; bad input is a typed error and stores nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import sqlite3
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +26,9 @@ os.environ.setdefault("OPENAI_API_KEY", "sk-test-not-used")  # nothing reaches t
 from agents import Agent, Runner, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message
 
+from ptree import SessionWriter
 from ptree.integrations.openai_agents import TreeSession
-from ptree.stores import StoreError
+from ptree.stores import StoreError, open_async
 from ptree.stores import open as open_store
 
 from .conftest import postgres_url
@@ -218,3 +223,219 @@ class TestConcurrency:
         # No gap near the whole run (which a blocking store would give), whatever the
         # machine's speed: the first use of a store may pause the loop once (imports).
         assert max(gaps) < 0.6 * sum(gaps), (max(gaps), sum(gaps))
+
+
+# ------------------------------------------------------------------------- the event loop
+
+
+@contextlib.contextmanager
+def writers_held(url: str) -> Iterator[None]:
+    """Another connection holds the store's write lock until the block ends: SQLite's
+    ``BEGIN IMMEDIATE``, PostgreSQL's ``LOCK TABLE ... IN EXCLUSIVE MODE`` (reads go
+    on; the session's save waits)."""
+    if url.startswith("sqlite:"):
+        conn = sqlite3.connect(url.removeprefix("sqlite://"), isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+            conn.close()
+        return
+    import psycopg
+
+    with psycopg.connect(url) as pg:
+        pg.execute("LOCK TABLE ptree_sessions IN EXCLUSIVE MODE")
+        try:
+            yield
+        finally:
+            pg.rollback()
+
+
+class TestEventLoop:
+    """No method blocks the loop, and none starts a thread per call."""
+
+    @pytest.mark.parametrize("kind", ["sqlite-file", "postgres"])
+    def test_loop_runs_while_the_store_waits(self, kind: str, tmp_path: Path) -> None:
+        """While another connection holds the store's write lock, add_items waits for
+        it and the loop goes on: a ticker ticks, and the loop itself lets the lock go
+        (a method blocking the loop would wait for a release that never comes)."""
+        from .conftest import store_url_of
+
+        url = store_url_of(kind, tmp_path)
+
+        async def scenario() -> tuple[int, list[Any]]:
+            async with await TreeSession.connect("gate", url) as session:
+                await session.add_items([user("before")])
+                ticks = 0
+                with writers_held(url):
+                    adding = asyncio.create_task(session.add_items([user("held")]))
+                    while ticks < 20:  # 0.2 s and more of the loop running meanwhile
+                        await asyncio.sleep(0.01)
+                        ticks += 1
+                    assert not adding.done()  # it is waiting for the lock
+                await adding
+                return ticks, await session.get_items()
+
+        ticks, items = run(scenario())
+        assert ticks == 20
+        assert items == [user("before"), user("held")]
+
+    def test_file_session_writes_on_its_one_worker(self, tmp_path: Path) -> None:
+        """A Pi file session's writes run on one worker thread of the session, never on
+        the loop's thread, the same thread for every call; close ends it."""
+        seen: list[str] = []
+        commit = SessionWriter.commit
+
+        def spy(writer: SessionWriter, tree: Any) -> Any:
+            seen.append(threading.current_thread().name)
+            return commit(writer, tree)
+
+        async def scenario() -> None:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(SessionWriter, "commit", spy)
+                async with TreeSession("chat", tmp_path / "chat.jsonl") as session:
+                    for i in range(5):
+                        await session.add_items([user(f"{i}")])
+                    await session.pop_item()
+                    await session.aundo()
+                    assert len(await session.get_items()) == 5
+
+        before = threading.active_count()
+        run(scenario())
+        assert len(seen) == 7
+        assert len(set(seen)) == 1, seen
+        assert seen[0].startswith("ptree-session")
+        deadline = time.monotonic() + 10  # the worker ends soon after the close ran on it
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert threading.active_count() == before
+
+    def test_no_thread_per_call(self, store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """asyncio.to_thread is never called, and 60 calls of every method start no
+        thread beyond what the store opened with (PostgreSQL: none at all)."""
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise AssertionError("asyncio.to_thread was called")
+
+        monkeypatch.setattr(asyncio, "to_thread", refuse)
+
+        async def scenario() -> tuple[set[threading.Thread], set[threading.Thread]]:
+            first = set(threading.enumerate())
+            async with await TreeSession.connect("chat", store_url) as session:
+                opened = set(threading.enumerate())
+                for i in range(10):
+                    await session.add_items([user(f"{i}"), user(f"{i}b")])
+                    assert (await session.get_items(1)) == [user(f"{i}b")]
+                    assert await session.pop_item() == user(f"{i}b")
+                    await session.clear_session()
+                    await session.aundo()
+                    await session.abranch(-1)
+                later = set(threading.enumerate())
+                assert len(await session.get_items()) == 10
+            return opened - first, later - opened
+
+        at_open, per_call = run(scenario())
+        assert per_call == set()
+        if store_url.startswith("postgresql"):
+            assert at_open == set()  # psycopg's AsyncConnection: no thread at all
+        else:
+            assert {t.name.split("_")[0] for t in at_open} <= {"ptree-store"}
+
+    def test_shared_async_store(self, shared_store_url: str) -> None:
+        """Sessions on one open AsyncStore share it and leave it open; a reopened
+        session's undo goes back to the value it first read, not to an empty branch."""
+
+        async def scenario() -> None:
+            async with await open_async(shared_store_url) as store:
+                async with TreeSession("chat", store=store) as first:
+                    await first.add_items([user("a")])
+                async with await TreeSession.connect("chat", store) as again:
+                    await again.add_items([user("b")])
+                    await again.aundo()
+                    assert await again.get_items() == [user("a")]
+                assert [s.id for s in await store.sessions()] == ["chat"]
+
+        run(scenario())
+
+    def test_a_big_add_items_lets_other_tasks_run(
+        self, shared_store_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """While one add_items builds 200 entries (on the loop: a session's first save,
+        and every PostgreSQL update), another task runs between them: the count it
+        keeps differs between the first entry built and the last."""
+        from ptree.integrations import openai_agents
+
+        counted = [0]
+        seen: list[int] = []
+        entry = openai_agents._entry
+
+        def spy(*args: Any) -> Any:
+            seen.append(counted[0])
+            return entry(*args)
+
+        monkeypatch.setattr(openai_agents, "_entry", spy)
+
+        async def scenario() -> list[Any]:
+            done = asyncio.Event()
+
+            async def other() -> None:
+                while not done.is_set():
+                    counted[0] += 1
+                    await asyncio.sleep(0)
+
+            task = asyncio.create_task(other())
+            async with await TreeSession.connect("big", shared_store_url) as session:
+                await session.add_items([user(f"{i}") for i in range(200)])
+                done.set()
+                await task
+                return await session.get_items()
+
+        items = run(scenario())
+        assert len(items) == 200
+        assert len(seen) >= 200
+        assert seen[199] > seen[0]  # the first build of the 200 entries was interleaved
+
+
+class TestBlockingMethods:
+    """The blocking methods run the same plans on a blocking store."""
+
+    def test_sync_and_async_calls_mix(self, shared_store_url: str) -> None:
+        """branch/undo/redo called blocking on a store session between awaited calls
+        (on one loop, whose async store the session keeps): each sees what the other
+        stored, one undo history."""
+
+        async def scenario() -> None:
+            async with TreeSession("chat", store=shared_store_url) as session:
+                await session.add_items([user("a"), user("b")])
+                await session.add_items([user("c")])
+                session.branch(0)
+                assert await session.get_items() == [user("a")]
+                session.undo()
+                assert await session.get_items() == [user("a"), user("b"), user("c")]
+                session.redo()
+                await session.add_items([user("b2")])
+                session.undo()
+                await session.aundo()
+                assert await session.get_items() == [user("a"), user("b"), user("c")]
+
+        run(scenario())
+        with open_store(shared_store_url) as store:
+            tree = store.load("chat")
+            assert len(tree) == 4
+            assert [m["content"] for m in tree.current_path()] == ["a", "b", "c"]
+
+    def test_blocking_store_object(self, tmp_path: Path) -> None:
+        """A blocking Store object: shared and left open; the async methods run on the
+        session's worker thread, never in asyncio.to_thread."""
+        with open_store(f"sqlite://{tmp_path}/s.db") as store:
+
+            async def scenario() -> list[Any]:
+                async with TreeSession("chat", store=store) as session:
+                    await session.add_items([user("a")])
+                    await session.abranch(0)
+                    return await session.get_items()
+
+            assert run(scenario()) == [user("a")]
+            assert not store.closed
+            assert len(store.load("chat")) == 1

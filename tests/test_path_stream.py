@@ -25,7 +25,6 @@ import ptree
 from ptree import build_context, dump, load
 from ptree.cli import main
 from ptree.cli.message_json import compact, message_json, raw_message_json
-from ptree.context import context_sources
 from ptree.entries import SHAPE_ASSISTANT, SHAPE_NO_CONTENT, SHAPE_SYSTEM, message_shape
 from ptree.pi import fast
 from tests.helpers import HEADER, ROOT
@@ -275,9 +274,9 @@ class TestSameOutput:
         found and every line written, the loaded messages are still undecoded, but
         for the few the context reads (the latest assistant message, for its model)."""
         tree = load(v3_copy(pi_fixtures / "before-compaction.jsonl", tmp_path))
-        sources = context_sources(tree)
-        lines = [message_json(s) for s in sources.sources]
-        entries = [s for s in sources.sources if isinstance(s, ptree.MessageEntry)]
+        sources = build_context(tree).messages.sources()
+        lines = [message_json(s) for s in sources]
+        entries = [s for s in sources if isinstance(s, ptree.MessageEntry)]
         assert len(entries) > 400
         assert (
             sum(not isinstance(e, fast.LoadedMessage) or e.undecoded() is None for e in entries)
@@ -478,15 +477,15 @@ class TestGenerated:
                 same_both_ways(path, "--leaf", leaf)
 
 
-class TestContextSources:
+class TestSources:
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(trees(max_steps=25, pi16=True), st.sampled_from(["1.6", "0.73.1"]), st.data())
     def test_sources_make_the_context(
         self, tree: ptree.SessionTree, pi: Any, data: st.DataObject
     ) -> None:
-        """On a lazily loaded file (shapes from the bytes): the sources make
-        the context build_context gives on the same file decoded at load, and an
-        entry stands only for its own stored message, unchanged."""
+        """On a lazily loaded file (shapes from the bytes): the context equals the
+        one build_context gives on the same file decoded at load, and among its
+        sources an entry stands only for its own stored message, unchanged."""
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "s.jsonl"
             dump(tree, path)
@@ -499,15 +498,15 @@ class TestContextSources:
                 fast.AVAILABLE = saved
         leaf = data.draw(st.sampled_from([None, *eager.ids()]))
         expected = build_context(eager, leaf, pi=pi)
-        sources = context_sources(lazy, leaf, pi=pi)
-        assert sources.context() == expected
-        assert len(sources.sources) == len(expected.messages)
-        for source, message in zip(sources.sources, expected.messages, strict=True):
+        context = build_context(lazy, leaf, pi=pi)
+        sources = context.messages.sources()
+        assert context == expected
+        assert len(sources) == len(expected.messages)
+        for source, message in zip(sources, expected.messages, strict=True):
             if isinstance(source, ptree.MessageEntry):
                 stored = eager[source.id]
                 assert isinstance(stored, ptree.MessageEntry)
                 assert stored.message == message
-        assert context_sources(eager, leaf, pi=pi).context() == expected
 
 
 # ------------------------------------------------------------ streamed
@@ -522,7 +521,7 @@ class TestStreamed:
         raw = '{"role":"user","content":"hello"}'
         path = tmp_path / "s.jsonl"
         path.write_text(session_text([raw] * 2000), encoding="utf-8")
-        sources = context_sources(load(path))
+        context = build_context(load(path))
         made = 0
 
         def counted(item: Any) -> str:
@@ -539,7 +538,8 @@ class TestStreamed:
                 return super().write(text)
 
         sink = Sink()
-        _json(sink, {**_state_json(sources), "messages": sources.sources}, "messages", counted)
+        messages = context.messages.sources()
+        _json(sink, {**_state_json(context), "messages": messages}, "messages", counted)
         assert sink.at_first_write is not None
         assert sink.at_first_write <= 300
         assert made == 2000

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -281,6 +281,33 @@ class TestUpdate:
     def test_an_unknown_id_raises(self, store: stores.Store) -> None:
         with pytest.raises(stores.SessionNotFoundError):
             store.update("nope", lambda t: t)
+
+    def test_fn_may_pause(self, store: stores.Store) -> None:
+        """A generator fn yields Pause() between its pieces and returns the new value:
+        the same result as a plain fn (the async store lets the loop run there)."""
+        store.save(grow(new_tree(), 1))
+
+        def long(tree: SessionTree) -> Generator[stores.Pause, None, SessionTree]:
+            for i in range(3):
+                yield stores.Pause()
+                tree = tree.append(user(f"piece {i}"))
+            return tree
+
+        out = store.update("s1", long)
+        assert [m["content"] for m in out.current_path()] == ["m0", "piece 0", "piece 1", "piece 2"]
+        same(store.load("s1"), out)
+
+    def test_fn_yielding_anything_else_changes_nothing(self, store: stores.Store) -> None:
+        """A generator fn yielding something other than Pause(): TypeError naming it."""
+        t = store.save(grow(new_tree(), 1))
+
+        def bad(tree: SessionTree) -> Generator[object, None, SessionTree]:
+            yield "SELECT 1"
+            return tree.append(user("never"))
+
+        with pytest.raises(TypeError, match=r"Pause\(\) steps only, not 'SELECT 1'"):
+            store.update("s1", bad)
+        same(store.load("s1"), t)
 
     def test_fn_runs_again_after_a_conflict(
         self, shared_store_url: str, open_store: Callable[[str], Any]

@@ -31,7 +31,7 @@ from .commands import COMMANDS, SETUPS, UsageError, register
 from .progress import Progress
 
 if TYPE_CHECKING:  # the commands import what they use when run: ``--help`` loads no tree
-    from ..context import Context, ContextSources
+    from ..context import Context
     from ..tree import SessionTree
 
 __all__ = ["COMMANDS", "main"]
@@ -285,7 +285,7 @@ def context_json(context: Context, *, provider: bool = False) -> dict[str, Any]:
     }
 
 
-def _state_json(context: Context | ContextSources) -> dict[str, Any]:
+def _state_json(context: Context) -> dict[str, Any]:
     model = context.model
     return {
         "leafId": context.leaf_id,
@@ -302,18 +302,18 @@ def _path(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     Print ptree.build_context at the leaf as JSON: messages, model, thinking level,
     active tools.
     """
-    from ..context import build_context, context_sources
+    from ..context import build_context
     from .message_json import message_json
 
     tree = _load(args.file, err, "path")
+    context = build_context(tree, args.leaf)
     if args.provider:
-        context = build_context(tree, args.leaf)
         _json(out, context_json(context, provider=True), "messages")
         return 0
     # The same text as context_json's, but a message the context gives as stored
     # goes out from its raw bytes while it has them: nothing decoded, frozen or kept.
-    sources = context_sources(tree, args.leaf)
-    _json(out, {**_state_json(sources), "messages": sources.sources}, "messages", message_json)
+    sources = context.messages.sources()
+    _json(out, {**_state_json(context), "messages": sources}, "messages", message_json)
     return 0
 
 

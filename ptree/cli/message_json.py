@@ -95,9 +95,9 @@ def raw_message_json(source: Any) -> str | None:
 
 
 def message_json(item: Mapping[str, Any] | MessageEntry) -> str:
-    """The line ``ptree path`` writes for one of
-    :attr:`ptree.context.ContextSources.sources`: a message, or an entry standing for
-    its own message (written from its bytes while it is undecoded).
+    """The line ``ptree path`` writes for one of a context's
+    :meth:`ptree.context.Messages.sources`: a message, or an entry standing for its
+    own message (written from its bytes while it is undecoded).
     O(size of the message).
 
     Args:

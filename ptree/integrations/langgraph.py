@@ -9,8 +9,13 @@ viewer draw them.
 A channel holding a list of LangChain messages (the ``messages`` of a
 ``MessagesState``, grown with ``add_messages``) is not stored whole at every step, as
 other savers do: each checkpoint names how many of its parent's messages it keeps and
-which messages follow, and every message is stored once, as a Pi ``message`` entry on
-the path to the checkpoint that first holds it.  LangChain's types map onto Pi's:
+which messages follow, and each message is a Pi ``message`` entry.  The path to a
+checkpoint's entry holds exactly the messages of its messages channel
+(:attr:`TreeSaver.messages_channel`), in order, so :func:`ptree.build_context` at any
+checkpoint's entry is the conversation of its state: a checkpoint's new messages go
+before it, its parent's writes and their messages come between the two as long as
+they are its next messages, and other messages (a run's input, before the step that
+adds it) go after it.  LangChain's types map onto Pi's:
 
 - ``HumanMessage`` → ``user``; ``AIMessage`` → ``assistant`` (text blocks, its tool
   calls as ``toolCall`` blocks, ``usage_metadata`` as ``usage``, ``model_name`` as
@@ -23,11 +28,13 @@ the path to the checkpoint that first holds it.  LangChain's types map onto Pi's
   before ``add_messages`` gave it an id is the same entry: the checkpoint that holds
   it names the id.
 
-So a thread's storage grows with the length of its conversation, not its square, and
-:func:`ptree.build_context` on a thread gives the conversation up to its latest
-checkpoint.  Other channels, checkpoint metadata and pending writes are stored as the
+So a thread's storage grows with the length of its conversation, not its square.
+Other channels, checkpoint metadata and pending writes are stored as the
 saver's serializer gives them; messages inside them (the input of a run, a node's
-write) are references to the message entries.
+write) are references to the message entries (a ``RemoveMessage``, an instruction to
+``add_messages``, is stored as the serializer writes it).  A checkpoint whose list
+drops one of its parent's messages (removed, replaced) branches off above that
+message: the messages after it are stored again, on that branch.
 
 Imports: the core, :mod:`ptree.stores`, and ``langgraph`` (the extra
 ``ptree[langgraph]``).
@@ -55,6 +62,7 @@ from langchain_core.messages import (
     BaseMessage,
     ChatMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
     ToolMessage,
 )
@@ -283,8 +291,14 @@ def _is_plain_json(value: object) -> bool:
     return True
 
 
+def _is_message(value: object) -> bool:
+    """A message stored as a message entry: not a ``RemoveMessage``, which is an
+    instruction to ``add_messages`` (stored as the serializer writes it)."""
+    return isinstance(value, BaseMessage) and not isinstance(value, RemoveMessage)
+
+
 def _is_message_list(value: object) -> bool:
-    return type(value) is list and all(isinstance(m, BaseMessage) for m in value)
+    return type(value) is list and all(_is_message(m) for m in value)
 
 
 @dataclass
@@ -319,6 +333,8 @@ class _Thread:
     frontier: dict[str, str] = field(default_factory=dict)
     # (serializer type, base64 of the message without id) -> [(entry id, stored id)]
     messages: dict[tuple[str, str], list[tuple[str, str | None]]] = field(default_factory=dict)
+    # message entry id -> the checkpoint it follows directly (a run's input, put after it)
+    follows: dict[str, tuple[str, str]] = field(default_factory=dict)
     order: int = 0
 
     def absorb(self, entries: Sequence[Any]) -> None:
@@ -329,6 +345,7 @@ class _Thread:
                 if original is not None:
                     key = _stored_key(original, entry.message)
                     self.messages.setdefault(key, []).append((entry.id, original[2]))
+                self.follow(entry)
                 continue
             if not isinstance(entry, Custom):
                 continue
@@ -373,6 +390,24 @@ class _Thread:
                         self.latest[ns] = max(live)
                     else:
                         self.latest.pop(ns, None)
+
+    def follow(self, entry: MessageEntry) -> None:
+        """A message entry right after a checkpoint (or after such a message) is where
+        the checkpoint's writes and its next checkpoint go: they hold it."""
+        parent = entry.parent_id
+        if parent is None:
+            return
+        above = self.tree.get(parent)
+        if isinstance(above, Custom) and above.custom_type == CHECKPOINT_TYPE:
+            key: tuple[str, str] | None = (above.data.get("ns", ""), above.data["id"])
+        else:
+            key = self.follows.get(parent)
+        if key is None or self.tails.get(key) != parent:
+            return
+        self.tails[key] = entry.id
+        self.follows[entry.id] = key
+        if self.frontier.get(key[0]) == parent:
+            self.frontier[key[0]] = entry.id
 
     def above(self, entry: Any, ns: str) -> Any:
         """The id of the nearest checkpoint of ``ns`` above ``entry``, what an entry
@@ -510,6 +545,9 @@ class TreeSaver(BaseCheckpointSaver[int]):
     """
 
     threads_kept = 64
+    messages_channel = "messages"
+    """The channel whose messages a checkpoint's path holds (``MessagesState``'s):
+    ``build_context`` at a checkpoint's entry gives exactly them."""
 
     def __init__(self, store: str | Store, *, serde: SerializerProtocol | None = None) -> None:
         super().__init__(serde=serde)
@@ -643,16 +681,14 @@ class TreeSaver(BaseCheckpointSaver[int]):
     def _encode_value(self, value: Any, build: _Build, why: _Where) -> Any:
         """A channel's or write's value: messages in it as references to message
         entries (made when new), the rest as the serializer writes it."""
-        if isinstance(value, BaseMessage):
+        if _is_message(value):
             return {"r": self._intern(value, build, why, None)}
         if _is_message_list(value) and value:
             return {"rl": [self._intern(m, build, why, None) for m in value]}
         if (
             type(value) is dict
             and all(type(k) is str for k in value)
-            and any(
-                isinstance(v, BaseMessage) or (_is_message_list(v) and v) for v in value.values()
-            )
+            and any(_is_message(v) or (_is_message_list(v) and v) for v in value.values())
         ):
             return {"rd": {k: self._encode_value(v, build, why) for k, v in value.items()}}
         typed = self._typed(value, why)
@@ -720,7 +756,7 @@ class TreeSaver(BaseCheckpointSaver[int]):
         return entry.id
 
     def _message(self, ref: Any, state: _Thread) -> BaseMessage:
-        entry_id = ref if isinstance(ref, str) else ref[0]
+        entry_id = _ref_entry(ref)
         entry = state.tree[entry_id]
         assert isinstance(entry, MessageEntry)
         kind, data, stored_id = entry.extra[MESSAGE_FIELD]
@@ -971,20 +1007,28 @@ class TreeSaver(BaseCheckpointSaver[int]):
         def build(state: _Thread) -> SessionTree:
             recents.clear()
             parent = None if parent_id is None else state.checkpoints.get((ns, parent_id))
-            start = None
-            if parent is not None:
-                # After the run's last entry when the parent is the run's latest
-                # checkpoint (its writes, even those LangGraph stored early, come
-                # first); else a fork: a branch at the parent.
-                here = state.frontier.get(ns)
-                if here is not None and _nearest_checkpoint(state.tree, here, ns) == parent_id:
-                    start = here
-                else:
-                    start = parent.entry_id
-            b = _Build(state, state.tree.move_to(start))
+            b = _Build(state, state.tree)
             stored: dict[str, Any] = {}
+            # The messages channel first: the checkpoint goes where the path holds the
+            # messages it keeps, after its new ones (see _place).
+            talk = self.messages_channel
+            value = values.get(talk)
+            why: _Where = (thread_id, cid, talk)
+            if talk in new_versions and talk in values and _is_message_list(value):
+                said = cast(builtins.list[BaseMessage], value)
+                delta, refs = self._place(b, thread_id, ns, parent, said, why)
+                stored[talk] = {"m": delta}
+                recents[talk] = (cid, list(said), refs)
+            else:  # unchanged (the parent's list), or no list
+                unchanged = talk in versions and talk not in new_versions
+                self._place(b, thread_id, ns, parent, None if unchanged else [], why)
+            mark = b.tree
+            # The other channels' messages (a run's input, another list) go after the
+            # checkpoint, off its path: its context is its messages channel's alone.
             for channel in new_versions:
                 why = (thread_id, cid, channel)
+                if channel in stored:
+                    continue
                 if channel not in values:
                     stored[channel] = None
                     continue
@@ -995,8 +1039,9 @@ class TreeSaver(BaseCheckpointSaver[int]):
                     recents[channel] = (cid, list(value), refs)
                 else:
                     stored[channel] = self._encode_value(value, b, why)
+            stored = {channel: stored[channel] for channel in new_versions}
             data: dict[str, Any] = {"id": cid}
-            leaf = b.tree.leaf_id
+            leaf = mark.leaf_id
             if parent_id != (None if leaf is None else _nearest_checkpoint(b.tree, leaf, ns)):
                 data["parent"] = parent_id  # else the nearest checkpoint above says it
             if ns:
@@ -1027,7 +1072,11 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 data["metadataTyped"] = self._typed(meta, (thread_id, cid, None))
             data["values"] = stored
             stamp = ts if type(ts) is str else None
-            b.tree = b.tree.append_custom(CHECKPOINT_TYPE, data, timestamp=stamp)
+            moved = b.tree.added_since(mark) or ()
+            entry_id = b.tree.id_factory(b.tree)  # an id none of the moved entries has
+            b.tree = mark.append_custom(CHECKPOINT_TYPE, data, id=entry_id, timestamp=stamp)
+            for entry in moved:
+                b.tree = b.tree.append_entry(entry)
             taken: set[tuple[str, int]] = set()
             for writes, task_id, task_path in self._deferred.get((thread_id, ns, cid), ()):
                 self._writes_entry(b, thread_id, ns, cid, writes, task_id, task_path, taken)
@@ -1040,6 +1089,22 @@ class TreeSaver(BaseCheckpointSaver[int]):
                 self._recent[(thread_id, ns, channel)] = recent
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": cid}}
 
+    def _parent_list(
+        self, state: _Thread, thread_id: str, ns: str, parent: _Ckpt | None, channel: str
+    ) -> tuple[builtins.list[BaseMessage], builtins.list[Any]]:
+        """The parent's message list on ``channel`` and its refs (``[]`` when it has
+        none): the list put last when the parent is that checkpoint (O(1)), else read
+        from the thread (O(length))."""
+        if parent is None:
+            return [], []
+        recent = self._recent.get((thread_id, ns, channel))
+        if recent is not None and recent[0] == parent.checkpoint_id:
+            return recent[1], recent[2]
+        _encoded, refs = self._channel(state, parent, channel)
+        if refs is None:
+            return [], []
+        return [self._message(r, state) for r in refs], refs
+
     def _message_delta(
         self,
         build: _Build,
@@ -1051,31 +1116,128 @@ class TreeSaver(BaseCheckpointSaver[int]):
         why: _Where,
     ) -> tuple[dict[str, Any], builtins.list[Any]]:
         """How ``value`` grows from the parent's list: ``({"keep": k, "add": refs},
-        every ref of the list)``."""
-        old_refs: builtins.list[Any] = []
-        old: builtins.list[Any] | None = None
-        if parent is not None:
-            recent = self._recent.get((thread_id, ns, channel))
-            if recent is not None and recent[0] == parent.checkpoint_id:
-                old, old_refs = recent[1], recent[2]
-            else:
-                _encoded, refs = self._channel(build.state, parent, channel)
-                if refs is not None:
-                    old_refs = refs
-                    old = [self._message(r, build.state) for r in refs]
-        keep = 0
-        if old is not None:
-            for a, b in zip(old, value, strict=False):
-                if a is not b and a != b:
-                    break
-                keep += 1
-        avoid = {r if isinstance(r, str) else r[0] for r in old_refs[:keep]}
-        add = []
-        for m in value[keep:]:
+        every ref of the list)``, its new messages under the build's leaf."""
+        old, old_refs = self._parent_list(build.state, thread_id, ns, parent, channel)
+        return self._grow(build, old_refs, _common_prefix(old, value), [], value, why)
+
+    def _grow(
+        self,
+        build: _Build,
+        old_refs: builtins.list[Any],
+        keep: int,
+        matched: builtins.list[Any],
+        value: builtins.list[BaseMessage],
+        why: _Where,
+    ) -> tuple[dict[str, Any], builtins.list[Any]]:
+        """The delta of ``value``: the parent's first ``keep`` messages, the entries
+        ``matched`` already holds, then the rest (new entries under the build's leaf)."""
+        avoid = {_ref_entry(r) for r in [*old_refs[:keep], *matched]}
+        add = list(matched)
+        for m in value[keep + len(matched) :]:
             ref = self._intern(m, build, why, avoid)
-            avoid.add(ref if isinstance(ref, str) else ref[0])
+            avoid.add(_ref_entry(ref))
             add.append(ref)
         return {"keep": keep, "add": add}, old_refs[:keep] + add
+
+    def _place(
+        self,
+        build: _Build,
+        thread_id: str,
+        ns: str,
+        parent: _Ckpt | None,
+        value: builtins.list[BaseMessage] | None,
+        why: _Where,
+    ) -> tuple[dict[str, Any], builtins.list[Any]]:
+        """Move the build's leaf to where a checkpoint goes whose messages channel holds
+        ``value`` (``None``: its parent's list, unchanged), with its new messages under
+        it, so that its path holds exactly that list.  Returns ``value``'s delta from
+        the parent's and every ref of it, as :meth:`_message_delta`.
+
+        Where: under the parent, after the entries below it (its writes and their
+        messages) as long as their messages are the list's next ones, so a run goes
+        on down its line and a fork (a time travel, a step that did not take a
+        write) branches off where they differ.  A list that drops one of the
+        parent's messages (a removal, a replacement) branches off above that
+        message's entry: the messages after it are stored again, on that branch.
+
+        Cost: O(new messages + entries since the parent), plus O(length) to read the
+        parent's list when it is not the one put last.
+        """
+        state = build.state
+        old, old_refs = self._parent_list(state, thread_id, ns, parent, self.messages_channel)
+        wanted = old if value is None else value
+        keep = _common_prefix(old, wanted)
+        matched: builtins.list[Any] = []
+        start: str | None
+        if parent is None:
+            start = None
+        elif keep < len(old_refs):
+            gone = state.tree.get(_ref_entry(old_refs[keep]))
+            start = parent.entry_id if gone is None else gone.parent_id
+        else:
+            start, matched = self._follow(state, ns, parent, wanted[keep:])
+        # On down through entries that hold the next messages (a replacement put by
+        # its write, an earlier fork's same messages).
+        while keep + len(matched) < len(wanted):
+            found = self._child_holding(state, start, wanted[keep + len(matched)])
+            if found is None:
+                break
+            start, ref = found
+            matched.append(ref)
+        build.tree = state.tree.move_to(start)
+        return self._grow(build, old_refs, keep, matched, wanted, why)
+
+    def _child_holding(
+        self, state: _Thread, entry_id: str | None, message: BaseMessage
+    ) -> tuple[str, Any] | None:
+        """A message entry under ``entry_id`` (a root for ``None``) standing for
+        ``message``, and the reference to it.  O(children)."""
+        for child in state.tree.children(entry_id):
+            if isinstance(child, MessageEntry):
+                ref = self._held(child, message, state)
+                if ref is not None:
+                    return child.id, ref
+        return None
+
+    def _follow(
+        self, state: _Thread, ns: str, parent: _Ckpt, wanted: Sequence[BaseMessage]
+    ) -> tuple[str, builtins.list[Any]]:
+        """The last entry below ``parent`` (on the line to the run's latest entry, or
+        to its last writes) before a message that is not the next of ``wanted``, and
+        the refs of those that are.  O(entries since the parent)."""
+        chain: builtins.list[Any] = []
+        for end in (state.frontier.get(ns), state.tails.get((ns, parent.checkpoint_id))):
+            walked = []
+            entry = None if end is None else state.tree.get(end)
+            while entry is not None and not _is_checkpoint(entry, ns):
+                walked.append(entry)
+                entry = state.tree.parent(entry.id)
+            if entry is not None and entry.id == parent.entry_id:
+                chain = walked[::-1]
+                break
+        start: str = parent.entry_id
+        matched: builtins.list[Any] = []
+        for entry in chain:
+            if isinstance(entry, MessageEntry):
+                ref = (
+                    None
+                    if len(matched) == len(wanted)
+                    else self._held(entry, wanted[len(matched)], state)
+                )
+                if ref is None:
+                    break
+                matched.append(ref)
+            start = entry.id
+        return start, matched
+
+    def _held(self, entry: MessageEntry, message: BaseMessage, state: _Thread) -> Any:
+        """A reference to ``entry`` standing for ``message``, if it loads back as it
+        (stored with its id, or without one), else ``None``.  O(size of the message)."""
+        original = entry.extra.get(MESSAGE_FIELD)
+        if original is None or original[2] not in (None, message.id):
+            return None
+        ref = entry.id if original[2] == message.id else [entry.id, message.id]
+        return ref if self._message(ref, state) == message else None
 
     def put_writes(
         self,
@@ -1169,6 +1331,8 @@ class TreeSaver(BaseCheckpointSaver[int]):
             if slot >= 0 and ((task_id, slot) in bucket or (task_id, slot) in taken):
                 continue
             taken.add((task_id, slot))
+            if channel == self.messages_channel:
+                self._replacing(b, thread_id, ns, cid, value, (thread_id, cid, channel))
             rows.append([slot, channel, self._encode_value(value, b, (thread_id, cid, channel))])
         if not rows:
             return False
@@ -1183,6 +1347,43 @@ class TreeSaver(BaseCheckpointSaver[int]):
         data["writes"] = rows
         b.tree = b.tree.append_custom(WRITES_TYPE, data)
         return True
+
+    def _replacing(
+        self, b: _Build, thread_id: str, ns: str, cid: str, value: Any, why: _Where
+    ) -> None:
+        """A write to the messages channel replacing one of the checkpoint's messages
+        (an ``update_state`` editing it): its entry where the list that takes it will
+        branch off, above the message it replaces (see :meth:`_place`), rather than
+        after the checkpoint, whose line keeps the old one.  The first such message
+        only (the others follow messages not stored yet).  O(length of the list)."""
+        written = [value] if _is_message(value) else value if _is_message_list(value) else []
+        if not any(m.id is not None for m in written):
+            return
+        ckpt = b.state.checkpoints.get((ns, cid))
+        if ckpt is None:
+            return
+        # The list's ids from its references (no message decoded: LangGraph's writes
+        # often reach a checkpoint after its child, when it is no longer the last put).
+        state = b.state
+        recent = self._recent.get((thread_id, ns, self.messages_channel))
+        if recent is not None and recent[0] == cid:
+            refs = recent[2]
+        else:
+            refs = self._channel(state, ckpt, self.messages_channel)[1] or []
+        at = {_ref_id(r, state): k for k, r in enumerate(refs)}
+        replacing = [(at[m.id], m) for m in written if m.id is not None and m.id in at]
+        for k, message in sorted(replacing, key=lambda pair: pair[0]):
+            if self._message(refs[k], state) != message:
+                break
+        else:
+            return
+        gone = state.tree.get(_ref_entry(refs[k]))
+        if gone is None or self._child_holding(state, gone.parent_id, message) is not None:
+            return
+        here = b.tree.leaf_id
+        b.tree = b.tree.move_to(gone.parent_id)
+        self._intern(message, b, why, set())
+        b.tree = b.tree.move_to(here)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread (its session) with all its checkpoints and writes.
@@ -1423,18 +1624,47 @@ def _stored_key(original: Any, pi: Mapping[str, Any]) -> tuple[str, str]:
     return (kind, _canonical(fields))
 
 
+def _is_checkpoint(entry: Any, ns: str) -> bool:
+    return (
+        isinstance(entry, Custom)
+        and entry.custom_type == CHECKPOINT_TYPE
+        and entry.data.get("ns", "") == ns
+    )
+
+
 def _nearest_checkpoint(tree: SessionTree, entry_id: str, ns: str) -> str | None:
     """The id of the nearest checkpoint of ``ns`` at or above ``entry_id``.  O(distance)."""
     entry = tree.get(entry_id)
     while entry is not None:
-        if (
-            isinstance(entry, Custom)
-            and entry.custom_type == CHECKPOINT_TYPE
-            and entry.data.get("ns", "") == ns
-        ):
-            return entry.data["id"]  # type: ignore[no-any-return]
+        if _is_checkpoint(entry, ns):
+            return entry.data["id"]  # type: ignore[union-attr,no-any-return]
         entry = tree.parent(entry.id)
     return None
+
+
+def _ref_entry(ref: Any) -> str:
+    """The entry id of a message reference (``entry_id`` or ``[entry_id, id]``)."""
+    return ref if isinstance(ref, str) else ref[0]
+
+
+def _ref_id(ref: Any, state: _Thread) -> str | None:
+    """The message id a reference gives its message.  O(1)."""
+    if not isinstance(ref, str):
+        return ref[1]  # type: ignore[no-any-return]
+    entry = state.tree[ref]
+    assert isinstance(entry, MessageEntry)
+    return entry.extra[MESSAGE_FIELD][2]  # type: ignore[no-any-return]
+
+
+def _common_prefix(old: Sequence[BaseMessage], new: Sequence[BaseMessage]) -> int:
+    """How many of ``old``'s first messages ``new`` starts with (the same object, or
+    ``==``).  O(that many)."""
+    keep = 0
+    for a, b in zip(old, new, strict=False):
+        if a is not b and a != b:
+            break
+        keep += 1
+    return keep
 
 
 def _thread_id(value: object) -> str:

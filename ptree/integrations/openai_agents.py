@@ -51,8 +51,10 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
+from urllib.parse import urlsplit
 
 from agents.memory.session_settings import (
     SessionSettings,
@@ -72,7 +74,15 @@ from ..js import stringify, template
 from ..pi import SessionWriter
 from ..pi.lines import StrPath
 from ..providers import responses_items
-from ..stores import ConflictError, SessionNotFoundError, Store
+from ..stores import (
+    SCHEMES,
+    AsyncStore,
+    ConflictError,
+    Pause,
+    SessionNotFoundError,
+    Store,
+    open_async,
+)
 from ..stores import open as open_store
 from ..tree import SessionTree
 
@@ -93,6 +103,8 @@ ITEM_FIELD = "openaiAgentsItem"
 
 CUSTOM_TYPE = "openai-agents-item"
 """The ``customType`` of the entries that hold items without a Pi message."""
+
+_T = TypeVar("_T")
 
 _ZERO_COST = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
 _ZERO_USAGE = {
@@ -461,8 +473,69 @@ def branch_items(
     return cast("list[TResponseInputItem]", thaw(found))
 
 
+class _Call:
+    """A store operation a session's plan asks for: ``store.<name>(*args)``, which a
+    blocking :class:`~ptree.stores.Store` answers and an
+    :class:`~ptree.stores.AsyncStore` awaits (``refresh``, ``update``, ``save``)."""
+
+    __slots__ = ("args", "name")
+
+    def __init__(self, name: str, *args: Any) -> None:
+        self.name = name
+        self.args = args
+
+
+class _Write:
+    """A plan's step: the session's new value, appended to its Pi file (a session in
+    memory keeps it as it is); the reply is the value as committed."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: SessionTree) -> None:
+        self.tree = tree
+
+
+_Plan: TypeAlias = Generator[Any, Any, _T]
+"""A session operation: yields :class:`_Call` and :class:`_Write` steps (and
+:class:`~ptree.stores.Pause` in a long change), receives their results (or their
+errors, thrown in), returns the operation's result."""
+
+_Change: TypeAlias = Callable[[SessionTree], SessionTree | _Plan[SessionTree]]
+"""A change of the session's value: a pure function, or one that pauses (a generator
+yielding :class:`~ptree.stores.Pause` and returning the new value)."""
+
+_PAUSE_EVERY = 32
+"""Items an ``add_items`` change builds between two pauses of the loop (~5 ms here)."""
+
+
+def _changed(change: _Change, tree: SessionTree) -> _Plan[SessionTree]:
+    """``change(tree)``, its pauses (if it makes any) passed on."""
+    new = change(tree)
+    if isinstance(new, Generator):
+        new = yield from new
+    return new
+
+
+async def _drive(plan: _Plan[_T], execute: Callable[[Any], Awaitable[Any]]) -> _T:
+    """Run ``plan`` to its end, each step by ``execute``; an error a step raises is
+    thrown into the plan where it asked for the step.  The one loop of both drivers: a
+    blocking ``execute`` never suspends, so the coroutine ends in its first ``send``."""
+    reply: Any = None
+    error: Exception | None = None
+    while True:
+        try:
+            step = plan.send(reply) if error is None else plan.throw(error)
+        except StopIteration as stop:
+            return cast("_T", stop.value)
+        try:
+            reply, error = await execute(step), None
+        except Exception as exc:
+            reply, error = None, exc
+
+
 class TreeSession(Closing, AsyncClosing):
-    """An OpenAI Agents SDK session kept as a ptree tree, optionally in a Pi file.
+    """An OpenAI Agents SDK session kept as a ptree tree: in memory, in a Pi file, or
+    in a ptree store.
 
     It implements the SDK's ``Session`` protocol (``session_id``,
     ``session_settings``, ``get_items``, ``add_items``, ``pop_item``,
@@ -477,6 +550,8 @@ class TreeSession(Closing, AsyncClosing):
     ``add_items`` grows a new branch there.  Each ``add_items`` call (however many
     items), ``pop_item``, ``clear_session`` and :meth:`branch` is one step of an
     undo :class:`~ptree.History`: :meth:`undo` and :meth:`redo` move between them.
+    :meth:`abranch`, :meth:`aundo`, :meth:`aredo` and :meth:`aclose` are the async
+    forms of :meth:`branch`, :meth:`undo`, :meth:`redo` and :meth:`close`.
 
     Persistence: with ``path``, the tree lives in that Pi session file, created if
     missing and loaded if present, and locked while the session is open (a second
@@ -490,22 +565,26 @@ class TreeSession(Closing, AsyncClosing):
     give its first value).
 
     With ``store``, a URL that :func:`ptree.stores.open` takes (``sqlite:``,
-    ``postgresql:``, ``jsonl:``) or an open :class:`~ptree.stores.Store`, the
-    session is the store's session ``session_id``: loaded when it exists, saved on
-    the first change.  Every change is one ``Store.update`` (load what is stored,
+    ``postgresql:``, ``jsonl:``), an open :class:`~ptree.stores.AsyncStore` or an
+    open :class:`~ptree.stores.Store`, the session is the store's session
+    ``session_id``: read on the first call (or by :meth:`connect`), saved on the
+    first change.  Every change is one ``update`` of the store (load what is stored,
     apply the change, save; again on a :class:`~ptree.stores.ConflictError`), so
     any number of session objects, tasks and processes may add to one session and
-    none of their items is lost; :meth:`get_items` reads what is stored.  The
-    store's calls block, so the async methods run them in a worker thread
-    (``asyncio.to_thread``) and the event loop goes on; :meth:`abranch`,
-    :meth:`aundo` and :meth:`aredo` do the same for :meth:`branch`, :meth:`undo`
-    and :meth:`redo`.  A URL opens a store of the session's own, closed with it; a
-    store object is shared and left open.  :meth:`connect` builds one off the loop.
+    none of their items is lost; :meth:`get_items` reads what is stored.  Every
+    operation is written once, as a plan of store calls: the async methods await
+    them on the async store (:func:`ptree.stores.open_async`: PostgreSQL on psycopg's
+    async connection, no thread; SQLite and ``jsonl:`` on the store's one worker
+    thread), the blocking methods call a blocking store.  A URL opens the store each
+    side needs, on first use, owned by the session and closed with it (the
+    constructor does no I/O); a store object is shared and left open.
 
-    Without a store, the methods are quick (O(size of the items) plus the path
-    walk described on each), so the async ones do their work inline, without a
-    thread; with ``fsync=True`` a change waits for the disk.  A lock makes each
-    call atomic between threads.
+    No method blocks the event loop on I/O, and none starts a thread per call: a
+    session whose I/O blocks (a Pi file, written by :class:`~ptree.SessionWriter`
+    with ``write`` and ``fsync``; a blocking :class:`~ptree.stores.Store` object)
+    runs its async methods on one worker thread of its own, started by the first and
+    ended by :meth:`close`.  A session in memory does no I/O: its async methods run
+    inline.  A lock makes each blocking call atomic between threads.
 
     Args:
         session_id: the SDK's session id; a new file's header takes it as its id.
@@ -518,14 +597,16 @@ class TreeSession(Closing, AsyncClosing):
         tree: the first value of a session in memory (only without ``path``).
         fsync: flush each change to the disk (see :class:`~ptree.SessionWriter`).
         history_limit: how many undo steps to keep (``None``: all).
-        store: a store URL or an open store keeping the session (not with ``path``
-            or ``tree``).  Opening it connects (PostgreSQL) and loads the session:
-            blocking work, which :meth:`connect` does off the event loop.
+        store: a store URL, an open async store or an open store keeping the session
+            (not with ``path`` or ``tree``).  ``sqlite:///:memory:`` is a database per
+            store opened: the async and the blocking methods would each have their
+            own; give a store object to share one.
 
     Raises:
-        TypeError: ``session_id`` is not a str (nothing is opened or stored).
+        TypeError: ``session_id`` is not a str, or ``store`` is neither a URL nor a
+            store (nothing is opened or stored).
         StoreError: (a ``ValueError``) the store URL has an unknown scheme (the
-            message names it) or the store cannot be opened.
+            message names it).
         SessionLockedError: another writer holds the file.
         SessionFileError: the file exists but cannot be loaded.
         ValueError: more than one of ``path``, ``tree`` and ``store`` was given.
@@ -544,7 +625,7 @@ class TreeSession(Closing, AsyncClosing):
         tree: SessionTree | None = None,
         fsync: bool = True,
         history_limit: int | None = None,
-        store: str | Store | None = None,
+        store: str | AsyncStore | Store | None = None,
     ) -> None:
         if not isinstance(session_id, str):
             raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
@@ -552,6 +633,10 @@ class TreeSession(Closing, AsyncClosing):
             raise ValueError(
                 "give one of path (a Pi file), tree (in memory) and store (a store URL)"
             )
+        if store is not None and not isinstance(store, str | AsyncStore | Store):
+            raise TypeError(f"store must be a URL or a store, not {type(store).__name__}")
+        if isinstance(store, str) and urlsplit(store).scheme.lower() not in SCHEMES:
+            open_store(store)  # raises the stores' own error, before any I/O
         self.session_id = session_id
         self.session_settings = (
             SessionSettings()
@@ -567,22 +652,26 @@ class TreeSession(Closing, AsyncClosing):
         self._lock = threading.RLock()
         self._closed = False
         self._writer: SessionWriter | None = None
-        self._store: Store | None = None
-        self._own_store = False
-        if store is not None:
-            self._store = open_store(store) if isinstance(store, str) else store
-            self._own_store = isinstance(store, str)
-            try:
-                self._tree = self._stored() or SessionTree(header=self._new_header())
-            except BaseException:
-                self.close()
-                raise
-        elif path is not None:
+        self._in_store = store is not None
+        self._url = store if isinstance(store, str) else None
+        self._store = store if isinstance(store, Store) else None  # the blocking methods'
+        self._async_given = store if isinstance(store, AsyncStore) else None
+        self._async_opened: tuple[asyncio.AbstractEventLoop, AsyncStore] | None = None
+        self._shared_blocking = isinstance(store, Store)
+        self._worker: ThreadPoolExecutor | None = None
+        self._history_limit = history_limit
+        if self._async_given is not None:
+            self._url = self._async_given.url  # a blocking method opens its own store
+        if path is not None:
             self._writer = SessionWriter(path, fsync=fsync, header=self._new_header())
             self._tree = self._writer.value
+        elif tree is not None:
+            self._tree = tree
         else:
-            self._tree = SessionTree() if tree is None else tree
+            self._tree = SessionTree(header=self._new_header()) if store else SessionTree()
         self._history: History[SessionTree] = History(self._tree, limit=history_limit)
+        # A store session's history starts from the value first read (or first changed).
+        self._started = not self._in_store
         # The function calls on the branch ending at the leaf named here: an add_items
         # right after another (a run's usual pattern) need not walk the path again.
         self._calls: tuple[str | None, dict[str, tuple[str, str]]] | None = None
@@ -591,7 +680,10 @@ class TreeSession(Closing, AsyncClosing):
 
     @property
     def tree(self) -> SessionTree:
-        """The current value: every entry ever added, the leaf where the session is."""
+        """The current value: every entry ever added, the leaf where the session is.
+
+        For a store session, the value as of its last call (:meth:`connect` reads it
+        first)."""
         return self._tree
 
     @property
@@ -601,7 +693,7 @@ class TreeSession(Closing, AsyncClosing):
 
     @property
     def path(self) -> str | None:
-        """The Pi session file, or ``None`` for a session in memory."""
+        """The Pi session file, or ``None`` for a session in memory or in a store."""
         return None if self._writer is None else self._writer.path
 
     @property
@@ -652,9 +744,10 @@ class TreeSession(Closing, AsyncClosing):
         many, ``0`` none, and a negative number all.  The items are fresh plain
         dicts and lists, JSON-equal to those added.  Cost: O(size of the items
         given), plus O(path length) for all of them, or O(entries back to the
-        ``limit``-th item from the end) with a limit.  Measured on 50,000 small items
-        (a loaded 2-core machine): all of them 0.7-0.8 s, mostly the copy, as
-        ``SQLiteSession`` (0.7 s); the latest 10 in 0.1 ms (``SQLiteSession``: 0.1 s).
+        ``limit``-th item from the end) with a limit; a store session reads first
+        what was saved since its last call.  Measured on 50,000 small items (a loaded
+        2-core machine): all of them 0.7-0.8 s, mostly the copy, as ``SQLiteSession``
+        (0.7 s); the latest 10 in 0.1 ms (``SQLiteSession``: 0.1 s).
 
         Args:
             limit: how many of the latest items; ``session_settings.limit`` when ``None``.
@@ -662,46 +755,42 @@ class TreeSession(Closing, AsyncClosing):
         Raises:
             ValueError: the session is closed.
         """
-        if self._store is not None:
-            return await asyncio.to_thread(self._get_items, limit)
-        return self._get_items(limit)
+        return await self._arun(self._getting(limit))
 
-    def _get_items(self, limit: int | None) -> list[TResponseInputItem]:
-        with self._lock:
-            self._check_open()
-            if self._store is not None:
-                self._tree = self._stored() or self._tree
-            wanted = resolve_session_limit(limit, self.session_settings)
-            if wanted == 0:
-                return []
-            tree = self._tree
-            found: list[FrozenDict] = []
-            if wanted is not None and wanted > 0:
-                # The latest few: walk back from the leaf only as far as needed.
-                entry = tree.leaf
-                pi_items: Mapping[str, tuple[FrozenDict, ...]] = {}
-                while entry is not None and len(found) < wanted:
-                    if _pi_written(entry) and not pi_items:
-                        # Pi's messages convert as a whole branch (see _pi_items)
-                        path = tree.path(tree.leaf_id)
-                        pi_items = _pi_items(path, self.provider, self.model)
-                    found += reversed(_items_of(entry, pi_items))
-                    entry = tree.parent(entry.id)
-                del found[wanted:]
-            else:
-                back = _items_back(tree, tree.leaf_id, self.provider, self.model)
-                found = [item for _, item in back]
-            found.reverse()
-            return cast("list[TResponseInputItem]", thaw(found))
+    def _getting(self, limit: int | None) -> _Plan[list[TResponseInputItem]]:
+        self._check_open()
+        tree = (yield from self._loading()) if self._in_store else self._tree
+        wanted = resolve_session_limit(limit, self.session_settings)
+        if wanted == 0:
+            return []
+        found: list[FrozenDict] = []
+        if wanted is not None and wanted > 0:
+            # The latest few: walk back from the leaf only as far as needed.
+            entry = tree.leaf
+            pi_items: Mapping[str, tuple[FrozenDict, ...]] = {}
+            while entry is not None and len(found) < wanted:
+                if _pi_written(entry) and not pi_items:
+                    # Pi's messages convert as a whole branch (see _pi_items)
+                    path = tree.path(tree.leaf_id)
+                    pi_items = _pi_items(path, self.provider, self.model)
+                found += reversed(_items_of(entry, pi_items))
+                entry = tree.parent(entry.id)
+            del found[wanted:]
+        else:
+            back = _items_back(tree, tree.leaf_id, self.provider, self.model)
+            found = [item for _, item in back]
+        found.reverse()
+        return cast("list[TResponseInputItem]", thaw(found))
 
     # ------------------------------------------------------------------ changes
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Add items under the current leaf, as one undo step and one file write.
+        """Add items under the current leaf, as one undo step and one write.
 
         Each item becomes one entry (see the module doc for the Pi message it gets);
         the last one is the new leaf.  An empty list changes nothing.  Cost: O(size of
-        the items), plus one walk of the current path to name the tool results.
+        the items), plus one walk of the current path to name the tool results; a
+        long call lets the event loop run other tasks every 32 items.
 
         Args:
             items: the SDK's input items, JSON-like mappings.
@@ -711,27 +800,23 @@ class TreeSession(Closing, AsyncClosing):
                 nothing is added then.
             ValueError: the session is closed.
         """
-        if self._store is not None:
-            await asyncio.to_thread(self._add_items, items)
-        else:
-            self._add_items(items)
+        await self._arun(self._adding(items))
 
-    def _add_items(self, items: list[TResponseInputItem]) -> None:
-        with self._lock:
-            self._check_open()
-            if not items:
-                return
-            frozen: list[FrozenDict] = []
-            for i, given in enumerate(items):
-                if not isinstance(given, Mapping):
-                    raise InvalidMessageError(
-                        f"items[{i}]", f"an item must be a mapping, not {type(given).__name__}"
-                    )
-                frozen.append(freeze(given, where=f"items[{i}]"))
-            self._apply(lambda tree: self._added(tree, frozen))
+    def _adding(self, items: list[TResponseInputItem]) -> _Plan[None]:
+        self._check_open()
+        frozen: list[FrozenDict] = []
+        for i, given in enumerate(items):
+            if not isinstance(given, Mapping):
+                raise InvalidMessageError(
+                    f"items[{i}]", f"an item must be a mapping, not {type(given).__name__}"
+                )
+            frozen.append(freeze(given, where=f"items[{i}]"))
+        if frozen:
+            yield from self._applying(lambda tree: self._added(tree, frozen))
 
-    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> SessionTree:
-        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again)."""
+    def _added(self, tree: SessionTree, frozen: list[FrozenDict]) -> _Plan[SessionTree]:
+        """``tree`` with the entries of ``frozen`` under its leaf (pure: may run again),
+        pausing every few items so that a long call leaves the loop to other tasks."""
         cached = self._calls
         if cached is not None and cached[0] == tree.leaf_id:
             calls = dict(cached[1])
@@ -743,6 +828,8 @@ class TreeSession(Closing, AsyncClosing):
         # the run's last entry; the entries before it hold their items only.
         run: list[dict[str, Any]] = []
         for i, item in enumerate(frozen):
+            if i and not i % _PAUSE_EVERY:
+                yield Pause()
             timestamp = tree.clock()
             blocks = _assistant_blocks(item)
             message: dict[str, Any] | None
@@ -774,11 +861,10 @@ class TreeSession(Closing, AsyncClosing):
         Raises:
             ValueError: the session is closed.
         """
-        if self._store is not None:
-            return await asyncio.to_thread(self._pop_item)
-        return self._pop_item()
+        return await self._arun(self._popping())
 
-    def _pop_item(self) -> TResponseInputItem | None:
+    def _popping(self) -> _Plan[TResponseInputItem | None]:
+        self._check_open()
         popped: list[FrozenDict] = []
 
         def pop(tree: SessionTree) -> SessionTree:
@@ -788,10 +874,8 @@ class TreeSession(Closing, AsyncClosing):
                 return tree.move_to(entry.parent_id)
             return tree
 
-        with self._lock:
-            self._check_open()
-            self._apply(pop)
-            return cast("TResponseInputItem", thaw(popped[0])) if popped else None
+        yield from self._applying(pop)
+        return cast("TResponseInputItem", thaw(popped[0])) if popped else None
 
     async def clear_session(self) -> None:
         """Empty the current branch: the leaf moves above the roots.  One undo step.
@@ -802,15 +886,11 @@ class TreeSession(Closing, AsyncClosing):
         Raises:
             ValueError: the session is closed.
         """
-        if self._store is not None:
-            await asyncio.to_thread(self._clear)
-        else:
-            self._clear()
+        await self._arun(self._clearing())
 
-    def _clear(self) -> None:
-        with self._lock:
-            self._check_open()
-            self._apply(lambda tree: tree.move_to(None))
+    def _clearing(self) -> _Plan[None]:
+        self._check_open()
+        yield from self._applying(lambda tree: tree.move_to(None))
 
     def branch(self, at: int | str) -> None:
         """Go back to an earlier point: the next items grow a new branch from there.
@@ -819,7 +899,8 @@ class TreeSession(Closing, AsyncClosing):
         and keeps ``get_items()[:at + 1]``, item ``at`` included; or it is the id of
         any entry of :attr:`tree`, on any branch, which becomes the leaf.  The old
         branch stays in the tree.  One undo step (none if the leaf is already there).
-        Cost: O(path length) for an index, O(1) for an id.
+        Cost: O(path length) for an index, O(1) for an id; a store session's one
+        blocking update.
 
         Args:
             at: an index into :meth:`get_items`, or an entry id.
@@ -831,11 +912,30 @@ class TreeSession(Closing, AsyncClosing):
             ValueError: the session is closed, or item ``at`` is not the last of a
                 message that Pi wrote with several items (see :meth:`pop_item`).
         """
+        self._run(self._branching(at))
+
+    async def abranch(self, at: int | str) -> None:
+        """:meth:`branch`, awaited: the event loop goes on meanwhile.
+
+        Cost: as :meth:`branch` (O(path length) for an index, O(1) for an id), plus a
+        store update for a store session.
+
+        Args:
+            at: as :meth:`branch`: an index into :meth:`get_items`, or an entry id.
+
+        Raises:
+            IndexError: no item has that index.
+            UnknownEntryError: (a ``KeyError``) no entry has that id.
+            TypeError: ``at`` is neither an int nor a str.
+            ValueError: as :meth:`branch`.
+        """
+        await self._arun(self._branching(at))
+
+    def _branching(self, at: int | str) -> _Plan[None]:
         if isinstance(at, bool) or not isinstance(at, int | str):
             raise TypeError(f"at must be an item index or an entry id, not {at!r}")
-        with self._lock:
-            self._check_open()
-            self._apply(lambda tree: self._branched(tree, at))
+        self._check_open()
+        yield from self._applying(lambda tree: self._branched(tree, at))
 
     def _branched(self, tree: SessionTree, at: int | str) -> SessionTree:
         if isinstance(at, int):
@@ -859,177 +959,285 @@ class TreeSession(Closing, AsyncClosing):
         """Go back one step: the leaf returns to where it was before the last change.
 
         Items that the undone step added stay in the tree (off the branch); redo
-        brings the branch back.  O(1), plus one ``leaf`` record in the file.
+        brings the branch back.  O(1), plus one ``leaf`` record in the file, or one
+        store update.
 
         Raises:
             NothingToUndo: (an ``IndexError``) no earlier step is kept.
             ValueError: the session is closed.
         """
-        self._move(History.undo)
+        self._run(self._moving(History.undo))
+
+    async def aundo(self) -> None:
+        """:meth:`undo`, awaited: the event loop goes on meanwhile.
+
+        Cost: as :meth:`undo`: O(1) plus one ``leaf`` record in the file, or one store
+        update for a store session.
+
+        Raises:
+            NothingToUndo: (an ``IndexError``) no earlier step is kept.
+            ValueError: the session is closed.
+        """
+        await self._arun(self._moving(History.undo))
 
     def redo(self) -> None:
-        """Go forward one undone step.  O(1), plus one ``leaf`` record in the file.
+        """Go forward one undone step.  O(1), plus one ``leaf`` record in the file, or
+        one store update.
 
         Raises:
             NothingToRedo: (an ``IndexError``) nothing was undone since the last step.
             ValueError: the session is closed.
         """
-        self._move(History.redo)
+        self._run(self._moving(History.redo))
+
+    async def aredo(self) -> None:
+        """:meth:`redo`, awaited: the event loop goes on meanwhile.
+
+        Cost: as :meth:`redo`: O(1) plus one ``leaf`` record in the file, or one store
+        update for a store session.
+
+        Raises:
+            NothingToRedo: (an ``IndexError``) nothing was undone since the last step.
+            ValueError: the session is closed.
+        """
+        await self._arun(self._moving(History.redo))
+
+    def _moving(self, step: Callable[[History[SessionTree]], History[SessionTree]]) -> _Plan[None]:
+        """Undo or redo (``step``): the leaf goes where the step leads."""
+        self._check_open()
+        history = step(self._history)
+        leaf = history.present.leaf_id
+        # The file (or the store) only grows: the tree keeps every entry, and the step
+        # undone or redone to gives only where the leaf goes.
+        if self._in_store:
+            self._tree = yield from self._saving(lambda stored: stored.move_to(leaf))
+        else:
+            self._tree = yield _Write(self._tree.move_to(leaf))
+        self._history = history
 
     def close(self) -> None:
-        """Release the file (its lock) and refuse further calls.  Twice is fine.
+        """Release the file (its lock) or the stores the session opened, and refuse
+        further calls.  Twice is fine.
 
         Cost: the file writer's close (one ``fsync`` if a change is not on the disk
-        yet) or, for a store the session opened itself, the store's close; O(1) in
-        memory.
+        yet) or the stores' close; O(1) in memory.  An async store opened on an event
+        loop is closed on that loop, if it still runs (:meth:`aclose` waits for it).
 
         Raises:
             OSError: the file's final flush fails (it is closed all the same).
         """
         with self._lock:
             self._closed = True
-            if self._writer is not None:
-                self._writer.close()
-            if self._store is not None and self._own_store:
-                self._store.close()
-
-    async def abranch(self, at: int | str) -> None:
-        """:meth:`branch`, off the event loop (in a worker thread) for a store session.
-
-        Cost: as :meth:`branch` (O(path length) for an index, O(1) for an id), plus a
-        store update for a store session.  Raises what :meth:`branch` raises.
-
-        Args:
-            at: as :meth:`branch`: an index into :meth:`get_items`, or an entry id.
-        """
-        await self._off_loop(self.branch, at)
-
-    async def aundo(self) -> None:
-        """:meth:`undo`, off the event loop (in a worker thread) for a store session.
-
-        Cost: as :meth:`undo`: O(1) plus one ``leaf`` record in the file, or one store
-        update for a store session.  Raises what :meth:`undo` raises.
-        """
-        await self._off_loop(self.undo)
-
-    async def aredo(self) -> None:
-        """:meth:`redo`, off the event loop (in a worker thread) for a store session.
-
-        Cost: as :meth:`redo`: O(1) plus one ``leaf`` record in the file, or one store
-        update for a store session.  Raises what :meth:`redo` raises.
-        """
-        await self._off_loop(self.redo)
+            try:
+                if self._writer is not None:
+                    self._writer.close()
+            finally:
+                if self._store is not None and self._url is not None:
+                    self._store.close()  # opened by the session from its URL
+                opened, self._async_opened = self._async_opened, None
+                _let_go(opened)
+                if self._worker is not None:
+                    self._worker.shutdown(wait=False)
 
     async def aclose(self) -> None:
-        """:meth:`close`, off the event loop (in a worker thread) for a store session.
+        """:meth:`close`, awaited: the file's final flush on the session's worker
+        thread, the async store's close awaited.  Twice is fine.
 
-        Cost: as :meth:`close`.  Raises what :meth:`close` raises.
+        Cost: as :meth:`close`.
+
+        Raises:
+            OSError: the file's final flush fails (it is closed all the same).
         """
-        await self._off_loop(self.close)
+        opened = self._async_opened
+        if opened is not None and opened[0] is asyncio.get_running_loop():
+            self._async_opened = None
+        else:
+            opened = None
+        try:
+            if self._io_blocks:
+                await self._on_worker(self.close)
+            else:
+                self.close()
+        finally:
+            if opened is not None:
+                await opened[1].close()
 
     @classmethod
-    async def connect(cls, session_id: str, store: str | Store, **kwargs: Any) -> TreeSession:
-        """A store session built in a worker thread: opening the store and loading the
-        session do not block the event loop.  Arguments and errors as for
-        :class:`TreeSession`.
+    async def connect(
+        cls, session_id: str, store: str | AsyncStore | Store, **kwargs: Any
+    ) -> TreeSession:
+        """A store session, its store opened and the session read, awaited: no thread
+        for PostgreSQL (the store's worker thread for SQLite and ``jsonl:``).
+        Arguments and errors as for :class:`TreeSession`.
 
         Cost: opening the store (a connection, for PostgreSQL) and loading the
-        session, O(size of the session), all in the worker thread.
+        session, O(size of the session).
 
         Args:
             session_id: the SDK's session id: the store's session of that id.
-            store: a store URL (the session owns the store it opens) or an open
-                :class:`~ptree.stores.Store` (shared, left open).
+            store: a store URL (the session owns the store it opens), or an open
+                :class:`~ptree.stores.AsyncStore` or :class:`~ptree.stores.Store`
+                (shared, left open).
             **kwargs: the other keyword arguments of :class:`TreeSession`
                 (``session_settings``, ``provider``, ``model``, ``history_limit``).
 
         Raises:
-            TypeError: ``session_id`` is not a str (raised before any thread starts).
+            TypeError: ``session_id`` is not a str (raised before any I/O).
             StoreError: (a ``ValueError``) the store URL has an unknown scheme, or the
                 store cannot be opened.
         """
-        if not isinstance(session_id, str):
-            raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
-        return await asyncio.to_thread(lambda: cls(session_id, store=store, **kwargs))
+        session = cls(session_id, store=store, **kwargs)
+        try:
+            await session._arun(session._loading())
+        except BaseException:
+            await session.aclose()
+            raise
+        return session
 
     def __repr__(self) -> str:
-        where = "in memory" if self._writer is None else repr(self._writer.path)
+        if self._writer is not None:
+            where = repr(self._writer.path)
+        elif self._in_store:
+            where = f"in store {self._url!r}" if self._url else "in a store"
+        else:
+            where = "in memory"
         state = "closed" if self._closed else repr(self._tree)
         return f"TreeSession({self.session_id!r}, {where}, {state})"
 
-    # ------------------------------------------------------------------ internals
+    # ------------------------------------------------------------------ the plans
 
     def _check_open(self) -> None:
         if self._closed:
             raise ValueError(f"TreeSession {self.session_id!r} is closed")
 
-    async def _off_loop(self, call: Callable[..., None], *args: Any) -> None:
-        if self._store is not None:
-            await asyncio.to_thread(call, *args)
-        else:
-            call(*args)
-
     def _new_header(self) -> SessionHeader:
         return SessionHeader(id=self.session_id, timestamp=utc_now(), cwd=os.getcwd())
 
-    def _stored(self) -> SessionTree | None:
-        """The session as stored (incremental after the first read), or ``None``."""
-        assert self._store is not None
-        try:
-            return self._store.update(self.session_id, lambda tree: tree)
-        except SessionNotFoundError:
-            return None
+    def _start(self, tree: SessionTree) -> None:
+        """A store session's undo history begins at the first value it read."""
+        if not self._started:
+            self._history = History(tree, limit=self._history_limit)
+            self._started = True
 
-    def _saved(self, change: Callable[[SessionTree], SessionTree]) -> SessionTree:
+    def _loading(self) -> _Plan[SessionTree]:
+        """A store session as stored (O(entries added since its last call)); the value
+        it has when nothing is stored yet."""
+        try:
+            tree = yield _Call("refresh", self.session_id)
+        except SessionNotFoundError:
+            tree = self._tree
+        self._start(tree)
+        self._tree = tree
+        return cast("SessionTree", tree)
+
+    def _saving(self, change: _Change) -> _Plan[SessionTree]:
         """``change`` applied to the stored session and saved, again on a conflict."""
-        assert self._store is not None
         while True:
             try:
-                return self._store.update(self.session_id, change)
+                return cast("SessionTree", (yield _Call("update", self.session_id, change)))
             except SessionNotFoundError:
                 pass
             try:  # the first change makes the session
-                return self._store.save(change(self._tree))
+                new = yield from _changed(change, self._tree)
+                return cast("SessionTree", (yield _Call("save", new)))
             except ConflictError:
                 continue  # another writer made it first: change theirs
 
-    def _apply(self, change: Callable[[SessionTree], SessionTree]) -> None:
+    def _applying(self, change: _Change) -> _Plan[None]:
         """One step: ``change`` (pure) applied to the session, written, and recorded."""
-        if self._store is None:
-            self._step(change(self._tree))
-            return
-        changed: list[bool] = []
+        seen: list[SessionTree] = []
 
-        def tracked(tree: SessionTree) -> SessionTree:
-            new = change(tree)
-            changed[:] = [new is not tree]
+        def tracked(tree: SessionTree) -> _Plan[SessionTree]:
+            new = yield from _changed(change, tree)
+            seen[:] = [tree, new]
             return new
 
-        tree = self._saved(tracked)
+        if self._in_store:
+            tree = yield from self._saving(tracked)
+        else:
+            new = yield from tracked(self._tree)
+            if new is self._tree:
+                return
+            tree = yield _Write(new)
+        before, after = seen
+        self._start(before)
         self._tree = tree
-        if changed == [True]:
+        if after is not before:
             self._history = self._history.commit(tree)
 
-    def _commit(self, tree: SessionTree) -> SessionTree:
-        if self._writer is not None:
-            tree = self._writer.commit(tree)
-        elif self._store is not None:
-            leaf = tree.leaf_id
-            tree = self._saved(lambda stored: stored.move_to(leaf))
-        self._tree = tree
-        return tree
+    # ------------------------------------------------------------------ the drivers
 
-    def _step(self, tree: SessionTree) -> None:
-        if tree is self._tree:
-            return
-        self._history = self._history.commit(self._commit(tree))
-
-    def _move(self, step: Callable[[History[SessionTree]], History[SessionTree]]) -> None:
-        """Undo or redo (``step``): the leaf goes where the step leads."""
+    def _run(self, plan: _Plan[_T]) -> _T:
+        """Run a plan blocking: the blocking methods, and the async ones of a session
+        whose I/O blocks (on its worker thread)."""
         with self._lock:
-            self._check_open()
-            history = step(self._history)
-            # The file only grows: the tree keeps every entry, and the step undone or
-            # redone to gives only where the leaf goes.
-            self._commit(self._tree.move_to(history.present.leaf_id))
-            self._history = history
+            running = _drive(plan, self._blocking)
+            try:
+                running.send(None)
+            except StopIteration as stop:
+                return cast("_T", stop.value)
+            running.close()
+            raise AssertionError("a blocking step suspended")  # pragma: no cover
+
+    @property
+    def _io_blocks(self) -> bool:
+        """Whether the session's I/O blocks: a Pi file, or a blocking store object."""
+        return self._writer is not None or self._shared_blocking
+
+    async def _arun(self, plan: _Plan[_T]) -> _T:
+        """Run a plan for an async method: awaiting the async store, or on the
+        session's worker thread (a file, a blocking store), or inline (in memory)."""
+        if self._closed or not (self._in_store or self._io_blocks):
+            return self._run(plan)  # in memory (or closed: it raises at once)
+        if self._io_blocks:
+            return await self._on_worker(self._run, plan)
+        return await _drive(plan, self._awaited)
+
+    async def _on_worker(self, call: Callable[..., _T], *args: Any) -> _T:
+        """``call(*args)`` on the session's one worker thread, started by the first."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ptree-session")
+        return await asyncio.get_running_loop().run_in_executor(self._worker, call, *args)
+
+    async def _blocking(self, step: Any) -> Any:
+        """Execute a step blocking (never suspends; a pause goes straight on)."""
+        if isinstance(step, Pause):
+            return None
+        if isinstance(step, _Write):
+            return step.tree if self._writer is None else self._writer.commit(step.tree)
+        if self._store is None:
+            assert self._url is not None
+            self._store = open_store(self._url)
+        return getattr(self._store, step.name)(*step.args)
+
+    async def _awaited(self, step: _Call | Pause) -> Any:
+        """Execute a store call on the async store of the running loop, or pause."""
+        if isinstance(step, Pause):
+            return await asyncio.sleep(0)
+        return await getattr(await self._async_store(), step.name)(*step.args)
+
+    async def _async_store(self) -> AsyncStore:
+        """The given async store, or the one the session opened on this loop (a new
+        loop opens its own)."""
+        if self._async_given is not None:
+            return self._async_given
+        loop = asyncio.get_running_loop()
+        opened = self._async_opened
+        if opened is not None and opened[0] is loop:
+            return opened[1]
+        assert self._url is not None
+        store = await open_async(self._url)
+        opened = self._async_opened
+        if opened is not None and opened[0] is loop:  # another task opened it meanwhile
+            await store.close()
+            return opened[1]
+        _let_go(opened)  # a store of a loop used before
+        self._async_opened = (loop, store)
+        return store
+
+
+def _let_go(opened: tuple[asyncio.AbstractEventLoop, AsyncStore] | None) -> None:
+    """Close an async store the session opened, on its loop if that still runs (a loop
+    that has ended took its connection with it)."""
+    if opened is not None and opened[0].is_running():
+        asyncio.run_coroutine_threadsafe(opened[1].close(), opened[0])

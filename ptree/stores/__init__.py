@@ -25,6 +25,7 @@ from ..errors import name_public
 from ._async import AsyncStore, ThreadedStore
 from ._base import SessionSummary, Store
 from ._paging import SessionPage
+from ._plan import Pause
 from ._prune import Keep, PruneReport
 from ._schema import SCHEMA_VERSION
 from ._search import SearchHit
@@ -52,6 +53,7 @@ __all__ = [
     "CursorError",
     "JsonlStore",
     "Keep",
+    "Pause",
     "PostgresStore",
     "PruneReport",
     "SchemaVersionError",

@@ -129,7 +129,7 @@ class AsyncStore(ABC):
     async def update(
         self,
         session_id: str,
-        fn: Callable[[SessionTree], SessionTree],
+        fn: Callable[[SessionTree], SessionTree | Plan[SessionTree]],
         *,
         attempts: int = 64,
     ) -> SessionTree:
@@ -140,13 +140,17 @@ class AsyncStore(ABC):
 
         Args:
             session_id: the session to change.
-            fn: makes the new value from the current one.
+            fn: makes the new value from the current one; or, for a long change, a
+                generator function yielding :class:`~ptree.stores.Pause` between its
+                pieces (other tasks run there, where the store runs ``fn`` on the
+                loop) and returning the new value.
             attempts: how many times to try before giving up.
 
         Raises:
             SessionNotFoundError: (a ``KeyError``) no such session.
             ConflictError: every attempt conflicted.
             StoreUnavailableError: the database could not be reached on any attempt.
+            TypeError: ``fn`` gave no tree, or yielded something other than ``Pause()``.
         """
         return await self._drive(StoreCore._op_update, session_id, fn, attempts)
 

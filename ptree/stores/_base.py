@@ -12,9 +12,9 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -114,6 +114,20 @@ class Since:
     position: int
 
 
+def _pauses(change: Plan[T]) -> Plan[T]:
+    """``change`` (what an ``update`` function gave: a plan of :class:`Pause` steps),
+    its pauses passed on to the driver.  O(steps)."""
+    while True:
+        try:
+            step = change.send(None)
+        except StopIteration as stop:
+            return cast("T", stop.value)
+        if not isinstance(step, Pause):
+            change.close()
+            raise TypeError(f"an update function yields Pause() steps only, not {step!r}")
+        yield step
+
+
 class StoreCore(ABC):
     """The store contract, written once: every operation as a plan
     (:mod:`ptree.stores._plan`) over the primitives a kind of store brings, with the
@@ -200,7 +214,10 @@ class StoreCore(ABC):
         return (yield from self._load_path(session_id))
 
     def _op_update(
-        self, session_id: str, fn: Callable[[SessionTree], SessionTree], attempts: int
+        self,
+        session_id: str,
+        fn: Callable[[SessionTree], SessionTree | Plan[SessionTree]],
+        attempts: int,
     ) -> Plan[SessionTree]:
         pause = 0.001
         landed: SessionTree | None = None  # a save whose outcome a lost connection hid
@@ -212,6 +229,8 @@ class StoreCore(ABC):
                     landed = None
                 current = yield from self._op_refresh(session_id)
                 new = fn(current)
+                if isinstance(new, Generator):  # a long change, pausing for the loop
+                    new = yield from _pauses(new)
                 if not isinstance(new, SessionTree):
                     raise TypeError(f"fn must return a SessionTree, not {type(new).__name__}")
                 try:
@@ -498,7 +517,7 @@ class Store(Closing, StoreCore):
     def update(
         self,
         session_id: str,
-        fn: Callable[[SessionTree], SessionTree],
+        fn: Callable[[SessionTree], SessionTree | Plan[SessionTree]],
         *,
         attempts: int = 64,
     ) -> SessionTree:
@@ -516,7 +535,11 @@ class Store(Closing, StoreCore):
 
         Args:
             session_id: the session to change.
-            fn: makes the new value from the current one.
+            fn: makes the new value from the current one.  A long change may be a
+                generator function instead: it yields :class:`~ptree.stores.Pause`
+                between its pieces and returns the new value; the async store
+                (:meth:`AsyncStore.update <ptree.stores.AsyncStore.update>`) lets
+                other tasks run at each pause, the blocking one goes straight on.
             attempts: how many times to try before giving up.
 
         A lost connection (:class:`~ptree.stores.StoreUnavailableError`: killed, the
@@ -533,6 +556,7 @@ class Store(Closing, StoreCore):
             SessionNotFoundError: (a ``KeyError``) no such session.
             ConflictError: every attempt conflicted.
             StoreUnavailableError: the database could not be reached on any attempt.
+            TypeError: ``fn`` gave no tree, or yielded something other than ``Pause()``.
         """
         return self._run(self._op_update(session_id, fn, attempts))
 

@@ -92,7 +92,10 @@ class Sleep:
 
 @attrs.frozen
 class Pause:
-    """Let the event loop run other tasks (a blocking driver goes straight on)."""
+    """Let the event loop run other tasks (a blocking driver goes straight on).
+
+    A step of a plan's long loop, and what a long ``update`` function yields between
+    its pieces (:meth:`Store.update <ptree.stores.Store.update>`)."""
 
 
 @attrs.frozen
