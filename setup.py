@@ -1,5 +1,5 @@
 """Builds ptree's two C extensions: the Pi reader's line scanner (ptree/pi/_scan.c)
-and freeze's common case (ptree/_cfrozen.c).
+and freeze's and append's common cases (ptree/_cfrozen.c).
 
 Everything else is in pyproject.toml.  Both are optional: where no C compiler is found
 the build goes on without them and ptree uses its Python paths (the same results,

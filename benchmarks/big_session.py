@@ -18,7 +18,9 @@ memory minus that of an idle interpreter (or Node.js) that imported the same mod
 per byte of the file.  The
 ratios are against bare ``json.loads`` of every line (the floor a Python reader that
 decodes everything cannot beat) and against Pi's own ``SessionManager.open`` followed
-by ``buildSessionContext``.
+by ``buildSessionContext``.  One case is a whole command: ``ptree show`` in a process
+of its own, timed from its spawn to its exit (start-up and imports included) beside the
+in-process ``json.loads``.
 """
 
 from __future__ import annotations
@@ -32,10 +34,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+from startup import byte_compile
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from harness import fresh  # noqa: E402
+
 PI_PACKAGES = {
     "Pi 0.73.1": ROOT / ".cache/pi/node_modules/@mariozechner/pi-coding-agent",
     "Pi 1.6": ROOT / ".cache/pi16/node_modules/@earendil-works/pi-coding-agent",
@@ -96,9 +105,39 @@ console.log(JSON.stringify({ cpu: (c.user + c.system) / 1e6, wall,
 """
 
 
+def session_file(n: int) -> Path:
+    """The benchmark session of ``n`` messages, generated once and cached in the temp folder.
+
+    Written under another name and renamed, so that a process reading the cache never
+    sees a file half written.
+    """
+    path = Path(tempfile.gettempdir()) / f"ptree-big-session-{n}.jsonl"
+    if not path.exists():
+        print(f"generating {path} ...", flush=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        generate(part, n)
+        os.replace(part, path)
+    return path
+
+
+def pi_packages() -> dict[str, Path]:
+    """Pi's packages installed here (name: folder), if Node.js is on the PATH."""
+    return {
+        name: pkg
+        for name, pkg in PI_PACKAGES.items()
+        if shutil.which("node") and (pkg / "dist/core/session-manager.js").is_file()
+    }
+
+
+def node_script(folder: Path) -> Path:
+    """Write the Node.js case (Pi's open + buildSessionContext) into ``folder``."""
+    script = folder / "open.mjs"
+    script.write_text(NODE_CASE)
+    return script
+
+
 def generate(path: Path, n: int) -> None:
     """The benchmark session: ``n`` real messages, a branch every 40 entries."""
-    sys.path.insert(0, str(HERE))
     from messages import load_pool
 
     import ptree
@@ -113,10 +152,11 @@ def generate(path: Path, n: int) -> None:
     ptree.dump(tree, path)
 
 
-def _py(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
+def run_python(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
+    """One case of ``PY_CASE`` in a fresh interpreter: its cpu, wall and rss (KiB)."""
     # In the checkout's folder: ``python -c`` puts the working folder first on sys.path.
     env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run(
+    out = fresh(
         [sys.executable, "-c", PY_CASE, case, str(path)],
         env=env,
         cwd=root,
@@ -127,9 +167,41 @@ def _py(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def _node(package: Path, path: Path, idle: bool, script: Path) -> dict[str, float]:
+WHOLE_SHOW = "ptree show, the whole process"
+
+
+def _whole_show(path: Path, root: Path = ROOT) -> dict[str, float]:
+    """``python -m ptree show FILE`` with its output to /dev/null: the wall clock from
+    spawning the process to its exit (the interpreter's start and every import included,
+    what a user waits for at a prompt), its CPU time and peak memory (``wait4``).  The
+    modules' bytecode caches are written first, untimed, as an install writes them."""
+    env = dict(os.environ, PYTHONPATH=str(root))
+    byte_compile(root)  # as an installed ptree has them (startup.py)
+    with open(os.devnull, "wb") as sink:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ptree", "show", str(path)],
+            stdout=sink,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=root,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args)
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss": usage.ru_maxrss}
+
+
+def _case(case: str, path: Path, root: Path = ROOT) -> dict[str, float]:
+    return _whole_show(path, root) if case == WHOLE_SHOW else run_python(case, path, root)
+
+
+def run_node(package: Path, path: Path, idle: bool, script: Path) -> dict[str, float]:
+    """Pi's open + buildSessionContext (or only its import) in a fresh Node.js process."""
     module = package / "dist" / "core" / "session-manager.js"
-    out = subprocess.run(
+    out = fresh(
         ["node", str(script), module.as_uri(), str(path), "idle" if idle else "run"],
         check=True,
         capture_output=True,
@@ -165,30 +237,23 @@ def main(argv: list[str] | None = None) -> int:
         help="then time N appends of real messages against the floor (small_entries.py)",
     )
     args = ap.parse_args(argv)
-    path = Path(tempfile.gettempdir()) / f"ptree-big-session-{args.messages}.jsonl"
-    if not path.exists():
-        print(f"generating {path} ...", flush=True)
-        generate(path, args.messages)
+    path = session_file(args.messages)
     size = path.stat().st_size
     cases = [
         "json.loads",
         "ptree.load",
         "ptree.load + build_context",
         "ptree show",
+        WHOLE_SHOW,
         "ptree path",
     ]
-    pis = {
-        name: pkg
-        for name, pkg in PI_PACKAGES.items()
-        if shutil.which("node") and (pkg / "dist/core/session-manager.js").is_file()
-    }
+    pis = pi_packages()
     cpu: dict[str, list[float]] = {c: [] for c in [*cases, *pis]}
     wall: dict[str, list[float]] = {c: [] for c in [*cases, *pis]}
     rss: dict[str, list[float]] = {c: [] for c in [*cases, *pis]}
-    idle_py = _py("idle", path)["rss"]
+    idle_py = run_python("idle", path)["rss"]
     with tempfile.TemporaryDirectory() as d:
-        script = Path(d) / "open.mjs"
-        script.write_text(NODE_CASE)
+        script = node_script(Path(d))
         old: dict[str, tuple[str, Path]] = {}  # label: (case, checkout)
         bases: list[Path] = []
         for spec in args.baseline:
@@ -204,20 +269,20 @@ def main(argv: list[str] | None = None) -> int:
                 label = f"{case} at {commit[:8]}"
                 old[label] = (case, base)
                 cpu[label], wall[label], rss[label] = [], [], []
-        idle_node = {name: _node(pkg, path, True, script)["rss"] for name, pkg in pis.items()}
+        idle_node = {name: run_node(pkg, path, True, script)["rss"] for name, pkg in pis.items()}
         for _ in range(args.runs):
             for case in cases:
-                got = _py(case, path)
+                got = _case(case, path)
                 cpu[case].append(got["cpu"])
                 wall[case].append(got["wall"])
                 rss[case].append(got["rss"] - idle_py)
             for name, pkg in pis.items():
-                got = _node(pkg, path, False, script)
+                got = run_node(pkg, path, False, script)
                 cpu[name].append(got["cpu"])
                 wall[name].append(got["wall"])
                 rss[name].append(got["rss"] - idle_node[name])
             for label, (case, base) in old.items():
-                got = _py(case, path, base)
+                got = _case(case, path, base)
                 cpu[label].append(got["cpu"])
                 wall[label].append(got["wall"])
                 rss[label].append(got["rss"] - idle_py)

@@ -36,12 +36,22 @@ plan = Plan(append=[], append_big=[], keep=[], keep_pmap=[], memory=0, structure
 r = Results("context", {{}})
 context_cases(r, load_pool(), plan)
 bc = r.cases["build_context"]
-out = {{}}
-for d in depths:
-    walk = bc.get("bare walk of the path", d)
-    out[d] = [bc.get("ptree", d) / walk, bc.get("ptree, with a compaction", d) / walk]
-print(json.dumps(out))
+print(json.dumps({{d: [bc.get(who, d) for who in {who!r}] for d in depths}}))
 """
+
+WHO = ("ptree", "ptree, with a compaction", "bare walk of the path")
+
+
+def measure(checkout: str, depths: list[int]) -> dict[int, dict[str, float]]:
+    """Seconds per ``build_context`` call (plain, with a compaction) and per bare walk of
+    the path, at each depth, in one fresh interpreter running ``checkout``'s ptree."""
+    root = str(Path(checkout).resolve())
+    code = CHILD.format(bench=str(HERE), root=root, depths=depths, who=WHO)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True
+    )
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    return {int(d): dict(zip(WHO, times, strict=True)) for d, times in got.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,22 +61,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     depths = [int(d) for d in args.depths.split(",")]
-    got: dict[str, list[dict[str, list[float]]]] = {c: [] for c in args.checkouts}
+    got: dict[str, list[dict[int, list[float]]]] = {c: [] for c in args.checkouts}
     for _ in range(args.rounds):
         for checkout in args.checkouts:
-            root = str(Path(checkout).resolve())
-            code = CHILD.format(bench=str(HERE), root=root, depths=depths)
-            done = subprocess.run(
-                [sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True
-            )
-            got[checkout].append(json.loads(done.stdout.strip().splitlines()[-1]))
+            times = measure(checkout, depths)
+            walks = {d: t["bare walk of the path"] for d, t in times.items()}
+            got[checkout].append({d: [t[w] / walks[d] for w in WHO[:2]] for d, t in times.items()})
     print(f"build_context / bare walk, medians of {args.rounds} fresh processes each")
     print("| checkout | depth | plain | with a compaction | runs (plain) |")
     print("| --- | ---: | ---: | ---: | --- |")
     for checkout, runs in got.items():
         for d in depths:
-            plain = [run[str(d)][0] for run in runs]
-            compacted = [run[str(d)][1] for run in runs]
+            plain = [run[d][0] for run in runs]
+            compacted = [run[d][1] for run in runs]
             print(
                 f"| {checkout} | {d:,} | {statistics.median(plain):.2f}x "
                 f"| {statistics.median(compacted):.2f}x "

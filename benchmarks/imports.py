@@ -2,6 +2,7 @@
 
     python benchmarks/imports.py            # 7 runs each, prints the table
     python benchmarks/imports.py --smoke    # 1 run each (CI: checks it runs)
+    python benchmarks/imports.py --cpu      # CPU time instead of the clock (a busy machine)
 
 The largest real fixture of each agent (``shared/fixtures``) and a generated LibreChat
 export are read (1) line by line with :func:`json.loads` (the floor: parsing the same
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -38,12 +40,12 @@ CODEX = (
 )
 
 
-def median_ms(fn: Callable[[], object], runs: int) -> float:
+def median_ms(fn: Callable[[], object], runs: int, clock: Callable[[], float]) -> float:
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times) * 1000
 
 
@@ -83,11 +85,60 @@ def librechat_export(folder: Path, messages: int) -> Path:
     return path
 
 
+# The ids a copy of a fixture renames: uuids, and tool-call ids as a JSON string.
+_IDS = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r'|(?<=")(?:call|toolu)_[A-Za-z0-9]{8,}(?=")'
+)
+
+
+def _tiled(src: Path, lines: int, skip: int, keep: str) -> list[str]:
+    """The first ``lines`` lines of ``src`` repeated: each copy after the first leaves out
+    its first ``skip`` lines and renames every id but ``keep`` (the session's own)."""
+    body = src.read_text(encoding="utf-8").splitlines()
+    out = body[:lines]
+    copy = 0
+    while len(out) < lines:
+        copy += 1
+        suffix = f"-{copy}"
+
+        def renamed(m: re.Match[str], suffix: str = suffix) -> str:
+            return m[0] if m[0] == keep else m[0] + suffix
+
+        out += [_IDS.sub(renamed, line) for line in body[skip:][: lines - len(out)]]
+    return out
+
+
+def claude_code_session(folder: Path, lines: int) -> Path:
+    """A Claude Code session of ``lines`` records: the fixture's, repeated with new ids
+    (each copy a new root of the same session, as after ``/clear``)."""
+    path = folder / CLAUDE.name
+    path.write_text("\n".join(_tiled(CLAUDE, lines, 0, CLAUDE.stem)) + "\n", encoding="utf-8")
+    return path
+
+
+def codex_rollout(folder: Path, lines: int) -> Path:
+    """A Codex rollout of ``lines`` lines: the fixture's turns repeated (one
+    ``session_meta``), each copy's call ids renamed."""
+    meta = json.loads(CODEX.read_text(encoding="utf-8").split("\n", 1)[0])
+    path = folder / CODEX.name
+    body = _tiled(CODEX, lines, 1, meta["payload"]["id"])
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--smoke", action="store_true", help="one run each, to check it works")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time with the process's CPU time instead of the clock (steadier when the "
+        "machine is shared: waiting for a core is not counted)",
+    )
     args = ap.parse_args(argv)
     runs = 1 if args.smoke else 7
+    clock = time.process_time if args.cpu else time.perf_counter
     if not CLAUDE.is_file():
         print(f"no fixtures at {FIXTURES}: nothing to measure", file=sys.stderr)
         return 0
@@ -126,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             def read_dump(read: Callable[[], ptree.SessionTree] = read, out: Path = out) -> None:
                 ptree.dump(read(), out, overwrite=True)  # once per run
 
-            base = median_ms(floor, runs)
-            ours = median_ms(read, runs)
-            both = median_ms(read_dump, runs)
+            base = median_ms(floor, runs, clock)
+            ours = median_ms(read, runs, clock)
+            both = median_ms(read_dump, runs, clock)
             print(
                 f"| {name} | {path.name[:28]} | {size / 1e6:.2f} MB | {len(tree):,} entries "
                 f"| {base:.1f} ms | {ours:.1f} ms | {both:.1f} ms | {ours / base:.1f}x |"

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,9 +24,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from harness import fresh  # noqa: E402
 
 CASE = r"""
 import resource, sys, ptree
+import ptree.pi.reader  # the modules a load imports, in the idle interpreter too
 case, path = sys.argv[1], sys.argv[2]
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -59,8 +63,20 @@ def generate(path: Path, n: int) -> None:
             parent = eid
 
 
-def _run(case: str, path: Path) -> tuple[float, int]:
-    out = subprocess.run(
+def small_file(n: int) -> Path:
+    """The session of ``n`` small entries, generated once and cached in the temp folder
+    (written under another name and renamed: a reader never sees half a file)."""
+    path = Path(tempfile.gettempdir()) / f"ptree-small-{n}.jsonl"
+    if not path.exists():
+        part = path.with_name(f"{path.name}.{os.getpid()}.part")
+        generate(part, n)
+        os.replace(part, path)
+    return path
+
+
+def run_case(case: str, path: Path) -> tuple[float, int]:
+    """``load`` (or ``idle``) in a fresh interpreter: its CPU seconds and peak RSS in bytes."""
+    out = fresh(
         [sys.executable, "-c", CASE, case, str(path)],
         capture_output=True,
         text=True,
@@ -70,24 +86,32 @@ def _run(case: str, path: Path) -> tuple[float, int]:
     return float(out[0]), int(out[1]) * 1024
 
 
-def append_ratio(n: int) -> str:
+def append_times(n: int, runs: int = 5) -> tuple[list[float], list[float]]:
+    """CPU seconds of ``n`` appends of real messages, each of ``runs`` runs: ptree's and
+    the floor's, taking turns."""
     sys.path[:0] = [str(HERE), str(ROOT)]
     from cases import _floor_chain, _ptree_chain
     from messages import load_pool
 
     messages = load_pool().take(n)
     took: dict[str, list[float]] = {"ptree": [], "floor": []}
-    for _ in range(5):
+    for _ in range(runs):
         for name, chain in (("ptree", _ptree_chain), ("floor", _floor_chain)):
             gc.collect()
             start = time.process_time()
             kept = chain(messages)
             took[name].append(time.process_time() - start)
             del kept
-    p, f = statistics.median(took["ptree"]), statistics.median(took["floor"])
+    return took["ptree"], took["floor"]
+
+
+def append_ratio(n: int) -> str:
+    ours, floors = append_times(n)
+    p, f = statistics.median(ours) / n, statistics.median(floors) / n
+    each = " ".join(f"{a / b:.1f}" for a, b in zip(ours, floors, strict=True))
     return (
-        f"append of real messages, N = {n:,}: ptree {p / n * 1e6:.2f} µs, "
-        f"floor {f / n * 1e6:.2f} µs: {p / f:.1f}x the floor"
+        f"append of real messages, N = {n:,}: ptree {p * 1e6:.2f} µs, "
+        f"floor {f * 1e6:.2f} µs: {p / f:.1f}x the floor (each run: {each})"
     )
 
 
@@ -97,13 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--append", type=int, metavar="N", help="also time N appends")
     args = ap.parse_args(argv)
-    path = Path(tempfile.gettempdir()) / f"ptree-small-{args.entries}.jsonl"
-    if not path.exists():
-        generate(path, args.entries)
+    path = small_file(args.entries)
     size, n = path.stat().st_size, args.entries
-    idle = _run("idle", path)[1]
+    idle = run_case("idle", path)[1]
     for _ in range(args.runs):
-        took, peak = _run("load", path)
+        took, peak = run_case("load", path)
         extra = peak - idle
         print(
             f"load of {n:,} small entries ({size / 1e6:.1f} MB, {size / n:.0f} B a line): "

@@ -156,7 +156,6 @@ __all__ = [
     "UnknownEntryError",
     "UnsupportedVersionError",
     "Usage",
-    "__version__",
     "build_context",
     "dump",
     "freeze",

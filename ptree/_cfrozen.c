@@ -6,7 +6,9 @@
  * int, bool, None, finite float, dict, list or tuple (a subclass, a frozen value, a set,
  * NaN, ...), or a container nested deeper than the limit.  freeze then takes its own
  * path from the start, which gives the same value or names the culprit: this module
- * never decides an error.
+ * never decides an error.  (A dict is first copied whole with dict's own merge, as the
+ * Python path's dict.__init__ copies it: an error only a key's own __eq__ could raise
+ * there is raised the same way by both.)
  *
  * The containers it makes hold only strings, numbers and containers like themselves,
  * so they can never be part of a reference cycle: each is untracked by the garbage
@@ -55,7 +57,11 @@ open_frame(Frame *f, PyObject *source)
     f->pos = 0;
     f->is_dict = PyDict_CheckExact(source);
     if (f->is_dict) {
+        /* A copy of the whole dict first, as the Python path's dict.__init__ makes
+         * (CPython clones a compact dict's table at once): only its containers are
+         * replaced afterwards. */
         f->out = PyDict_Type.tp_new(FrozenDictType, empty_tuple, NULL);
+        if (f->out != NULL && PyDict_Update(f->out, source) < 0) Py_CLEAR(f->out);
     }
     else {
         f->out = FrozenListType->tp_alloc(FrozenListType, PySequence_Fast_GET_SIZE(source));
@@ -73,12 +79,11 @@ put(Frame *f, PyObject *key, PyObject *value)
 }
 
 static PyObject *
-freeze_plain(PyObject *module, PyObject *value)
+freeze_plain_value(PyObject *value)
 {
     Frame stack[MAX_FRAMES];
     int depth = 0;
     PyObject *result = NULL;
-    (void)module;
     if (FrozenDictType == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "ptree._cfrozen.setup was not called");
         return NULL;
@@ -123,7 +128,8 @@ freeze_plain(PyObject *module, PyObject *value)
         }
         kind = kind_of(item);
         if (kind == 1) {
-            if (put(f, key, item) < 0) goto fail;
+            /* A dict's copy holds it already. */
+            if (!f->is_dict && put(f, key, item) < 0) goto fail;
             continue;
         }
         if (kind == 0 || depth >= max_depth) goto other;
@@ -140,6 +146,13 @@ fail:
         Py_XDECREF(stack[--depth].out);
     }
     return result;
+}
+
+static PyObject *
+freeze_plain(PyObject *module, PyObject *value)
+{
+    (void)module;
+    return freeze_plain_value(value);
 }
 
 /* Links: the base of ptree.entries.Entry where this extension is built (the Python
@@ -399,9 +412,339 @@ setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ append's common case
+ *
+ * append_message(tree, message) -> what SessionTree.append(message) gives (no id, no
+ * timestamp given), or None when this is not the common case: the tree makes ids and
+ * timestamps the default way, the message is an exact dict freeze_plain takes (or a
+ * FrozenDict) with a string role, and the tree ends where its store does (no branch).
+ * ptree/tree.py then takes its own path from the start, which gives the same value or
+ * raises the error: this code never decides an error (only the clock's own, or memory).
+ *
+ * It does what tree.py's append does, with the same objects: the entry
+ * (MessageEntry.unchecked, its links as entries._link sets them) and the store's
+ * claim, under the store's lock, and its indexes (arrays.Store.add, for a message
+ * entry).  The objects' slots are found at setup from their member descriptors,
+ * which tree.py hands over, so the layout has one owner: the Python classes.
+ * tests/test_append_compiled.py compares every result with the Python path's.
+ */
+
+enum {
+    T_STORE, T_SIZE, T_LEAF, T_MAX_SEQ, T_HEADER, T_CONFIG,
+    E_ID, E_PARENT_ID, E_TIMESTAMP, E_EXTRA, E_MESSAGE,
+    S_BASE, S_ENTRIES, S_BY_ID, S_CHILDREN, S_LOCK,
+    N_SLOTS
+};
+
+static Py_ssize_t offsets[N_SLOTS];
+static PyTypeObject *TreeType = NULL, *EntryType = NULL, *BaseEntryType = NULL,
+                    *StoreType = NULL, *HeaderType = NULL;
+static PyObject *default_config = NULL, *default_clock = NULL, *empty_extra = NULL;
+static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL;
+
+#define SLOT(obj, i) (*(PyObject **)((char *)(obj) + offsets[i]))
+
+/* Set an empty slot of a new object (``value`` borrowed). */
+static inline void
+fill(PyObject *obj, int i, PyObject *value)
+{
+    SLOT(obj, i) = Py_NewRef(value);
+}
+
+static int
+call_lock(PyObject *lock, PyObject *name, PyObject *arg, PyObject **result)
+{
+    PyObject *args[2] = {lock, arg};
+    *result = PyObject_VectorcallMethod(name, args, arg == NULL ? 1 : 2, NULL);
+    return *result == NULL ? -1 : 0;
+}
+
+/* Index ``entry`` (a child of ``leaf``, the store's ``entries`` holding ``n`` before
+ * it) in the store's children, as arrays.Store.add does: nothing for the child stored
+ * right after its parent; else one child bare, more in a list, the parent's first
+ * child (stored right after it, not indexed) joining the list. */
+static int
+push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *parent_id,
+           PyObject *leaf, PyObject *entry)
+{
+    Py_ssize_t n = PyList_GET_SIZE(entries), i;
+    PyObject *slot, *first = NULL, *pair;
+    int rc;
+    if (n > 0 && PyList_GET_ITEM(entries, n - 1) == leaf) return 0;
+    slot = PyDict_GetItemWithError(children, parent_id);
+    if (slot == NULL) {
+        if (PyErr_Occurred()) return -1;
+        if (leaf != Py_None && ((Links *)leaf)->seq != 0) { /* Store._next_of(leaf) */
+            i = ((Links *)leaf)->seq - base; /* leaf.seq + 1 - base */
+            if (0 < i && i < n) {
+                PyObject *after = PyList_GET_ITEM(entries, i);
+                if (PyObject_TypeCheck(after, &LinksType) && ((Links *)after)->parent == leaf) {
+                    first = after;
+                }
+            }
+        }
+        if (first == NULL) return PyDict_SetItem(children, parent_id, entry);
+        slot = first;
+    }
+    else if (PyList_CheckExact(slot)) {
+        return PyList_Append(slot, entry);
+    }
+    pair = PyList_New(2);
+    if (pair == NULL) return -1;
+    PyList_SET_ITEM(pair, 0, Py_NewRef(slot));
+    PyList_SET_ITEM(pair, 1, Py_NewRef(entry));
+    rc = PyDict_SetItem(children, parent_id, pair);
+    Py_DECREF(pair);
+    return rc;
+}
+
+static PyObject *
+append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *tree, *message, *store, *leaf, *header, *size_obj, *max_obj;
+    PyObject *parent_id = Py_None, *role, *entries, *got;
+    Py_ssize_t depth = 1; /* Links' encoding: the depth + 1 */
+    PyObject *frozen = NULL, *timestamp = NULL, *entry_id = NULL, *new_max = NULL;
+    PyObject *new_size = NULL, *entry = NULL, *out = NULL;
+    PyObject *lock;
+    Py_ssize_t size, base;
+    long long max_seq;
+    int overflow, ok;
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "append_message(tree, message)");
+        return NULL;
+    }
+    if (TreeType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree._cfrozen.setup_append was not called");
+        return NULL;
+    }
+    tree = args[0];
+    message = args[1];
+    if (!Py_IS_TYPE(tree, TreeType) || SLOT(tree, T_CONFIG) != default_config) Py_RETURN_NONE;
+    store = SLOT(tree, T_STORE);
+    leaf = SLOT(tree, T_LEAF);
+    header = SLOT(tree, T_HEADER);
+    size_obj = SLOT(tree, T_SIZE);
+    max_obj = SLOT(tree, T_MAX_SEQ);
+    if (store == NULL || !Py_IS_TYPE(store, StoreType) || leaf == NULL || header == NULL
+        || size_obj == NULL || !PyLong_CheckExact(size_obj) || max_obj == NULL
+        || !PyLong_CheckExact(max_obj)) {
+        Py_RETURN_NONE;
+    }
+    size = PyLong_AsSsize_t(size_obj);
+    max_seq = PyLong_AsLongLongAndOverflow(max_obj, &overflow);
+    if (size < 0 || size == PY_SSIZE_T_MAX || overflow || max_seq < 0 || max_seq == LLONG_MAX) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (leaf != Py_None) {
+        if (!PyObject_TypeCheck(leaf, BaseEntryType) || !PyObject_TypeCheck(leaf, &LinksType)) {
+            Py_RETURN_NONE;
+        }
+        parent_id = SLOT(leaf, E_ID);
+        if (parent_id == NULL || ((Links *)leaf)->depth == 0) {
+            Py_RETURN_NONE;
+        }
+    }
+    if (Py_IS_TYPE(message, FrozenDictType)) {
+        frozen = Py_NewRef(message);
+    }
+    else if (PyDict_CheckExact(message)) {
+        frozen = freeze_plain_value(message);
+        if (frozen == NULL) return NULL;
+        if (frozen == Py_None) return frozen;
+    }
+    else {
+        Py_RETURN_NONE;
+    }
+    role = PyDict_GetItemWithError(frozen, role_str);
+    if (role == NULL || !PyUnicode_CheckExact(role)) {
+        Py_DECREF(frozen);
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+
+    timestamp = PyObject_CallNoArgs(default_clock);
+    if (timestamp == NULL) goto fail;
+    entry_id = PyUnicode_FromFormat("e%lld", max_seq + 1);
+    new_max = PyLong_FromLongLong(max_seq + 1);
+    new_size = PyLong_FromSsize_t(size + 1);
+    if (entry_id == NULL || new_max == NULL || new_size == NULL) goto fail;
+    if (leaf != Py_None) depth = ((Links *)leaf)->depth + 1;
+
+    entry = EntryType->tp_alloc(EntryType, 0);
+    if (entry == NULL) goto fail;
+    fill(entry, E_ID, entry_id);
+    fill(entry, E_PARENT_ID, parent_id);
+    fill(entry, E_TIMESTAMP, timestamp);
+    fill(entry, E_EXTRA, empty_extra);
+    fill(entry, E_MESSAGE, frozen);
+    /* The links as link() sets them (machine integers, each stored plus one). */
+    ((Links *)entry)->parent = Py_NewRef(leaf);
+    ((Links *)entry)->depth = depth;
+    ((Links *)entry)->seq = size + 1;
+
+    out = TreeType->tp_alloc(TreeType, 0);
+    if (out == NULL) goto fail;
+    fill(out, T_STORE, store);
+    fill(out, T_SIZE, new_size);
+    fill(out, T_LEAF, entry);
+    fill(out, T_MAX_SEQ, new_max);
+    fill(out, T_HEADER, header);
+    fill(out, T_CONFIG, default_config);
+
+    /* Store.claim: the end is claimed under the store's lock, which another thread
+     * may hold (it then takes tree.py's path, which waits for it). */
+    lock = SLOT(store, S_LOCK);
+    if (lock == NULL || call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
+    Py_DECREF(got);
+    if (got != Py_True) goto decline;
+    entries = SLOT(store, S_ENTRIES);
+    base = PyLong_AsSsize_t(SLOT(store, S_BASE));
+    ok = base >= 0 && PyList_CheckExact(entries) && base + PyList_GET_SIZE(entries) == size;
+    if (ok) {
+        ok = push_child(SLOT(store, S_CHILDREN), entries, base, parent_id, leaf, entry) == 0
+                 && PyList_Append(entries, entry) == 0
+                 && PyDict_SetItem(SLOT(store, S_BY_ID), entry_id, entry) == 0
+             ? 1 : -1;
+    }
+    else {
+        PyErr_Clear();
+    }
+    {
+        /* Released whatever happened, the error (memory) kept across the call. */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (call_lock(lock, release_str, NULL, &got) < 0) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            goto fail;
+        }
+        Py_DECREF(got);
+        PyErr_Restore(type, value, tb);
+    }
+    if (ok < 0) goto fail;
+    if (ok == 0) goto decline;
+    /* Neither can be part of a reference cycle: the entry holds strings, ints, a
+     * frozen message and its parent (an older entry); the value holds the store
+     * (entries and their indexes), the entry, the default configuration and a header
+     * of the exact class (strings and frozen values).  Untracked, the cyclic collector
+     * never walks them, as it never walks a frozen message: at 10^5 entries it spent
+     * a third of each append walking them again and again.  (Only a FrozenDict changed
+     * through dict's own methods, against its promise, could close a cycle through
+     * them; the collector would then not free that cycle.) */
+    PyObject_GC_UnTrack(entry);
+    if (header == Py_None || Py_IS_TYPE(header, HeaderType)) PyObject_GC_UnTrack(out);
+    Py_DECREF(frozen);
+    Py_DECREF(timestamp);
+    Py_DECREF(entry_id);
+    Py_DECREF(new_max);
+    Py_DECREF(new_size);
+    Py_DECREF(entry);
+    return out;
+decline:
+    Py_INCREF(Py_None);
+    Py_XSETREF(out, Py_None);
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    Py_XDECREF(frozen);
+    Py_XDECREF(timestamp);
+    Py_XDECREF(entry_id);
+    Py_XDECREF(new_max);
+    Py_XDECREF(new_size);
+    Py_XDECREF(entry);
+    return out;
+}
+
+/* The offset of a slot from its member descriptor, which must be an object slot of
+ * ``owner`` (or a base of it); -1 with a TypeError otherwise. */
+static Py_ssize_t
+offset_of(PyObject *descr, PyTypeObject *owner)
+{
+    PyMemberDescrObject *d = (PyMemberDescrObject *)descr;
+    if (!Py_IS_TYPE(descr, &PyMemberDescr_Type) || d->d_member->type != T_OBJECT_EX
+        || !PyType_IsSubtype(owner, PyDescr_TYPE(descr))) {
+        PyErr_Format(PyExc_TypeError, "setup_append: %R is not an object slot of %s", descr,
+                     owner->tp_name);
+        return -1;
+    }
+    return d->d_member->offset;
+}
+
+/* setup_append(SessionTree, MessageEntry, Entry, Store, SessionHeader, default_config,
+ *              clock, empty, tree_slots, entry_slots, store_slots) */
+static PyObject *
+setup_append(PyObject *module, PyObject *args)
+{
+    PyTypeObject *tree_type, *entry_type, *base_type, *store_type, *header_type;
+    PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots;
+    PyObject *groups[3];
+    PyTypeObject *owners[3];
+    Py_ssize_t firsts[4] = {T_STORE, E_ID, S_BASE, N_SLOTS}, found[N_SLOTS], i;
+    int g;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!", &PyType_Type, &tree_type, &PyType_Type,
+                          &entry_type, &PyType_Type, &base_type, &PyType_Type, &store_type,
+                          &PyType_Type, &header_type, &config, &clock_fn, &empty, &PyTuple_Type, &tree_slots,
+                          &PyTuple_Type, &entry_slots, &PyTuple_Type, &store_slots)) {
+        return NULL;
+    }
+    if (FrozenDictType == NULL || !Py_IS_TYPE(empty, FrozenDictType)
+        || !PyType_IsSubtype(entry_type, base_type)) {
+        PyErr_SetString(PyExc_TypeError, "setup_append: call setup first; empty is a FrozenDict");
+        return NULL;
+    }
+    groups[0] = tree_slots;
+    groups[1] = entry_slots;
+    groups[2] = store_slots;
+    owners[0] = tree_type;
+    owners[1] = entry_type;
+    owners[2] = store_type;
+    for (g = 0; g < 3; g++) {
+        if (PyTuple_GET_SIZE(groups[g]) != firsts[g + 1] - firsts[g]) {
+            PyErr_SetString(PyExc_TypeError, "setup_append: wrong number of slots");
+            return NULL;
+        }
+        for (i = firsts[g]; i < firsts[g + 1]; i++) {
+            Py_ssize_t off = offset_of(PyTuple_GET_ITEM(groups[g], i - firsts[g]), owners[g]);
+            if (off < 0) return NULL;
+            found[i] = off;
+        }
+    }
+    /* The links (parent, depth) are read from a leaf of any kind: slots of the base. */
+    if (offset_of(PyTuple_GET_ITEM(entry_slots, E_ID - E_ID), base_type) < 0
+        || !PyType_IsSubtype(entry_type, &LinksType)) {
+        return NULL;
+    }
+    if (role_str == NULL) {
+        role_str = PyUnicode_InternFromString("role");
+        acquire_str = PyUnicode_InternFromString("acquire");
+        release_str = PyUnicode_InternFromString("release");
+        if (role_str == NULL || acquire_str == NULL || release_str == NULL) return NULL;
+    }
+    memcpy(offsets, found, sizeof(offsets)); /* all or nothing */
+    Py_XSETREF(TreeType, (PyTypeObject *)Py_NewRef(tree_type));
+    Py_XSETREF(EntryType, (PyTypeObject *)Py_NewRef(entry_type));
+    Py_XSETREF(BaseEntryType, (PyTypeObject *)Py_NewRef(base_type));
+    Py_XSETREF(StoreType, (PyTypeObject *)Py_NewRef(store_type));
+    Py_XSETREF(HeaderType, (PyTypeObject *)Py_NewRef(header_type));
+    Py_XSETREF(default_config, Py_NewRef(config));
+    Py_XSETREF(default_clock, Py_NewRef(clock_fn));
+    Py_XSETREF(empty_extra, Py_NewRef(empty));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"freeze_plain", freeze_plain, METH_O,
      "freeze_plain(value) -> freeze(value) for a plain JSON value, else None."},
+    {"append_message", (PyCFunction)(void (*)(void))append_message, METH_FASTCALL,
+     "append_message(tree, message) -> tree.append(message) in its common case, else None."},
+    {"setup_append", setup_append, METH_VARARGS,
+     "setup_append(...): the types and slots append_message works with (ptree/tree.py)."},
     {"setup", setup, METH_VARARGS,
      "setup(FrozenDict, FrozenList, max_depth): the types freeze_plain makes."},
     {"link", (PyCFunction)(void (*)(void))link_entry, METH_FASTCALL,

@@ -496,6 +496,12 @@ class SessionTree(_Queries):
         >>> t.leaf_id, t["u1"].message["content"]
         ('u1', 'hi')
         """
+        if id is None and timestamp is None and _compiled_append is not None:
+            # The common case in C (ptree/_cfrozen.c): the same value, or None to
+            # take the path below (which also raises every error).
+            tree: SessionTree | None = _compiled_append(self, message)
+            if tree is not None:
+                return tree
         frozen: FrozenDict
         if type(message) is FrozenDict:
             frozen = message
@@ -1170,6 +1176,51 @@ class SessionTree(_Queries):
         assert counter <= self._max_seq, f"counter {self._max_seq} < {counter}"
         leaf = self._leaf
         assert leaf is None or self.get(leaf.id) is leaf, "leaf is not here"
+
+
+def _slots(cls: type, *names: str) -> tuple[object, ...]:
+    """The member descriptors of ``cls``'s slots ``names`` (found along its MRO)."""
+    return tuple(next(k.__dict__[n] for k in cls.__mro__ if n in k.__dict__) for n in names)
+
+
+# append's common case in C, where the extension is built: it is handed the classes and
+# their slots, so that their layout keeps one owner (the classes here, in entries.py
+# and in arrays.py).  A layout it does not know (a slot that is no longer an object
+# slot) leaves append to the Python path, and the reason in _APPEND_REFUSED (which
+# tests/test_append_compiled.py reports as a failure): never a failed import.
+_compiled_append: Callable[[SessionTree, object], SessionTree | None] | None
+_APPEND_REFUSED = ""
+try:
+    from ._cfrozen import append_message as _compiled_append
+    from ._cfrozen import setup_append
+except ImportError:  # pragma: no cover - built where a C compiler is found
+    _compiled_append = None
+    _APPEND_REFUSED = "ptree._cfrozen was not built here"
+else:
+    try:
+        setup_append(
+            SessionTree,
+            MessageEntry,
+            Entry,
+            Store,
+            SessionHeader,
+            _DEFAULT_CONFIG,
+            utc_now,
+            kinds.EMPTY,
+            _slots(SessionTree, "_store", "_size", "_leaf", "_max_seq", "_header", "_config"),
+            _slots(
+                MessageEntry,
+                "id",
+                "parent_id",
+                "timestamp",
+                "extra",
+                "message",
+            ),
+            _slots(Store, "base", "entries", "by_id", "children", "lock"),
+        )
+    except (TypeError, StopIteration) as exc:  # pragma: no cover - a layout change
+        _compiled_append = None
+        _APPEND_REFUSED = f"ptree._cfrozen.setup_append refused the layout: {exc}"
 
 
 def _checked_time(timestamp: object) -> str:

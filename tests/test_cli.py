@@ -139,6 +139,22 @@ class TestShow:
         folded = run("show", path, "--fold", "10").stdout.splitlines()
         assert folded[6] == "* … 99989 more"
 
+    def test_showing_a_file_loads_no_store_importer_or_framework(self) -> None:
+        """``show FILE`` pays at start-up only for what it uses: telling a file from a
+        store URL imports no store (nor asyncio and ssl, which the stores pull in)."""
+        script = (
+            "import contextlib, io, json, sys\nimport ptree.cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    ptree.cli.main(['show', {str(PLANS)!r}])\n"
+            "print(json.dumps(sorted(sys.modules)))"
+        )
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        loaded = set(json.loads(done.stdout.splitlines()[-1]))
+        heavy = ("ptree.stores", "ptree.integrations", "ptree.providers", "asyncio", "ssl")
+        assert sorted(m for m in loaded if m.startswith(heavy)) == []
+        assert "ptree.formats._common" not in loaded
+
     def test_lenient_shows_a_damaged_file_with_warnings(self, tmp_path: Path) -> None:
         """--lenient draws what it can and warns, one line per problem, on stderr."""
         path = session_file(tmp_path, HEADER, message("a", None), "{broken", message("b", "a"))

@@ -71,7 +71,7 @@ def test_tree_session_file_in_pi(pi_package: Path, tmp_path: Path) -> None:  # n
 
     asyncio.run(scenario())
     seen = node("pi_responses_input.mjs", pi_package, path, "gpt-test")
-    assert seen["context"]["messages"] == plain(build_context(load(path)).messages)
+    assert seen["context"]["messages"] == plain(list(build_context(load(path)).messages))
     assert seen["input"] == [
         {"role": "user", "content": [{"type": "input_text", "text": "Weather in Paris and Rome?"}]},
         {"type": "reasoning", "id": "rs1", "summary": []},
@@ -115,7 +115,7 @@ def test_pydantic_ai_file_in_pi(pi_package: Path, tmp_path: Path) -> None:  # no
         w.commit(append_messages(w.value, result.all_messages()))
     [view] = node("pi_read.mjs", pi_package, path)
     context = view["context"]["messages"]
-    assert context == plain(build_context(load(path)).messages)
+    assert context == plain(list(build_context(load(path)).messages))
     # the system prompt is a Pi 1.6 system message: Pi 0.73.1 keeps it in the context
     # and leaves it out of what its model gets
     roles = ["system", "user", "assistant", "toolResult", "assistant"]

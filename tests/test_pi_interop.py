@@ -100,7 +100,7 @@ def ptree_context(tree: SessionTree) -> dict[str, Any]:
     context = ptree.build_context(tree)
     model = context.model
     return {
-        "messages": plain(context.messages),
+        "messages": plain(list(context.messages)),
         "thinkingLevel": context.thinking_level,
         "model": None if model is None else {"provider": model.provider, "modelId": model.model_id},
     }

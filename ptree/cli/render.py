@@ -147,24 +147,27 @@ def render_text(
     if fold is not None:
         keep.update(e.id for e in tree.entries() if isinstance(e, (Compaction, BranchSummary)))
 
+    leaf_tail = f"  {glyph['leaf']}"
+
     def line(entry: Entry, prefix: str) -> str:
-        mark = "*" if entry.id in on_path else " "
+        eid = entry.id
         # Ids and labels come from the file as they are: a newline or an escape
         # sequence in one must not break the drawing or reach the terminal.
-        eid = one_line(entry.id)
-        label = labels.get(entry.id)
+        shown = one_line(eid)
+        label = labels.get(eid)
         label_text = f"[{one_line(label)}] " if label else ""
         room = (
-            80 if width is None else max(20, width - len(prefix) - len(eid) - len(label_text) - 4)
+            80 if width is None else max(20, width - len(prefix) - len(shown) - len(label_text) - 4)
         )
         preview = entry_preview(entry, room)
-        kind, sep, rest = preview.partition(": ")
-        tail = f"  {glyph['leaf']}" if entry.id == leaf_id else ""
+        tail = leaf_tail if eid == leaf_id else ""
         if not color:
-            return f"{mark} {prefix}{eid} {label_text}{preview}{tail}"
-        strong = _BOLD if entry.id in on_path else ""
+            return f"{'*' if eid in on_path else ' '} {prefix}{shown} {label_text}{preview}{tail}"
+        mark = "*" if eid in on_path else " "
+        kind, sep, rest = preview.partition(": ")
+        strong = _BOLD if eid in on_path else ""
         return (
-            f"{_GREEN}{mark}{_RESET} {_DIM}{prefix}{_RESET}{_DIM}{eid}{_RESET} "
+            f"{_GREEN}{mark}{_RESET} {_DIM}{prefix}{_RESET}{_DIM}{shown}{_RESET} "
             + (f"{_YELLOW}{label_text}{_RESET}" if label_text else "")
             + f"{strong}{_CYAN}{kind}{sep}{_RESET}{strong}{rest}{_RESET}"
             + (f"{_GREEN}{tail}{_RESET}" if tail else "")
@@ -177,6 +180,9 @@ def render_text(
     def text_of(p: _Prefix) -> str:
         return "" if p is None else _draw_prefix(p, glyph["more"])
 
+    def step(p: _Prefix, segment: str, level: int) -> _Prefix:
+        return _prefix(p, glyph[segment], level)
+
     roots = kids.get(None, [])
     stack: list[tuple[Entry, _Prefix, _Prefix]] = []
     if len(roots) == 1:
@@ -187,8 +193,8 @@ def render_text(
             stack.append(
                 (
                     roots[i],
-                    (None, glyph["last" if last else "tee"], 1),
-                    (None, glyph["space" if last else "pipe"], 1),
+                    step(None, "last" if last else "tee", 1),
+                    step(None, "space" if last else "pipe", 1),
                 )
             )
     while stack:
@@ -217,30 +223,34 @@ def render_text(
             stack.append(
                 (
                     children[i],
-                    (below_node, glyph["last" if last else "tee"], level),
-                    (below_node, glyph["space" if last else "pipe"], level),
+                    step(below_node, "last" if last else "tee", level),
+                    step(below_node, "space" if last else "pipe", level),
                 )
             )
 
 
-# A line prefix: (the prefix above it, this level's segment, its number of levels).
-_Prefix = tuple[Any, str, int] | None
+# A line prefix: (the prefix above it, this level's segment, its number of levels, and
+# its last _MAX_LEVELS segments, which are what is drawn).
+_Prefix = tuple[Any, str, int, tuple[str, ...]] | None
 
 _MAX_LEVELS = 24
 """Branch levels drawn in full; deeper lines show the last ones after ``…N``."""
 
 
+def _prefix(above: _Prefix, segment: str, level: int) -> _Prefix:
+    """The prefix one level below ``above``, ending in ``segment``.  O(_MAX_LEVELS)."""
+    segments = (segment,) if above is None else (*above[3][1 - _MAX_LEVELS :], segment)
+    return (above, segment, level, segments)
+
+
 def _draw_prefix(p: _Prefix, more: str) -> str:
-    """The text of a prefix: its last :data:`_MAX_LEVELS` segments.  O(_MAX_LEVELS)."""
-    parts: list[str] = []
-    node = p
-    while node is not None and len(parts) < _MAX_LEVELS:
-        parts.append(node[1])
-        node = node[0]
-    if node is not None:
-        parts.append(f"{more}{node[2]} ")  # levels hidden to keep each line short
-    parts.reverse()
-    return "".join(parts)
+    """The text of a prefix: its last :data:`_MAX_LEVELS` segments, after ``…N`` when
+    N levels above them are not drawn.  O(_MAX_LEVELS)."""
+    if p is None:
+        return ""
+    drawn = "".join(p[3])
+    hidden = p[2] - len(p[3])
+    return f"{more}{hidden} {drawn}" if hidden > 0 else drawn
 
 
 def tree_to_json(tree: SessionTree) -> dict[str, Any]:

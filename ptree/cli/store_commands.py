@@ -33,9 +33,11 @@ def store_ref(text: str) -> tuple[str, str | None] | None:
     >>> store_ref("sqlite:///srv/s.db#chat%201"), store_ref("notes.jsonl")
     (('sqlite:///srv/s.db', 'chat 1'), None)
     """
+    if "://" not in text:
+        return None  # a file path: the stores (and asyncio, ssl, ...) stay unimported
     from .. import stores
 
-    scheme = urlsplit(text).scheme.lower() if "://" in text else ""
+    scheme = urlsplit(text).scheme.lower()
     if scheme not in stores.SCHEMES:
         return None
     url, sep, fragment = text.partition("#")
@@ -57,11 +59,11 @@ def load_ref(text: str) -> SessionTree | None:
         UsageError: a store URL without ``#SESSION_ID``.
         SessionNotFoundError: no such session.
     """
-    from .. import stores
-
     ref = store_ref(text)
     if ref is None:
         return None
+    from .. import stores
+
     url, sid = ref
     if sid is None:
         raise UsageError(f"{text}: name the session: {url}#SESSION_ID (ptree sessions {url})")

@@ -141,29 +141,29 @@ class _Reader:
             isinstance(m, dict) and isinstance(m.get("children"), list) and m["children"]
             for m in top
         )
+        if not nested:
+            # A flat list (or the linear variant): no stack needed, the same checks.
+            previous: str | None = None
+            for i, message in enumerate(top):
+                where = f"{key}[{i}]"
+                parent = self.parent_of(where, message, None, False, previous)
+                out.append((where, message, parent))
+                previous = message["messageId"]
+                children = message.get("children")
+                if children is not None and not isinstance(children, list):
+                    raise self.fail(f"{where}.children", f"expected a list, found {kind(children)}")
+            return out
         # (where, value, parent id given by nesting); a stack keeps document order.
         stack: list[tuple[str, Any, str | None]] = [
             (f"{key}[{i}]", m, None) for i, m in reversed(list(enumerate(top)))
         ]
-        previous: str | None = None
+        previous = None
         while stack:
             where, message, nest_parent = stack.pop()
-            if not isinstance(message, dict):
-                raise self.fail(where, f"expected a message object, found {kind(message)}")
-            mid = message.get("messageId")
-            if not isinstance(mid, str) or not mid:
-                raise self.fail(where, "a message needs a string 'messageId'")
-            given = message.get("parentMessageId")
-            if nested and nest_parent is not None:
-                parent: str | None = nest_parent
-            elif "parentMessageId" in message:
-                if given is not None and not isinstance(given, str):
-                    raise self.fail(where, f"'parentMessageId' must be a string, not {kind(given)}")
-                parent = None if given in (None, NO_PARENT) else given
-            else:
-                parent = None if nested else previous  # the linear variant: one after another
-            out.append((where, message, parent))
-            previous = mid
+            out.append(
+                (where, message, self.parent_of(where, message, nest_parent, True, previous))
+            )
+            mid = previous = message["messageId"]
             children = message.get("children")
             if children is None:
                 continue
@@ -174,41 +174,73 @@ class _Reader:
             )
         return out
 
+    def parent_of(
+        self,
+        where: str,
+        message: object,
+        nest_parent: str | None,
+        nested: bool,
+        previous: str | None,
+    ) -> str | None:
+        """The messageId ``message`` replies to, checking it is a message: its nesting
+        parent in a tree export, else its ``parentMessageId``, else (the linear variant)
+        the message before it."""
+        if not isinstance(message, dict):
+            raise self.fail(where, f"expected a message object, found {kind(message)}")
+        mid = message.get("messageId")
+        if not isinstance(mid, str) or not mid:
+            raise self.fail(where, "a message needs a string 'messageId'")
+        if nested and nest_parent is not None:
+            return nest_parent
+        if "parentMessageId" in message:
+            given = message["parentMessageId"]
+            if given is not None and not isinstance(given, str):
+                raise self.fail(where, f"'parentMessageId' must be a string, not {kind(given)}")
+            return None if given is None or given == NO_PARENT else given
+        return None if nested else previous  # the linear variant: one after another
+
     def run(self) -> SessionTree:
         listed = self.messages()
-        first_of: dict[str, Node] = {}  # messageId -> the first entry it gave
-        last_of: dict[str, Node] = {}  # messageId -> the last (its replies hang there)
+        last_of: dict[str, Node] = {}  # messageId -> its last entry (its replies hang there)
         pending: list[tuple[Node, str | None]] = []
-        newest: tuple[int, int, str] | None = None
-        for order, (where, message, parent) in enumerate(listed):
+        replied: set[str | None] = set()  # the messageIds some message replies to
+        newest_when = 0
+        newest: str | None = None
+        for where, message, parent in listed:
             mid: str = message["messageId"]
+            stamp = message.get("createdAt")
+            # The newest message is the leaf: by createdAt, then the later in the file.
+            when = ms(stamp)
             try:
-                made = self.entries(where, message)
+                made = self.entries(
+                    where, message, stamp if isinstance(stamp, str) and stamp else EPOCH, when
+                )
             except RecursionError:
                 raise self.fail(where, "nested too deeply to import") from None
-            if mid not in first_of:
-                first_of[mid] = made[0]
+            if mid not in last_of:
                 last_of[mid] = made[-1]
             pending.append((made[0], parent))
-            for a, b in itertools.pairwise(made):
-                b.parent = a.id
-            stamp = ms(message.get("createdAt"))
-            if newest is None or (stamp, order) >= newest[:2]:
-                newest = (stamp, order, mid)
+            replied.add(parent)
+            if len(made) > 1:
+                for a, b in itertools.pairwise(made):
+                    b.parent = a.id
+            if newest is None or when >= newest_when:
+                newest_when, newest = when, mid
         for node, parent in pending:
             target = last_of.get(parent) if parent is not None else None
             node.parent = target.id if target is not None else None
-        leaf = last_of[newest[2]].id if newest is not None else None
-        # Below the newest message there is nothing in a real export; should there be,
-        # the leaf follows the newest reply down.
-        children: dict[str, list[Node]] = {}
-        for node in self.nodes:
-            if node.parent is not None:
-                children.setdefault(node.parent, []).append(node)
-        seen: set[str] = set()
-        while leaf is not None and leaf in children and leaf not in seen:
-            seen.add(leaf)
-            leaf = children[leaf][-1].id
+        leaf = last_of[newest].id if newest is not None else None
+        if newest in replied:
+            # Below the newest message there is nothing in a real export; should there be,
+            # the leaf follows the newest reply down.
+            children: dict[str, list[Node]] = {}
+            for node in self.nodes:
+                if node.parent is not None:
+                    children.setdefault(node.parent, []).append(node)
+            seen: set[str] = set()
+            while leaf is not None and leaf in children and leaf not in seen:
+                seen.add(leaf)
+                leaf = children[leaf][-1].id
         title = self.export.get("title")
         first_time = (
             next(
@@ -239,11 +271,9 @@ class _Reader:
         self.nodes.append(node)
         return node
 
-    def entries(self, where: str, message: dict[str, Any]) -> list[Node]:
+    def entries(self, where: str, message: dict[str, Any], stamp: str, when: int) -> list[Node]:
+        """The entries of one message (made at ``stamp``, ``when`` in Unix milliseconds)."""
         mid: str = message["messageId"]
-        stamp = message.get("createdAt")
-        stamp = stamp if isinstance(stamp, str) and stamp else EPOCH
-        when = ms(stamp)
         keep = {k: v for k, v in message.items() if k not in _DROP}
         text = message.get("text")
         if isinstance(text, dict):
@@ -264,20 +294,29 @@ class _Reader:
             ]
         model = message.get("model") or message.get("sender")
         endpoint = message.get("endpoint") or self.endpoint
-        base = {
-            "role": "assistant",
-            "api": "librechat-export",
-            "provider": endpoint if isinstance(endpoint, str) and endpoint else "librechat",
-            "model": model if isinstance(model, str) and model else "unknown",
-            "usage": ZERO_USAGE,
-            "timestamp": when,
-        }
-        steps = self.steps(where, message.get("content"), text)
+        provider = endpoint if isinstance(endpoint, str) and endpoint else "librechat"
+        model = model if isinstance(model, str) and model else "unknown"
+        content = message.get("content")
+        if not isinstance(content, list) or not content:
+            # Text alone: one entry (most messages).
+            steps: list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] = [
+                ([{"type": "text", "text": text}], [])
+            ]
+        else:
+            steps = self.steps(where, content)
         made: list[Node] = []
         for i, (blocks, results) in enumerate(steps):
             last = i == len(steps) - 1
-            reason = "toolUse" if results else "stop"
-            msg = {**base, "content": blocks, "stopReason": reason}
+            msg = {
+                "role": "assistant",
+                "api": "librechat-export",
+                "provider": provider,
+                "model": model,
+                "usage": ZERO_USAGE,
+                "timestamp": when,
+                "content": blocks,
+                "stopReason": "toolUse" if results else "stop",
+            }
             if last and message.get("error") is True:
                 msg["stopReason"] = "error"
                 msg["errorMessage"] = text or "error"
@@ -302,11 +341,10 @@ class _Reader:
         return made
 
     def steps(
-        self, where: str, content: object, text: str
+        self, where: str, content: list[Any]
     ) -> list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]]:
-        """An assistant message's content split at tool calls: (blocks, their results) each."""
-        if not isinstance(content, list) or not content:
-            return [([{"type": "text", "text": text}], [])]
+        """An assistant message's structured content split at tool calls: (blocks, their
+        results) each."""
         steps: list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] = [([], [])]
         for j, part in enumerate(content):
             if not isinstance(part, dict):
