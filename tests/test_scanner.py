@@ -23,7 +23,7 @@ from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from ptree import SessionFileError, load
-from ptree.entries import message_shape
+from ptree.entries import LazyMessageEntry, message_shape
 from ptree.pi import fast
 from ptree.pi.lines import parse_line
 
@@ -127,6 +127,16 @@ CASES: dict[str, tuple[bytes, bool | None]] = {
     "number out of range": (line('{"role":"u","n":1e400}'), False),
     "number out of range, negative": (line('{"role":"u","n":-2.5E+309}'), False),
     "just past the largest double": (line('{"role":"u","n":1.7976931348623159e308}'), False),
+    # The scanner reads a number as a double only when its integer digits plus its
+    # exponent pass 308; on both sides of that line:
+    "digits plus exponent 308": (line('{"role":"u","n":9.99e307}'), True),
+    "digits plus exponent 309, finite": (line('{"role":"u","n":1e308}'), True),
+    "digits plus exponent 309, infinite": (line('{"role":"u","n":99e307}'), False),
+    "negative, digits plus exponent 309": (line('{"role":"u","n":-1.5e308}'), True),
+    "zero with a huge exponent": (line('{"role":"u","n":0.0e999}'), True),
+    "exponent with leading zeros": (line('{"role":"u","n":1e000000000000000000000308}'), True),
+    "exponent of many digits": (line('{"role":"u","n":1e' + "9" * 30 + "}"), False),
+    "huge negative exponent": (line('{"role":"u","n":5E-99999999}'), True),
     "320 digits and a fraction": (line('{"role":"u","n":' + "9" * 320 + ".5}"), False),
     "leading zero": (line('{"role":"u","n":01}'), False),
     "bare fraction": (line('{"role":"u","n":.5}'), False),
@@ -252,11 +262,73 @@ class TestLines:
     def test_bad_arguments(self) -> None:
         """Only bytes (a span points into them); offsets within the data."""
         with pytest.raises(TypeError):
-            _scan.scan(bytearray(b"x"), 0, 1)  # type: ignore[arg-type]
+            _scan.scan(bytearray(b"x"), 0, 1)  # type: ignore[call-overload]
         with pytest.raises(ValueError, match="out of range"):
             _scan.scan(b"x", 5, 1)
         with pytest.raises(ValueError, match="out of range"):
             _scan.scan(b"x", 0, -1)
+
+    def test_entries_made_in_c_are_what_pending_makes(self) -> None:
+        """With ``entries``, each item is the entry LazyMessageEntry.pending makes of
+        the values the scanner gives otherwise: the same class, every slot the same."""
+        assert fast.ENTRIES_IN_C
+        lines = [
+            line('{"role":"user","content":"hi"}', entry_id="m0"),
+            line('{"role":"assistant"}', entry_id="m1", parent="m0"),
+            b"not json",
+            line('{"role":"system","content":[]}', entry_id="m3", parent="zz"),
+        ]
+        data = b"\n".join(lines) + b"\n"
+        made, stop = _scan.scan(data, 0, 10, True)
+        values, same_stop = _scan.scan(data, 0, 10)
+        assert stop == same_stop == len(data)
+        assert made[2] == values[2] == data.index(b"not json")
+        names = {n for k in fast.LoadedMessage.__mro__ for n in getattr(k, "__slots__", ())}
+        assert {"id", "parent_id", "timestamp", "extra", "_source", "shape"} <= names
+        for entry, value in zip(made[:2] + made[3:], values[:2] + values[3:], strict=True):
+            assert type(value) is tuple
+            expected = fast.LoadedMessage.pending(*value)
+            assert type(entry) is type(expected) is fast.LoadedMessage
+            for name in sorted(names):
+                got: Any = getattr(entry, name, "<unset>")
+                want: Any = getattr(expected, name, "<unset>")
+                if name == "_source":
+                    got, want = bytes(got), bytes(want)
+                assert got == want, name
+                assert type(got) is type(want), name
+            assert entry == expected
+            assert entry.message == expected.message
+        assert made[1].parent_id is made[0].id  # one string for both
+
+    def test_in_order_runs(self) -> None:
+        """in_order gives the parents of the run from ``start``: at most ``limit``,
+        ending before a record of another kind, an id already taken or repeated, or a
+        parent not added yet."""
+        lines = [line('{"role":"u"}', entry_id="m0")]
+        lines += [line('{"role":"u"}', entry_id=f"m{i}", parent=f"m{i - 1}") for i in range(1, 6)]
+        lines += [b"other", line('{"role":"u"}', entry_id="m2", parent="m0")]
+        lines += [line('{"role":"u"}', entry_id="m9", parent="m8")]
+        made, _ = _scan.scan(b"\n".join(lines) + b"\n", 0, 20, True)
+        first = _scan.in_order(made, 0, 4, {}, {})
+        assert first == [None, made[0], made[1], made[2]]
+        by_id = {e.id: e for e in made[:4]}
+        assert _scan.in_order(made, 4, 100, by_id, {}) == [made[3], made[4]]  # then "other"
+        assert _scan.in_order(made, 6, 100, {}, {}) == []  # not an entry
+        assert _scan.in_order(made, 7, 100, by_id, {}) == []  # m2 is taken
+        assert _scan.in_order(made, 7, 100, {"m0": made[0]}, {}) == [made[0]]
+        assert _scan.in_order(made, 7, 100, {"m0": made[0]}, {"m2": None}) == []  # a leaf's id
+        assert _scan.in_order(made, 8, 100, by_id, {}) == []  # its parent m8: none
+        assert _scan.in_order(made, 0, 100, {}, {}) == [None, *made[:5]]  # stops at "other"
+        assert _scan.in_order(made, 99, 100, {}, {}) == []
+
+    def test_entries_needs_the_slots(self) -> None:
+        """The class and slots scan makes entries of are checked when they are given."""
+        with pytest.raises(TypeError):
+            _scan.entries(fast.LoadedMessage, (), None)
+        with pytest.raises(TypeError):
+            _scan.entries(fast.LoadedMessage, (property(),) * 6, None)
+        with pytest.raises(TypeError):  # a slot of another class
+            _scan.entries(int, (LazyMessageEntry.__dict__["_source"],) * 6, None)
 
     def test_span_keeps_its_bytes_alive(self) -> None:
         """A span holds the bytes it points into: they outlive every other reference."""
@@ -338,7 +410,59 @@ def mangled_lines(draw: st.DrawFn) -> bytes:
     return raw.replace(b"\n", b" ")
 
 
+# Pieces of a string's text for the block-wise skip of plain bytes (16 bytes at a
+# time): runs of plain bytes of every length around a block, and each kind of byte
+# that stops a block (escapes, control characters, UTF-8 of each length, bad UTF-8, a
+# stray quote), so that stops fall on every position of a block and at its edges.
+STRING_PIECES = [
+    b'\\"',
+    b"\\\\",
+    b"\\n",
+    b"\\/",
+    b"\\u00e9",
+    b"\\uD83D\\ude00",
+    b"\\u12",
+    b"\\x",
+    b"\\",
+    b'"',
+    b"\x00",
+    b"\x1f",
+    b"\t",
+    b"\x7f",
+    b"\xc3\xa9",
+    b"\xe2\x82\xac",
+    b"\xf0\x9f\x98\x80",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\xff",
+]
+
+
+@st.composite
+def string_texts(draw: st.DrawFn) -> bytes:
+    pieces = []
+    for _ in range(draw(st.integers(0, 6))):
+        pieces.append(b"a" * draw(st.integers(0, 40)))
+        if draw(st.integers(0, 3)):
+            pieces.append(draw(st.sampled_from(STRING_PIECES)))
+    return b"".join(pieces)
+
+
 class TestProperties:
+    @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
+    @given(string_texts(), st.booleans(), st.sampled_from([b"", b"x" * 7, b"x" * 16]))
+    def test_strings_block_by_block(self, text: bytes, last: bool, pad: bytes) -> None:
+        """A string of plain runs and stops at every place of a block: taken exactly
+        when the reader reads it, with the reader's value (the string last in the
+        line or not; as a key too)."""
+        values = b'{"role":"u","' + pad + b'":"' + text + b'"' + (b"}" if last else b',"n":1}')
+        keys = b'{"role":"u","c":{"' + pad + text + b'":1}}'
+        for message in (values, keys):
+            raw = line("{}").replace(b'"message":{}', b'"message":' + message)
+            taken = check_line(raw)
+            assert taken is (reference(raw) is not None)
+            event("taken" if taken else "left to the reader")
+
     @settings(max_examples=int(os.environ.get("PTREE_SCANNER_EXAMPLES", "1500")), deadline=None)
     @given(mangled_lines())
     @example(line('{"role":"u","c":"\\\\"}'))
@@ -370,10 +494,13 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
     """The file loaded with the C scanner, the msgspec path and the ordinary reader:
     (tree or error text, warnings, the messages) for each."""
     out = []
-    saved = fast.SCANNER, fast.AVAILABLE
+    saved = fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C
     try:
         for scanner, available in (("C", True), ("msgspec", True), ("none", False)):
             fast.SCANNER, fast.AVAILABLE = scanner, available  # type: ignore[assignment]
+            # The msgspec path as a build without the extension runs it: entries
+            # made and added one by one in Python.
+            fast.ENTRIES_IN_C = scanner == "C"
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
@@ -383,7 +510,7 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
                     got, messages = f"error: {exc}", None
             out.append((got, [str(w.message) for w in caught], messages))
     finally:
-        fast.SCANNER, fast.AVAILABLE = saved
+        fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C = saved
     return out
 
 
@@ -421,6 +548,61 @@ class TestFiles:
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "s.jsonl"
             path.write_bytes(data)
+            first, second, third = load_three(path, strict)
+        assert first == second == third
+
+    @settings(max_examples=80, deadline=None)
+    @given(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["message", "message", "message", "leaf", "model_change"]),
+                st.sampled_from(["a", "b", "c", "d", "e1"]),
+                st.none() | st.sampled_from(["a", "b", "c", "d", "e1", "x"]),
+                st.booleans(),
+            ),
+            min_size=1,
+            max_size=10,
+        ),
+        st.booleans(),
+    )
+    def test_runs_in_order_and_not(
+        self, rows: list[tuple[str, str, str | None, bool]], strict: bool
+    ) -> None:
+        """Files whose ids repeat (exact copies too), whose parents come later or
+        never, with leaf records and other entries among the messages: the reader's
+        runs of scanned entries added in order give the same tree, error and warnings
+        as the general path (three ways)."""
+        import tempfile
+
+        body = [json.dumps(HEADER).encode()]
+        for kind, eid, parent, again in rows:
+            if kind == "message":
+                raw = line('{"role":"user","content":"x"}', entry_id=eid, parent=parent)
+            elif kind == "leaf":
+                raw = json.dumps(
+                    {
+                        "type": "leaf",
+                        "id": eid,
+                        "parentId": parent,
+                        "timestamp": "t",
+                        "targetId": parent,
+                    }
+                ).encode()
+            else:
+                raw = json.dumps(
+                    {
+                        "type": kind,
+                        "id": eid,
+                        "parentId": parent,
+                        "timestamp": "t",
+                        "provider": "p",
+                        "modelId": "m",
+                    }
+                ).encode()
+            body += [raw, raw] if again else [raw]
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "s.jsonl"
+            path.write_bytes(b"\n".join(body) + b"\n")
             first, second, third = load_three(path, strict)
         assert first == second == third
 

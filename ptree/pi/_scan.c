@@ -1,10 +1,10 @@
 /* The Pi reader's line scanner, in C: one pass over the bytes of a session file that
  * recognises plain message lines and checks each one whole, without building it.
  *
- * scan(data, start, limit) reads the lines of the bytes ``data`` from offset ``start``
- * (the start of a line), at most ``limit`` of them, and returns ``(items, next)``: one
- * item per line, and the offset where the next call starts (len(data) at the end).
- * An item is
+ * scan(data, start, limit, entries=False) reads the lines of the bytes ``data`` from
+ * offset ``start`` (the start of a line), at most ``limit`` of them, and returns
+ * ``(items, next)``: one item per line, and the offset where the next call starts
+ * (len(data) at the end).  An item is
  *
  *   (id, parentId, timestamp, span, shape)
  *                                       for a line the ordinary reader would read as
@@ -13,6 +13,9 @@
  *                                       with a string role; ``span`` is the
  *                                       message's JSON text (a Span, below), ``shape``
  *                                       the message's (ptree.entries.message_shape);
+ *                                       (with ``entries``, the entry of these values
+ *                                       that LazyMessageEntry.pending makes, made in C:
+ *                                       see entries() below);
  *   an int, the line's start offset,    for any other line: the ordinary reader takes
  *                                       it (and gives every error it gives today).
  *
@@ -30,6 +33,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <string.h>
 
@@ -88,11 +92,66 @@ utf8_char(ptr p, ptr end)
 /* Bytes a string holds as they are: ASCII, no control character, quote or backslash. */
 static unsigned char plain[256];
 
+/* What follows a backslash in a valid escape: the escape's length (6 for \uXXXX, whose
+ * four hex digits are checked apart), or 0. */
+static unsigned char escape_length[256];
+
 static void
 init_plain(void)
 {
     for (int c = 0x20; c < 0x80; c++) plain[c] = c != '"' && c != '\\';
+    for (const char *c = "\"\\/bfnrt"; *c; c++) escape_length[(unsigned char)*c] = 2;
+    escape_length['u'] = 6;
 }
+
+/* Skipping the plain bytes of a string a block at a time: what makes the scanner fast,
+ * since strings are nearly all of a session's bytes.  A block is 16 bytes with SSE2
+ * (every x86-64): one signed compare with 0x20 finds both the control characters and
+ * the bytes >= 0x80, two more the quote and the backslash, and the first such byte is
+ * the lowest bit of the mask.  Elsewhere, 8 bytes in a machine word: the classic
+ * "has a byte less than n" tests say whether the word holds one, and the byte loop
+ * then finds it.  Both read only [p, end). */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+
+static inline ptr
+skip_plain(ptr p, ptr end)
+{
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, backslash)),
+                                   _mm_cmplt_epi8(v, space)); /* signed: >= 0x80 too */
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask != 0) return p + __builtin_ctz(mask);
+        p += 16;
+    }
+    while (p < end && plain[*p]) p++;
+    return p;
+}
+#else
+#include <stdint.h>
+
+static inline ptr
+skip_plain(ptr p, ptr end)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (end - p >= 8) {
+        uint64_t v, q, b;
+        memcpy(&v, p, 8);
+        q = v ^ (ones * '"');
+        b = v ^ (ones * '\\');
+        /* a zero byte in q or b, a byte < 0x20 in v, or a byte >= 0x80 in v */
+        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v) | v) & highs)
+            break;
+        p += 8;
+    }
+    while (p < end && plain[*p]) p++;
+    return p;
+}
+#endif
 
 /* A JSON string whose opening quote is at p.  The position after the closing quote,
  * or NULL; *escaped says whether it holds a backslash escape. */
@@ -101,50 +160,44 @@ string(ptr p, ptr end, int *escaped)
 {
     *escaped = 0;
     p++;
-    while (p < end) {
+    for (;;) {
         unsigned char c;
-        while (end - p >= 4 && plain[p[0]] && plain[p[1]] && plain[p[2]] && plain[p[3]]) p += 4;
-        while (p < end && plain[*p]) p++;
-        if (p >= end) break;
+        p = skip_plain(p, end);
+        if (p >= end) return NULL;
         c = *p;
         if (c == '"') return p + 1;
-        if (c < 0x20) return NULL;
         if (c == '\\') {
+            unsigned char n;
             *escaped = 1;
             if (end - p < 2) return NULL;
-            c = p[1];
-            if (c == 'u') {
-                if (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) ||
-                    !is_hex(p[5]))
-                    return NULL;
-                p += 6;
-            }
-            else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' ||
-                     c == 'n' || c == 'r' || c == 't') {
-                p += 2;
-            }
-            else {
+            n = escape_length[p[1]];
+            if (n == 0) return NULL;
+            if (n == 6 && (end - p < 6 || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4]) ||
+                           !is_hex(p[5])))
                 return NULL;
-            }
+            p += n;
         }
-        else if (c < 0x80) {
-            p++;
+        else if (c < 0x20) {
+            return NULL;
         }
         else {
             p = utf8_char(p, end);
             if (p == NULL) return NULL;
         }
     }
-    return NULL;
 }
 
 /* A JSON number starting at p: the position after it, or NULL (bad grammar, too
- * long, or a fraction/exponent that reads as infinity). */
+ * long, or a fraction/exponent that reads as infinity).  A number with a fraction or
+ * an exponent is read as a double only when it might not be finite: one whose integer
+ * digits plus its exponent are at most 308 is below 10^308 (< DBL_MAX) whatever its
+ * digits are, and one without an exponent has at most MAX_NUMBER digits. */
 static ptr
 number(ptr p, ptr end)
 {
     ptr start = p;
-    int is_float = 0;
+    int is_float = 0, exponent = 0, negative_exponent = 0;
+    Py_ssize_t digits;
     if (p < end && *p == '-') p++;
     if (p >= end) return NULL;
     if (*p == '0') {
@@ -156,6 +209,7 @@ number(ptr p, ptr end)
     else {
         return NULL;
     }
+    digits = p - start;
     if (p < end && *p == '.') {
         is_float = 1;
         p++;
@@ -163,14 +217,17 @@ number(ptr p, ptr end)
         while (p < end && *p >= '0' && *p <= '9') p++;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        is_float = 1;
+        is_float = 2;
         p++;
-        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p < end && (*p == '+' || *p == '-')) negative_exponent = *p++ == '-';
         if (p >= end || *p < '0' || *p > '9') return NULL;
-        while (p < end && *p >= '0' && *p <= '9') p++;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (exponent < 10000) exponent = exponent * 10 + (*p - '0');
+            p++;
+        }
     }
     if (p - start > MAX_NUMBER) return NULL;
-    if (is_float) {
+    if (is_float == 2 && !negative_exponent && digits + exponent > 308) {
         char text[MAX_NUMBER + 1];
         double value;
         memcpy(text, start, (size_t)(p - start));
@@ -474,8 +531,8 @@ text(ptr span[2])
     return PyUnicode_DecodeUTF8((const char *)span[0] + 1, span[1] - span[0] - 2, "strict");
 }
 
-/* The id and timestamp of the line taken last, and their strings (borrowed: the list
- * of items holds them).  A parentId naming that line (most lines follow their parent)
+/* The id and timestamp of the line taken last, and their strings (borrowed: that
+ * line's item holds them).  A parentId naming that line (most lines follow their parent)
  * is its id object, and a timestamp equal to its timestamp (entries written in the same
  * millisecond) is its string: one object where there would be two. */
 typedef struct {
@@ -489,8 +546,138 @@ same(ptr a[2], ptr b[2])
     return a[1] - a[0] == b[1] - b[0] && memcmp(a[0], b[0], (size_t)(a[1] - a[0])) == 0;
 }
 
+/* ------------------------------------------------------------ entries in C */
+
+/* The entries the scanner makes (ptree.pi.fast.LoadedMessage), set up once by
+ * entries(): the class, the offsets of the slots LazyMessageEntry.pending sets, in
+ * its order (id, parent_id, timestamp, extra, _source, shape), and the value of
+ * extra.  make_entry does what pending does: the object allocated as object.__new__
+ * allocates it, each slot filled as its member descriptor's __set__ fills it.  The
+ * one place where C knows what an entry holds: a change to pending changes the
+ * descriptors fast.py hands to entries() (tests/test_scanner.py compares the two). */
+enum { E_ID, E_PARENT, E_TIME, E_EXTRA, E_SOURCE, E_SHAPE, E_COUNT };
+static PyTypeObject *EntryType = NULL;
+static Py_ssize_t entry_offsets[E_COUNT];
+static PyObject *entry_extra = NULL;
+
+/* entries(cls, descriptors, extra): make entries of cls from now on; ``descriptors``
+ * the member descriptors of cls's slots id, parent_id, timestamp, extra, _source,
+ * shape (object slots of cls or a base). */
 static PyObject *
-line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
+entries(PyObject *module, PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *descriptors, *extra;
+    Py_ssize_t offsets[E_COUNT];
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyType_Type, &cls, &PyTuple_Type, &descriptors,
+                          &extra)) {
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(descriptors) != E_COUNT || cls->tp_alloc == NULL) {
+        PyErr_SetString(PyExc_TypeError, "entries needs a class and its six slot descriptors");
+        return NULL;
+    }
+    for (int k = 0; k < E_COUNT; k++) {
+        PyObject *d = PyTuple_GET_ITEM(descriptors, k);
+        PyMemberDef *member;
+        if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            PyErr_SetString(PyExc_TypeError, "entries needs member descriptors (slots)");
+            return NULL;
+        }
+        member = ((PyMemberDescrObject *)d)->d_member;
+        if (member->type != T_OBJECT_EX || (member->flags & READONLY) ||
+            !PyType_IsSubtype(cls, PyDescr_TYPE(d)) || member->offset <= 0 ||
+            member->offset + (Py_ssize_t)sizeof(PyObject *) > cls->tp_basicsize) {
+            PyErr_SetString(PyExc_TypeError, "entries needs writable object slots of the class");
+            return NULL;
+        }
+        offsets[k] = member->offset;
+    }
+    memcpy(entry_offsets, offsets, sizeof(offsets));
+    Py_XSETREF(EntryType, (PyTypeObject *)Py_NewRef(cls));
+    Py_XSETREF(entry_extra, Py_NewRef(extra));
+    Py_RETURN_NONE;
+}
+
+/* A new entry of EntryType holding the given values (borrowed), or NULL. */
+static PyObject *
+make_entry(PyObject *values[E_COUNT])
+{
+    PyObject *entry = EntryType->tp_alloc(EntryType, 0);
+    if (entry == NULL) return NULL;
+    for (int k = 0; k < E_COUNT; k++) {
+        PyObject **slot = (PyObject **)((char *)entry + entry_offsets[k]);
+        Py_XSETREF(*slot, Py_NewRef(values[k]));
+    }
+    return entry;
+}
+
+#define ENTRY_SLOT(entry, k) (*(PyObject **)((char *)(entry) + entry_offsets[k]))
+
+/* in_order(records, start, limit, by_id, taken) -> parents: the reader's common case
+ * in one call (ptree/pi/reader.py, entries_of).  From records[start], the longest run
+ * (of at most limit: its index of ids is transient memory) of entries of the scanner's class that can be added in file order, and their parents
+ * (None for a root): each id new (not a key of by_id or taken, nor an id earlier in
+ * the run), each parentId None or the id of an entry in by_id or earlier in the run.
+ * The reader adds them; whatever ends the run (another record, a duplicate, a parent
+ * missing so far) takes the reader's general path. */
+static PyObject *
+in_order(PyObject *module, PyObject *args)
+{
+    PyObject *records, *by_id, *taken, *parents, *run = NULL;
+    Py_ssize_t start, limit, stop;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!nnO!O!", &PyList_Type, &records, &start, &limit, &PyDict_Type,
+                          &by_id, &PyDict_Type, &taken)) {
+        return NULL;
+    }
+    if (EntryType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree.pi._scan.entries was not called");
+        return NULL;
+    }
+    parents = PyList_New(0);
+    if (parents == NULL) return NULL;
+    run = PyDict_New(); /* the run's ids so far */
+    if (run == NULL) goto fail;
+    if (start < 0) start = 0;
+    stop = limit < PyList_GET_SIZE(records) - start ? start + limit : PyList_GET_SIZE(records);
+    for (Py_ssize_t k = start; k < stop && k < PyList_GET_SIZE(records); k++) {
+        PyObject *entry = PyList_GET_ITEM(records, k), *id, *pid, *parent;
+        int known;
+        if (!Py_IS_TYPE(entry, EntryType)) break;
+        id = ENTRY_SLOT(entry, E_ID);
+        pid = ENTRY_SLOT(entry, E_PARENT);
+        if (id == NULL || pid == NULL || !PyUnicode_CheckExact(id)) break;
+        known = PyDict_Contains(by_id, id);
+        if (known == 0) known = PyDict_Contains(taken, id);
+        if (known == 0) known = PyDict_Contains(run, id);
+        if (known < 0) goto fail;
+        if (known) break;
+        if (pid == Py_None) {
+            parent = Py_None;
+        }
+        else {
+            if (!PyUnicode_CheckExact(pid)) break;
+            parent = PyDict_GetItemWithError(run, pid);
+            if (parent == NULL && !PyErr_Occurred()) parent = PyDict_GetItemWithError(by_id, pid);
+            if (parent == NULL) {
+                if (PyErr_Occurred()) goto fail;
+                break;
+            }
+        }
+        if (PyDict_SetItem(run, id, entry) < 0 || PyList_Append(parents, parent) < 0) goto fail;
+    }
+    Py_DECREF(run);
+    return parents;
+fail:
+    Py_XDECREF(run);
+    Py_DECREF(parents);
+    return NULL;
+}
+
+static PyObject *
+line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_entry)
 {
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
@@ -523,7 +710,13 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous)
     {
         PyObject *kind = PyLong_FromLong(shape); /* a cached small int: no allocation */
         if (kind == NULL) goto fail;
-        item = PyTuple_Pack(5, id, parent, time, source, kind);
+        if (as_entry) {
+            PyObject *values[E_COUNT] = {id, parent, time, entry_extra, source, kind};
+            item = make_entry(values);
+        }
+        else {
+            item = PyTuple_Pack(5, id, parent, time, source, kind);
+        }
         Py_DECREF(kind);
     }
     if (item != NULL) {
@@ -550,11 +743,16 @@ scan(PyObject *module, PyObject *args)
 {
     PyObject *data, *items = NULL, *result = NULL;
     Py_ssize_t start, limit;
+    int as_entries = 0;
     Previous previous = {NULL, NULL, {NULL, NULL}, {NULL, NULL}};
     (void)module;
     /* bytes only: a span keeps a pointer into the buffer, which a bytes object never
      * moves or changes */
-    if (!PyArg_ParseTuple(args, "O!nn", &PyBytes_Type, &data, &start, &limit)) {
+    if (!PyArg_ParseTuple(args, "O!nn|p", &PyBytes_Type, &data, &start, &limit, &as_entries)) {
+        return NULL;
+    }
+    if (as_entries && EntryType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree.pi._scan.entries was not called");
         return NULL;
     }
     if (start < 0 || start > PyBytes_GET_SIZE(data) || limit < 0) {
@@ -571,7 +769,7 @@ scan(PyObject *module, PyObject *args)
             ptr stop = memchr(p, '\n', (size_t)(end - p));
             PyObject *item;
             if (stop == NULL) stop = end;
-            item = line_item(data, base, p, stop, &previous);
+            item = line_item(data, base, p, stop, &previous, as_entries);
             if (item == NULL || PyList_Append(items, item) < 0) {
                 Py_XDECREF(item);
                 goto done;
@@ -926,7 +1124,11 @@ static PyMethodDef methods[] = {
      "decode(text) -> the frozen value of checked JSON text, as the ordinary reader has it."},
     {"setup", setup, METH_VARARGS, "setup(FrozenDict, FrozenList): the types decode makes."},
     {"scan", scan, METH_VARARGS,
-     "scan(data, start, limit) -> (items, next): the next lines, checked in C."},
+     "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
+    {"in_order", in_order, METH_VARARGS,
+     "in_order(records, start, limit, by_id, taken) -> the parents of the run from start."},
+    {"entries", entries, METH_VARARGS,
+     "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},
 };
 

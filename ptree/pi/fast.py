@@ -15,6 +15,12 @@ is exactly what the ordinary reader gives.
 Why msgspec (measured on a 90 MB session of real messages, benchmarks/README.md): its
 envelope decode takes 0.09 s where ``json.loads`` of the lines takes 1.3 s.  Without
 msgspec installed, :data:`AVAILABLE` is false and the reader decodes every line.
+
+Where the C scanner is built (:data:`SCANNER` ``"C"``, ``ptree/pi/_scan.c``), it does
+the same checks a few thousand lines per call, makes the entries itself
+(:data:`ENTRIES_IN_C`), and finds the runs of them the reader can add in file order
+(:func:`in_order_parents`): a load of the 90 MB session takes a quarter of the CPU
+time it takes on the msgspec path (benchmarks/README.md, "Big sessions").
 """
 
 from __future__ import annotations
@@ -22,11 +28,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, cast
 
-from ..entries import LazyMessageEntry, message_shape
+from ..entries import EMPTY, LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
 from .lines import parse_line
 
-__all__ = ["AVAILABLE", "SCANNER", "LoadedMessage", "json_depth", "line_scanner", "message_line"]
+__all__ = [
+    "AVAILABLE",
+    "SCANNER",
+    "LoadedMessage",
+    "in_order_parents",
+    "json_depth",
+    "line_scanner",
+    "message_line",
+]
 
 try:
     import msgspec
@@ -161,6 +175,54 @@ class LoadedMessage(LazyMessageEntry):
         return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
 
 
+# The slots LazyMessageEntry.pending sets, in the order of the values the C scanner
+# gives for them (its tuple's, with ``extra`` always EMPTY): the scanner makes the
+# entries itself, as pending makes them (tests/test_scanner.py compares the two).
+_PENDING_SLOTS = ("id", "parent_id", "timestamp", "extra", "_source", "shape")
+
+
+def _slot(cls: type, name: str) -> Any:
+    """The descriptor of ``cls``'s slot ``name`` (in the class or a base).  O(bases)."""
+    return next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__)
+
+
+def _entries_in_c() -> bool:
+    """Set up the C scanner to make the entries itself; whether it does.  O(1)."""
+    if _scan is None:
+        return False
+    try:
+        _scan.entries(LoadedMessage, tuple(_slot(LoadedMessage, n) for n in _PENDING_SLOTS), EMPTY)
+    except (TypeError, StopIteration):  # pragma: no cover - slots that are not plain
+        return False
+    return True
+
+
+ENTRIES_IN_C = _entries_in_c()
+"""Whether the C scanner makes the entries (else each is made by
+:meth:`LoadedMessage.pending` from the scanner's values)."""
+
+
+def in_order_parents(
+    records: list[Any], start: int, by_id: dict[str, Any], taken: dict[str, Any]
+) -> list[Any]:
+    """The parents (``None`` for a root) of the run of loaded entries from
+    ``records[start]`` that can be added in file order: each id new (not in ``by_id``
+    or ``taken``, nor earlier in the run), each parent in ``by_id`` or earlier in the
+    run; at most :data:`CHUNK` of them (the run's index of ids is transient memory).
+    The run ends at anything else, which the reader takes the general way; an empty
+    list where the scanner does not make the entries.  O(length of the run), in C.
+
+    Args:
+        records: the records of the file, in order.
+        start: where the run starts.
+        by_id: the entries added so far, by id.
+        taken: other ids no entry may reuse (the ``leaf`` records').
+    """
+    if not ENTRIES_IN_C:
+        return []
+    return _scan.in_order(records, start, CHUNK, by_id, taken)
+
+
 CHUNK = 4096
 """Lines the C scanner checks per call: few enough that its list of results stays
 small next to the entries it stands for."""
@@ -180,8 +242,11 @@ class LineScanner:
         as exactly ``type``, ``id``, ``parentId``, ``timestamp`` and a ``message``
         with a string role, without error) gives its entry; any other line gives its
         start offset, for the ordinary reader.  O(bytes of the lines), in C but for
-        one constructor call per entry.
+        one constructor call per entry where the scanner does not make them
+        (:data:`ENTRIES_IN_C`).
         """
+        if ENTRIES_IN_C:
+            return _scan.scan(self.data, start, CHUNK, True)
         items, stop = _scan.scan(self.data, start, CHUNK)
         pending = cast("Callable[..., LoadedMessage]", LoadedMessage.pending)
         return [item if isinstance(item, int) else pending(*item) for item in items], stop

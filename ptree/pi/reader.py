@@ -194,7 +194,7 @@ class _Reader:
         (:meth:`entries_of`), entries to the tree (:meth:`tree_of`)."""
         header = self.records_of(data)
         records, rec_lines = self.records, self.rec_lines
-        if any(type(r) is FrozenDict and BATCH_KEY in r for r in records):
+        if self.batched:
             records, rec_lines = self.whole_batches(records, rec_lines)
         found = self.entries_of(header, records, rec_lines, record_lines(self.parsed))
         tree = self.tree_of(found, header)
@@ -217,18 +217,18 @@ class _Reader:
         self.data = data
         self.view = memoryview(data)
         self.ends_clean = size == 0 or data.endswith(b"\n")
-        count = data.count(b"\n") + (0 if self.ends_clean else 1)
-        self.last = count - 1
         self.cut: dict[int, str] = {}
         self.records: list[FrozenDict | Entry] = []
         self.rec_lines: array[int] = array("q")  # machine integers: no object per line
         self.parsed: list[int] = []
+        self.batched = False  # a record marks a multi-line commit (BATCH_KEY)
         self.file_header: SessionHeader | None = None
         self.fast: Callable[[bytes, memoryview], Entry | None] | None = None
         find = data.find
         line = self.line
         i = start = 0
-        while i < count and self.file_header is None:
+        # (No count of the lines first: the loops end at the end of the data.)
+        while start < size and self.file_header is None:
             stop = find(b"\n", start)
             if stop < 0:
                 stop = size
@@ -240,7 +240,7 @@ class _Reader:
             else None
         )
         records, rec_lines = self.records, self.rec_lines
-        while i < count:
+        while start < size:
             if lines is None:
                 stop = find(b"\n", start)
                 if stop < 0:
@@ -251,6 +251,11 @@ class _Reader:
             # The C scanner: an entry for each plain message line, a line's start
             # offset for any other.
             items, start = lines.scan(start)
+            if int not in map(type, items):  # entries only: the usual chunk, in C
+                records += items
+                rec_lines.extend(range(i + 1, i + 1 + len(items)))
+                i += len(items)
+                continue
             for item in items:
                 if isinstance(item, int):
                     stop = find(b"\n", item)
@@ -283,7 +288,7 @@ class _Reader:
                     raise SessionFileError(path, i + 1, "no session header: not UTF-8")
                 cut = self.cut.get(i)
                 if cut is not None and is_torn(cut):
-                    self.torn(i + 1, i == self.last and not self.ends_clean)
+                    self.torn(i + 1, stop == len(self.data))
                 else:
                     self.fail(i + 1, "not UTF-8 text")
             return
@@ -307,7 +312,7 @@ class _Reader:
                     return
                 if header is None:
                     raise SessionFileError(path, lineno, f"no session header: {exc}") from None
-                if i == self.last and not self.ends_clean:
+                if stop == len(self.data):  # the last line, without its newline
                     self.torn(lineno, True)
                     return
                 if is_torn(text):
@@ -325,6 +330,8 @@ class _Reader:
         if type(value) is not FrozenDict:
             self.fail(lineno, f"not a JSON object but {_kind(value)}")
             return
+        if BATCH_KEY in value:
+            self.batched = True
         self.records.append(value)
         self.rec_lines.append(lineno)
 
@@ -466,7 +473,27 @@ class _Reader:
         in_order = True
         message_fast = version >= 3
         loaded = fast_path.LoadedMessage
-        for item, lineno in zip(records, rec_lines, strict=True):
+        # (Where the scanner does not make the entries, no runs: the general path.)
+        runs = fast_path.ENTRIES_IN_C
+        run_of = fast_path.in_order_parents
+        k, count = 0, len(records)
+        while k < count:
+            if runs and in_order and found.line_of is None and type(records[k]) is loaded:
+                # Nearly every line: a run of message entries the scanner made, in
+                # order, their ids new (found in C), added as the general path below
+                # would add each of them.
+                parents = run_of(records, k, by_id, leaf_target)
+                if parents:
+                    run = records[k : k + len(parents)]
+                    for item, parent in zip(run, parents, strict=True):
+                        add(item, parent)  # type: ignore[arg-type]
+                    entries += run  # type: ignore[arg-type]
+                    entry_lines.extend(rec_lines[k : k + len(parents)])
+                    leaf = prev = run[-1].id  # type: ignore[union-attr]
+                    k += len(parents)
+                    continue
+            item, lineno = records[k], rec_lines[k]
+            k += 1
             entry: Entry | None = None
             eid: str
             pid: str | None
