@@ -558,7 +558,7 @@ OLD_THREAD = Path(__file__).parent / "langgraph_v1"
 @pytest.mark.parametrize("kind", ["sqlite-file", "postgres"])
 def test_thread_written_before_the_compact_entries_still_loads(kind: str, tmp_path: Path) -> None:
     """A thread stored by the saver of commit 678b173 (whole metadata, rest and versions
-    in every checkpoint's entry: tests/langgraph_v1/make.py) lists every checkpoint as
+    in every checkpoint's entry: tests/langgraph_v1/make_thread.py) lists every checkpoint as
     that saver did, and a run resumed on it stores the new, shorter entries beside."""
     import json
 

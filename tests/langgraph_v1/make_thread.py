@@ -2,7 +2,7 @@
 before checkpoint entries left out their usual metadata, rest and versions.
 
     git stash  # (or check out 678b173)
-    python tests/langgraph_v1/make.py
+    python tests/langgraph_v1/make_thread.py
 
 ``thread.jsonl`` is the thread's ptree session; ``expected.json`` what that saver's
 ``list`` gave for it (each checkpoint but its channel values, its metadata, its parent,
