@@ -109,8 +109,8 @@ class TestMigrate:
     def test_upgrades_the_version_1_fixture(self, tmp_path: Path) -> None:
         db = tmp_path / "old.db"
         shutil.copyfile(Path(__file__).parent / "store_v1" / "store.db", db)
-        assert run("migrate", f"sqlite://{db}") == (0, "schema version 1 -> 3: upgraded\n", "")
-        assert run("migrate", f"sqlite://{db}") == (0, "schema version 3: up to date\n", "")
+        assert run("migrate", f"sqlite://{db}") == (0, "schema version 1 -> 4: upgraded\n", "")
+        assert run("migrate", f"sqlite://{db}") == (0, "schema version 4: up to date\n", "")
         assert run("search", f"sqlite://{db}", "teapot")[2] == "4 hits\n"
 
     def test_a_jsonl_store(self, tmp_path: Path) -> None:

@@ -60,9 +60,9 @@ class TestUpgrade:
             conn.close()
 
     def test_open_upgrades_and_every_session_loads_equal(self, old_store: str) -> None:
-        """Opening upgrades 1 -> 3; each session equals what version 1 saved."""
+        """Opening upgrades 1 -> 4; each session equals what version 1 saved."""
         with stores.open(old_store) as store:
-            assert store.schema_version == (1, 3)
+            assert store.schema_version == (1, 4)
             for tree in sessions():
                 assert tree.header is not None
                 loaded = store.load(tree.header.id)
@@ -72,7 +72,7 @@ class TestUpgrade:
                 assert loaded.leaf_id == tree.leaf_id
                 assert loaded == tree
         with stores.open(old_store) as store:
-            assert store.schema_version == (3, 3)
+            assert store.schema_version == (4, 4)
 
     def test_search_finds_what_version_1_stored(self, old_store: str) -> None:
         """The upgrade indexed the stored entries: text, tool results, names, summaries,
@@ -156,7 +156,7 @@ class TestUpgradeTo3:
             conn.execute("ALTER TABLE ptree_search DROP COLUMN n")
             conn.execute("UPDATE ptree_schema SET version = 2")
         with stores.open(url) as store:
-            assert store.schema_version == (2, 3)
+            assert store.schema_version == (2, 4)
             with psycopg.connect(url, autocommit=True) as conn:  # every row has its marker
                 assert conn.execute(
                     "SELECT count(*) FILTER (WHERE words @@ '_b0'), count(*) FROM ptree_search"
@@ -179,9 +179,9 @@ class TestNewerSchema:
         before = path.read_bytes()
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (99, 3)
+        assert (info.value.found, info.value.supported) == (99, 4)
         assert "version 99" in str(info.value)
-        assert "(3)" in str(info.value)
+        assert "(4)" in str(info.value)
         assert isinstance(info.value, stores.StoreError)
         assert path.read_bytes() == before
 
@@ -193,7 +193,7 @@ class TestNewerSchema:
             conn.execute("UPDATE ptree_schema SET version = 7")
         with pytest.raises(SchemaVersionError) as info:
             stores.open(url)
-        assert (info.value.found, info.value.supported) == (7, 3)
+        assert (info.value.found, info.value.supported) == (7, 4)
         with psycopg.connect(url, autocommit=True) as conn:
             cur = conn.execute("SELECT to_regclass('ptree_search')")
             assert cur.fetchone() == (None,)

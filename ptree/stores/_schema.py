@@ -19,6 +19,9 @@ Versions:
    ``n // 4096``, set by a trigger on insert, and for the rows there are by the
    upgrade), and its GIN index's pending list at most 64 kB (a search scans GIN once a
    block, and each scan reads that list); SQLite's FTS5 rowid is that order already.
+4. SQLite's FTS5 table keeps no copy of the words (contentless; rebuilt from the words
+   it kept): they are recomputed from the stored entries where needed, so the word rule
+   is part of the schema (see :mod:`ptree.stores._search`).  PostgreSQL: no change.
 
 A new database is made as version 1, then upgraded: one path for new and old
 databases, so the upgrade is run by every test that opens a store.
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "init_schema"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The version of the tables this ptree writes; a database with a newer one is refused."""
 
 
@@ -97,9 +100,14 @@ def _to_2(store: SqlStore) -> Plan[None]:
         yield from recorded(index.add, key, found)
 
 
+def _to_4(store: SqlStore) -> Plan[None]:
+    """Version 4: SQLite's search index keeps no copy of the words."""
+    yield from recorded(store.SEARCH_INDEX.drop_words)
+
+
 def _to_3(store: SqlStore) -> Plan[None]:
     """Version 3: the order entries were indexed (see :mod:`ptree.stores._search`)."""
     yield from recorded(store.SEARCH_INDEX.number_rows)
 
 
-_UPGRADES: dict[int, Callable[[SqlStore], Plan[None]]] = {1: _to_2, 2: _to_3}
+_UPGRADES: dict[int, Callable[[SqlStore], Plan[None]]] = {1: _to_2, 2: _to_3, 3: _to_4}

@@ -33,7 +33,15 @@ fast as rare ones.
 - SQLite: an FTS5 table ``ptree_search`` of the words, its rowid (the order rows were
   indexed) pointing into ``ptree_search_rows (session, entry, role)``.  FTS5 gives the
   matches newest first (``ORDER BY rowid DESC``) and stops after 200: O(200 log n)
-  for any words.
+  for any words.  The table is *contentless* (schema 4): FTS5 keeps no copy of the
+  words (it was a sixth of a LangGraph thread's file).  The words are recomputed from
+  the stored entry (:func:`payload_words`) where they are needed: to score the 200
+  candidates, and to remove a row (FTS5's ``'delete'`` is given the exact words the
+  row was indexed with, so it is run while the entries are still stored).  Hence the
+  word rule (:func:`entry_words`, and the readable text it reads) is part of the
+  schema: changing what an entry's words are needs a schema version whose upgrade
+  rebuilds the SQLite index, or removing a row indexed under the old rule corrupts
+  FTS5's lists.
 - PostgreSQL: ``ptree_search (session, entry, role, words tsvector, n)`` with a GIN
   index on the words and a B-tree on ``n``, the order rows were indexed (schema 3);
   the ``tsvector`` is built from the words directly (a ``tsvector`` literal, not
@@ -62,9 +70,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..entries import Entry
+from ..entries import Entry, entry_from_json
+from ..pi.lines import parse_line
 from ..pi.readable import entry_text
-from ._plan import Plan, Read
+from ._plan import Plan, Read, Sql
 from .errors import SearchQueryError
 
 if TYPE_CHECKING:
@@ -80,6 +89,7 @@ __all__ = [
     "best",
     "entry_words",
     "parse_query",
+    "payload_words",
     "score",
     "snippet",
     "words",
@@ -179,6 +189,18 @@ def entry_words(entry: Entry) -> tuple[str, list[str]] | None:
             if len(out) >= MAX_WORDS:
                 break
     return (role, out) if out else None
+
+
+def payload_words(payload: str) -> list[str]:
+    """The indexed words of a stored entry (its JSON line): those :func:`entry_words`
+    gave it when it was saved.  O(size of the entry).
+
+    >>> payload_words('{"type":"message","id":"a","parentId":null,"timestamp":"t",'
+    ...               '"message":{"role":"user","content":"Boil the kettle!"}}')
+    ['boil', 'the', 'kettle']
+    """
+    said = entry_words(entry_from_json(parse_line(payload)))
+    return [] if said is None else said[1]
 
 
 BLOCK_MARKER = "_b"
@@ -333,13 +355,18 @@ class SqlIndex:
         """Index ``(entry id, role, words)`` rows of a session."""
         raise NotImplementedError
 
-    def remove(self, cur: Cursor, session: str, entries: Sequence[str] | None = None) -> None:
-        """Drop a session's rows (only those of ``entries``, if given)."""
+    def remove(self, session: str, entries: Sequence[str] | None = None) -> Plan[None]:
+        """Drop a session's rows (only those of ``entries``, if given): a plan of
+        :class:`~ptree.stores._plan.Sql` steps, run while the entries are still stored."""
         raise NotImplementedError
 
     def number_rows(self, cur: Cursor) -> None:
         """Schema version 3: give every row its place in the order entries were
         indexed (a no-op where the index has it already)."""
+
+    def drop_words(self, cur: Cursor) -> None:
+        """Schema version 4: keep no copy of the indexed words (a no-op where the
+        index has none to drop)."""
 
     def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
         """The newest ``n`` matches of ``query`` (in ``session`` only, if given), newest
@@ -348,22 +375,33 @@ class SqlIndex:
 
 
 class SqliteIndex(SqlIndex):
-    """FTS5 over the words (see the module doc)."""
+    """FTS5 over the words, contentless (see the module doc)."""
+
+    #: The FTS5 table's words column and tokenizer.  Words are cut and lower-cased
+    #: before FTS5 sees them; unicode61 then only splits at the spaces between them.
+    #: No table of each row's length in words (columnsize=0): the score counts the
+    #: words it reads.
+    FTS5 = "words, tokenize = 'unicode61 remove_diacritics 0', columnsize = 0"
 
     def create(self, cur: Cursor) -> None:
+        """Schema version 2's tables (the words kept by FTS5: :meth:`drop_words`
+        makes it contentless)."""
         cur.execute(
             "CREATE TABLE ptree_search_rows (rowid INTEGER PRIMARY KEY,"
             " session TEXT NOT NULL, entry TEXT NOT NULL, role TEXT NOT NULL)"
         )
         cur.execute("CREATE INDEX ptree_search_rows_entry ON ptree_search_rows (session, entry)")
-        # Words are cut and lower-cased before FTS5 sees them; unicode61 then only
-        # splits at the spaces between them.  No table of each row's length in words
-        # (columnsize=0): the score counts the words it reads (a table made before
-        # keeps its own, unused).
+        cur.execute(f"CREATE VIRTUAL TABLE ptree_search USING fts5({self.FTS5})")
+
+    def drop_words(self, cur: Cursor) -> None:
+        """Schema version 4: the same index, contentless, from the words FTS5 kept
+        (the exact words each row was indexed with): O(rows)."""
+        cur.execute(f"CREATE VIRTUAL TABLE ptree_search_4 USING fts5({self.FTS5}, content = '')")
         cur.execute(
-            "CREATE VIRTUAL TABLE ptree_search USING fts5(words,"
-            " tokenize = 'unicode61 remove_diacritics 0', columnsize = 0)"
+            "INSERT INTO ptree_search_4 (rowid, words) SELECT rowid, words FROM ptree_search"
         )
+        cur.execute("DROP TABLE ptree_search")
+        cur.execute("ALTER TABLE ptree_search_4 RENAME TO ptree_search")
 
     def add(self, cur: Cursor, session: str, rows: Sequence[tuple[str, str, list[str]]]) -> None:
         # A new row's rowid is one more than the largest: the order entries were indexed.
@@ -377,41 +415,56 @@ class SqliteIndex(SqlIndex):
                 (" ".join(indexed),),
             )
 
-    def remove(self, cur: Cursor, session: str, entries: Sequence[str] | None = None) -> None:
-        where, params = "session = ?", [session]
+    def remove(self, session: str, entries: Sequence[str] | None = None) -> Plan[None]:
+        where, params = "r.session = ?", [session]
         if entries is not None:
             # All in one statement: the ids as a JSON array (no id column value holds
             # a NUL or a lone surrogate: see db_key).
-            where += " AND entry IN (SELECT value FROM json_each(?))"
+            where += " AND r.entry IN (SELECT value FROM json_each(?))"
             params.append(json.dumps(list(entries)))
-        cur.execute(
-            f"DELETE FROM ptree_search WHERE rowid IN"
-            f" (SELECT rowid FROM ptree_search_rows WHERE {where})",
+        # A contentless FTS5 row is removed by giving FTS5 its exact words again:
+        # recomputed from the entries, still stored.  O(size of the entries removed).
+        rows = yield Sql(
+            "SELECT r.rowid, e.payload FROM ptree_search_rows r JOIN ptree_entries e"
+            f" ON e.session = r.session AND e.id = r.entry WHERE {where}",
             params,
         )
-        cur.execute(f"DELETE FROM ptree_search_rows WHERE {where}", params)
+        if rows:
+            yield Sql(
+                "INSERT INTO ptree_search (ptree_search, rowid, words) VALUES ('delete', ?, ?)",
+                [(rowid, " ".join(payload_words(payload))) for rowid, payload in rows],
+                many=True,
+            )
+        yield Sql(
+            "DELETE FROM ptree_search_rows WHERE rowid IN"
+            f" (SELECT r.rowid FROM ptree_search_rows r WHERE {where})",
+            params,
+        )
 
     def newest(self, query: Query, n: int, session: str | None) -> Plan[list[Candidate]]:
         if session is None:
             # FTS5 walks its lists of rows newest first and stops after n: O(n log size),
             # whatever the number of matches.
             sql = (
-                "SELECT s.rowid, r.session, r.entry, r.role, s.words FROM ("
-                "SELECT rowid, words FROM ptree_search WHERE ptree_search MATCH ?"
+                "SELECT s.rowid, r.session, r.entry, r.role, e.payload FROM ("
+                "SELECT rowid FROM ptree_search WHERE ptree_search MATCH ?"
                 " ORDER BY rowid DESC LIMIT ?) s"
                 " JOIN ptree_search_rows r ON r.rowid = s.rowid"
+                " JOIN ptree_entries e ON e.session = r.session AND e.id = r.entry"
             )
             params: list[object] = [query.fts5(), n]
         else:
             # The session's rows, each looked up in FTS5 by rowid: O(session's entries).
             sql = (
-                "SELECT r.rowid, r.session, r.entry, r.role, s.words"
+                "SELECT r.rowid, r.session, r.entry, r.role, e.payload"
                 " FROM ptree_search_rows r JOIN ptree_search s ON s.rowid = r.rowid"
+                " JOIN ptree_entries e ON e.session = r.session AND e.id = r.entry"
                 " WHERE r.session = ? AND ptree_search MATCH ? ORDER BY r.rowid DESC LIMIT ?"
             )
             params = [session, query.fts5(), n]
         rows = yield Read(sql, params, planned=True)
-        return [Candidate(o, s, e, r, w.split(" ")) for o, s, e, r, w in rows]
+        # The words of the candidates only, recomputed (FTS5 keeps none).
+        return [Candidate(o, s, e, r, payload_words(p)) for o, s, e, r, p in rows]
 
 
 class PostgresIndex(SqlIndex):
@@ -478,11 +531,11 @@ class PostgresIndex(SqlIndex):
                 [(session, entry, role, tsvector(indexed)) for entry, role, indexed in rows],
             )
 
-    def remove(self, cur: Cursor, session: str, entries: Sequence[str] | None = None) -> None:
+    def remove(self, session: str, entries: Sequence[str] | None = None) -> Plan[None]:
         if entries is None:
-            cur.execute("DELETE FROM ptree_search WHERE session = ?", (session,))
+            yield Sql("DELETE FROM ptree_search WHERE session = ?", (session,))
         elif entries:
-            cur.execute(
+            yield Sql(
                 "DELETE FROM ptree_search WHERE session = ? AND entry = ANY(?)",
                 (session, list(entries)),
             )

@@ -333,10 +333,11 @@ class SqlStore(StoreCore):
     def _delete_body(self, session_id: str) -> Plan[None]:
         key = db_key(session_id)
         yield from self._stored_row(session_id, key, lock=True)
+        # The index first: SQLite's reads the entries' words to remove their rows.
+        yield from self.SEARCH_INDEX.remove(key)
         yield Sql("DELETE FROM ptree_entries WHERE session = ?", (key,))
         yield Sql("DELETE FROM ptree_sessions WHERE id = ?", (key,))
         yield Sql("DELETE FROM ptree_pruned WHERE session = ?", (key,))
-        yield from recorded(self.SEARCH_INDEX.remove, key)
 
     def _exists(self, session_id: str) -> Plan[bool]:
         row = yield Transaction(False, self._row(db_key(session_id), lock=False))
@@ -418,10 +419,11 @@ class SqlStore(StoreCore):
             or leaf != _opt_key(anchor.tree.leaf_id)
         ):
             return False
+        # The index first: SQLite's reads the entries' words to remove their rows.
+        yield from self.SEARCH_INDEX.remove(key, [db_key(e.id) for e in removed])
         # Rewritten whole: seq stays 0, 1, ... (what saves and loads rely on).
         yield Sql("DELETE FROM ptree_entries WHERE session = ?", (key,))
         yield from self._insert_entries(key, 0, new.entries())
-        yield from recorded(self.SEARCH_INDEX.remove, key, [db_key(e.id) for e in removed])
         yield Sql(
             "INSERT INTO ptree_pruned (session, id, digest) VALUES (?, ?, ?)"
             " ON CONFLICT DO NOTHING",
