@@ -306,6 +306,26 @@ class Context:
     active_tools: tuple[str, ...] | None = None
     leaf_id: str | None = None
 
+    def __getstate__(self) -> dict[str, object]:
+        """The fields by name, as attrs pickles a slotted class."""
+        return {name: getattr(self, name) for name in _CONTEXT_FIELDS}
+
+    def __setstate__(self, state: dict[str, object] | tuple[object, ...]) -> None:
+        """Unpickles a context, its messages a :class:`Messages` as the constructor
+        makes them: one pickled before issue 26 holds a tuple (unpickling runs no
+        converter).  ``state``: the fields by name, or in order (older attrs)."""
+        if isinstance(state, dict):
+            items: Iterable[tuple[str, object]] = state.items()
+        else:
+            items = zip(_CONTEXT_FIELDS, state, strict=True)
+        for name, value in items:
+            if name == "messages":
+                value = _messages_of(value)  # type: ignore[arg-type]
+            object.__setattr__(self, name, value)
+
+
+_CONTEXT_FIELDS = tuple(f.name for f in attrs.fields(Context))
+
 
 # JavaScript's date-time string format (ECMA-262, "Date Time String Format"), as V8
 # reads it: a 4-digit or signed 6-digit year, optional month and day, optional time

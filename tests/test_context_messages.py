@@ -239,6 +239,25 @@ class TestLikeTheTuple:
         assert repr(ctx) == repr(by_hand)
         assert pickle.loads(pickle.dumps(ctx)) == by_hand
 
+    def test_a_context_pickled_with_a_tuple_unpickles_with_messages(self) -> None:
+        """A context pickled before issue 26 held its messages in a plain tuple;
+        unpickled now, it has a :class:`Messages`, as a new one would."""
+        message = ptree.freeze({"role": "user", "content": "hi"})
+        old = object.__new__(Context)
+        fields = {"messages": (message,), "model": None, "thinking_level": "high"}
+        for name, value in {**fields, "active_tools": ("read",), "leaf_id": "e1"}.items():
+            object.__setattr__(old, name, value)
+        assert isinstance(old.__getstate__()["messages"], tuple)  # as older versions held it
+        back = pickle.loads(pickle.dumps(old))
+        assert type(back.messages) is Messages
+        assert list(back.messages) == [{"role": "user", "content": "hi"}]
+        assert back == Context((message,), None, "high", ("read",), "e1")
+        # attrs before 22.2 pickled the fields as a tuple, in order.
+        older = object.__new__(Context)
+        older.__setstate__(((message,), None, "off", None, "e2"))
+        assert type(older.messages) is Messages
+        assert older == Context((message,), leaf_id="e2")
+
 
 def _assert_same(actual: Any, expected: Any) -> None:
     assert actual == expected
