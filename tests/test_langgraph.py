@@ -216,6 +216,38 @@ def test_build_context_show_and_html_on_a_thread(tmp_path: Path) -> None:
     assert "and a lookup" in page.read_text()
 
 
+def test_entry_id_names_each_checkpoints_entry(tmp_path: Path) -> None:
+    """entry_id(config) is the custom entry whose data holds that checkpoint's id (found
+    here by scanning the tree), for every checkpoint of a thread with a fork; a config
+    naming no checkpoint gives the namespace's latest; unknown ones give None."""
+    with TreeSaver(f"sqlite://{tmp_path}/threads.db") as saver:
+        graph = _graph(saver)
+        config: Any = {"configurable": {"thread_id": "t-1"}}
+        graph.invoke({"messages": [HumanMessage("hello")]}, config)
+        graph.invoke({"messages": [HumanMessage("and a lookup")]}, config)
+        history = list(graph.get_state_history(config))
+        graph.update_state(history[-3].config, {"messages": [HumanMessage("forked")]})
+        tree = saver.thread("t-1")
+        by_checkpoint = {
+            e.data["id"]: e.id
+            for e in tree.entries()
+            if isinstance(e, Custom) and e.custom_type == "langgraph.checkpoint"
+        }
+        snapshots = list(graph.get_state_history(config))
+        assert len(snapshots) == len(by_checkpoint) > 5
+        for snapshot in snapshots:
+            cid = snapshot.config["configurable"]["checkpoint_id"]
+            assert saver.entry_id(snapshot.config) == by_checkpoint[cid]
+            assert asyncio.run(saver.aentry_id(snapshot.config)) == by_checkpoint[cid]
+        latest = graph.get_state(config).config["configurable"]["checkpoint_id"]
+        assert saver.entry_id(config) == by_checkpoint[latest]
+        gone: Any = {"configurable": {"thread_id": "t-1", "checkpoint_id": "no-such"}}
+        assert saver.entry_id(gone) is None
+        assert saver.entry_id({"configurable": {"thread_id": "nobody"}}) is None
+        with pytest.raises(ThreadIdError):
+            saver.entry_id({"configurable": {"thread_id": 7}})
+
+
 # ---------------------------------------------------------------------------- messages
 
 

@@ -917,16 +917,46 @@ class TreeSaver(BaseCheckpointSaver[int]):
             config: the run's config: its ``configurable`` names the thread, the
                 namespace and, optionally, the checkpoint.
         """
+        with self._lock:
+            found = self._named(config)
+            return None if found is None else self._tuple(*found)
+
+    def entry_id(self, config: RunnableConfig) -> str | None:
+        """The id of the entry of the thread's tree that stores the checkpoint
+        ``config`` names (its ``checkpoint_id``, else the thread's latest in its
+        namespace), or ``None`` (no such thread or checkpoint).
+
+        ``build_context(saver.thread(thread_id), saver.entry_id(config))`` is the
+        conversation of that checkpoint: its ``messages`` channel.  Cost: as
+        :meth:`get_tuple` without building the tuple (a store refresh, then O(1)).
+
+        Args:
+            config: a config as :meth:`get_tuple` takes it (a ``StateSnapshot``'s
+                ``config``, or the run's).
+
+        Raises:
+            ThreadIdError: (a ``TypeError``) no thread id, or not a non-empty string.
+
+        >>> with TreeSaver("sqlite:///:memory:") as saver:
+        ...     saver.entry_id({"configurable": {"thread_id": "nobody"}}) is None
+        True
+        """
+        with self._lock:
+            found = self._named(config)
+            return None if found is None else found[2].entry_id
+
+    def _named(self, config: RunnableConfig) -> tuple[str, _Thread, _Ckpt] | None:
+        """The thread and live checkpoint ``config`` names (its ``checkpoint_id``, else
+        the namespace's latest), or ``None``.  Called holding the lock."""
         configurable = config["configurable"]
         thread_id = _thread_id(configurable.get("thread_id"))
         ns = configurable.get("checkpoint_ns", "")
-        with self._lock:
-            state = self._read(thread_id)
-            if state is None:
-                return None
-            cid = get_checkpoint_id(config) or state.latest.get(ns)
-            ckpt = None if cid is None else state.live(ns, cid)
-            return None if ckpt is None else self._tuple(thread_id, state, ckpt)
+        state = self._read(thread_id)
+        if state is None:
+            return None
+        cid = get_checkpoint_id(config) or state.latest.get(ns)
+        ckpt = None if cid is None else state.live(ns, cid)
+        return None if ckpt is None else (thread_id, state, ckpt)
 
     def list(
         self,
@@ -1587,6 +1617,8 @@ class TreeSaver(BaseCheckpointSaver[int]):
     # string after it is what the documentation site, which reads the source, shows.
     aget_tuple = _on_worker_thread(get_tuple)
     """:meth:`get_tuple` on a worker thread: arguments, result, errors and cost as its."""
+    aentry_id = _on_worker_thread(entry_id)
+    """:meth:`entry_id` on a worker thread: arguments, result, errors and cost as its."""
 
     async def alist(
         self,
