@@ -877,7 +877,7 @@ def build_context(tree: SessionTree, leaf: str | None = None, *, pi: PiVersion =
     and those an edit changes or whose content is missing (a new message each).
     Where the C extension is built, the runs of plain messages between the entries
     that need a look are walked in C (at depth 10^5, about half a bare Python walk of
-    the path; ``benchmarks/context_depth.py``); without it, about twice that walk.
+    the path; ``benchmarks/context_depth.py``); without it, about 2-2.5x that walk.
 
     Args:
         tree: the tree.
