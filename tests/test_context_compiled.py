@@ -10,6 +10,7 @@ level, active tools and leaf, or the same error.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,6 +38,8 @@ if context_mod._compiled_walk is None:  # pragma: no cover - the extension is bu
 # Any: the tests hand it what the walk never does (a tuple, too few arguments).
 walk_plain: Any = context_mod._compiled_walk
 VERSIONS = ("1.6", "0.73.1")
+# Sized for CI; a bigger run: PTREE_CONTEXT_COMPILED_EXAMPLES=5000.
+EXAMPLES = int(os.environ.get("PTREE_CONTEXT_COMPILED_EXAMPLES", "200"))
 
 
 @contextmanager
@@ -90,7 +93,7 @@ def both(tree: SessionTree, leaf: str | None, pi: Any) -> None:
 class TestSameContexts:
     """Property: on random trees of every kind the two walks give the same contexts."""
 
-    @settings(max_examples=200)
+    @settings(max_examples=EXAMPLES)
     @given(trees(max_steps=40, pi16=True), st.sampled_from(VERSIONS))
     def test_at_every_entry(self, tree: SessionTree, pi: Any) -> None:
         """Compactions (kept ranges, checkpoints, older ones inside), branch summaries,
@@ -100,7 +103,7 @@ class TestSameContexts:
         for entry_id in tree.ids():
             both(tree, entry_id, pi)
 
-    @settings(max_examples=50)
+    @settings(max_examples=max(1, EXAMPLES // 4))
     @given(trees(max_steps=30, pi16=True))
     def test_loaded_trees(self, tree: SessionTree) -> None:
         """A loaded session's entries (the reader's lazy message entries, their
