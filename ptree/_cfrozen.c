@@ -412,6 +412,127 @@ setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ the context walk
+ *
+ * walk_plain(out, entry, end, mask) -> the first entry from ``entry`` back towards the
+ * root that is not plainly a message to collect, or ``end``.  From ``entry`` (an entry
+ * or ``end``) it follows parent links while the entry is not ``end``, is a message
+ * entry (of a kind whose ``shape`` is MessageEntry's own slot) whose shape is filled
+ * in and has no bit of ``mask`` set, and is linked; each such entry is appended to
+ * ``out`` (a list; None: only walked past).  The entry it stops at is left to
+ * ptree/context.py's walk, which takes it exactly as it takes any entry: this code
+ * decides nothing but "plain, or not mine to say", so the Python walk stays the one
+ * owner of the rules (an empty shape slot, an unlinked entry, an entry of any other
+ * kind: all stop here).  Cost: O(entries walked past), no Python code run.
+ * tests/test_context_compiled.py compares every context with the Python walk's. */
+
+static PyTypeObject *MessageEntryType = NULL;
+static PyObject *shape_descr = NULL; /* MessageEntry's member descriptor of "shape" */
+static PyObject *shape_str = NULL, *getattribute_str = NULL;
+static PyObject *object_getattribute = NULL; /* object.__getattribute__ (borrowed) */
+static Py_ssize_t shape_offset = 0;
+/* The last kind found to read shape_descr (held), and its version tag then: a change
+ * to the class or a base (``shape`` set on it) gives it a new tag, or none. */
+static PyTypeObject *plain_type = NULL;
+static unsigned int plain_version = 0;
+
+/* Whether an object of ``type`` reads its shape from MessageEntry's slot (its class
+ * and every base leave ``shape`` to that descriptor, and attribute reads are plain). */
+static int
+reads_slot_shape(PyTypeObject *type)
+{
+    if (type == plain_type && type->tp_version_tag == plain_version
+        && PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        return 1;
+    }
+    /* A class with __getattr__ (MessageEntry has one, for an empty slot) reads
+     * attributes through a hook that calls __getattribute__ first: object's reads
+     * the slot, as the generic read does. */
+    if (!PyType_IsSubtype(type, MessageEntryType) || _PyType_Lookup(type, shape_str) != shape_descr
+        || (type->tp_getattro != PyObject_GenericGetAttr
+            && _PyType_Lookup(type, getattribute_str) != object_getattribute)) {
+        return 0;
+    }
+    Py_XSETREF(plain_type, (PyTypeObject *)Py_NewRef(type));
+    plain_version = type->tp_version_tag; /* _PyType_Lookup gave it one, if it can */
+    return 1;
+}
+
+static PyObject *
+walk_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *out, *e, *end, *shape;
+    long mask, value;
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "walk_plain(out, entry, end, mask)");
+        return NULL;
+    }
+    if (MessageEntryType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ptree._cfrozen.setup_walk was not called");
+        return NULL;
+    }
+    out = args[0];
+    e = args[1];
+    end = args[2];
+    if (out != Py_None && !PyList_CheckExact(out)) {
+        PyErr_SetString(PyExc_TypeError, "walk_plain: out must be a list or None");
+        return NULL;
+    }
+    mask = PyLong_AsLong(args[3]);
+    if (mask == -1 && PyErr_Occurred()) return NULL;
+    while (e != end) {
+        PyObject *parent;
+        if (!reads_slot_shape(Py_TYPE(e))) break;
+        shape = *(PyObject **)((char *)e + shape_offset);
+        if (shape == NULL || !PyLong_CheckExact(shape)) break;
+        value = PyLong_AsLong(shape);
+        if (value == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            break;
+        }
+        parent = ((Links *)e)->parent;
+        if (value & mask || parent == NULL) break;
+        if (out != Py_None && PyList_Append(out, e) < 0) return NULL;
+        e = parent;
+    }
+    return Py_NewRef(e);
+}
+
+/* setup_walk(MessageEntry, shape): the message entry class and its "shape" slot's
+ * member descriptor (ptree/context.py hands them over: the layout has one owner). */
+static PyObject *
+setup_walk(PyObject *module, PyObject *args)
+{
+    PyTypeObject *type;
+    PyObject *descr;
+    PyMemberDescrObject *d;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O", &PyType_Type, &type, &descr)) return NULL;
+    d = (PyMemberDescrObject *)descr;
+    if (!PyType_IsSubtype(type, &LinksType) || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
+        || d->d_member->type != T_OBJECT_EX || PyDescr_TYPE(descr) != type) {
+        PyErr_Format(PyExc_TypeError, "setup_walk: %R is not an object slot of %s", descr,
+                     type->tp_name);
+        return NULL;
+    }
+    if (shape_str == NULL) {
+        shape_str = PyUnicode_InternFromString("shape");
+        getattribute_str = PyUnicode_InternFromString("__getattribute__");
+        if (shape_str == NULL || getattribute_str == NULL) return NULL;
+        object_getattribute = _PyType_Lookup(&PyBaseObject_Type, getattribute_str);
+        if (object_getattribute == NULL) {
+            PyErr_SetString(PyExc_TypeError, "setup_walk: object has no __getattribute__");
+            return NULL;
+        }
+    }
+    Py_XSETREF(MessageEntryType, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(shape_descr, Py_NewRef(descr));
+    shape_offset = d->d_member->offset;
+    Py_CLEAR(plain_type);
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------------ append's common case
  *
  * append_message(tree, message) -> what SessionTree.append(message) gives (no id, no
@@ -747,6 +868,10 @@ static PyMethodDef methods[] = {
      "setup_append(...): the types and slots append_message works with (ptree/tree.py)."},
     {"setup", setup, METH_VARARGS,
      "setup(FrozenDict, FrozenList, max_depth): the types freeze_plain makes."},
+    {"walk_plain", (PyCFunction)(void (*)(void))walk_plain, METH_FASTCALL,
+     "walk_plain(out, entry, end, mask) -> where a context walk's run of plain messages ends."},
+    {"setup_walk", setup_walk, METH_VARARGS,
+     "setup_walk(MessageEntry, shape): the class and slot walk_plain reads (ptree/context.py)."},
     {"link", (PyCFunction)(void (*)(void))link_entry, METH_FASTCALL,
      "link(entry, parent, seq): set an entry's parent, depth and position."},
     {"link_parent", (PyCFunction)(void (*)(void))link_entry_parent, METH_FASTCALL,
