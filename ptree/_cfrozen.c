@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <time.h>
 #include <structmember.h>
 
 #include "_frozen_types.h"
@@ -441,6 +442,7 @@ static PyTypeObject *TreeType = NULL, *EntryType = NULL, *BaseEntryType = NULL,
                     *StoreType = NULL, *HeaderType = NULL;
 static PyObject *default_config = NULL, *default_clock = NULL, *empty_extra = NULL;
 static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL;
+static int clock_is_ours = 0; /* default_clock is this module's utc_now */
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + offsets[i]))
 
@@ -469,7 +471,7 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
 {
     Py_ssize_t n = PyList_GET_SIZE(entries), i;
     PyObject *slot, *first = NULL, *pair;
-    int rc;
+    int rc, gc_was_on;
     if (n > 0 && PyList_GET_ITEM(entries, n - 1) == leaf) return 0;
     slot = PyDict_GetItemWithError(children, parent_id);
     if (slot == NULL) {
@@ -489,7 +491,11 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
     else if (PyList_CheckExact(slot)) {
         return PyList_Append(slot, entry);
     }
+    /* The collector kept off for this allocation: it could run finalizers (Python code,
+     * which could let another thread claim the store's end) in the claim's midst. */
+    gc_was_on = PyGC_Disable();
     pair = PyList_New(2);
+    if (gc_was_on) PyGC_Enable();
     if (pair == NULL) return -1;
     PyList_SET_ITEM(pair, 0, Py_NewRef(slot));
     PyList_SET_ITEM(pair, 1, Py_NewRef(entry));
@@ -498,16 +504,152 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
     return rc;
 }
 
+/* The default clock, ptree.ids.utc_now's rule in C: the current UTC time as Pi writes it,
+ * ``2026-01-01T00:00:00.000Z`` (time.time_ns() // 10**6 is CLOCK_REALTIME in
+ * milliseconds; the seconds formatted by strftime of gmtime, as time.strftime does, then
+ * the milliseconds).  One string per millisecond, as ids.py caches it: later calls in
+ * the same millisecond return the same object.  A new reference, or NULL with an error. */
+#ifdef CLOCK_REALTIME
+#define HAVE_CLOCK 1
+static long long clock_ms = -1;
+static PyObject *clock_text = NULL;
+
+/* The text of the time ``ms`` milliseconds after the epoch (ids._utc_text's rule). */
+static PyObject *
+format_ms(long long ms)
+{
+    struct tm tm;
+    long long secs = ms / 1000, milli = ms % 1000;
+    time_t t;
+    char buf[64];
+    size_t len;
+    if (milli < 0) { /* divmod's floor */
+        secs -= 1;
+        milli += 1000;
+    }
+    t = (time_t)secs;
+    if ((long long)t != secs || gmtime_r(&t, &tm) == NULL) {
+        PyErr_SetString(PyExc_OverflowError, "a time out of range");
+        return NULL;
+    }
+    len = strftime(buf, sizeof(buf) - 6, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (len == 0) {
+        PyErr_SetString(PyExc_ValueError, "a time strftime cannot format");
+        return NULL;
+    }
+    snprintf(buf + len, 6, ".%03dZ", (int)milli);
+    return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)len + 5);
+}
+
+static PyObject *
+clock_now(void)
+{
+    struct timespec ts;
+    long long ms;
+    PyObject *text;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (ms == clock_ms && clock_text != NULL) return Py_NewRef(clock_text);
+    text = format_ms(ms);
+    if (text == NULL) return NULL;
+    clock_ms = ms;
+    Py_XSETREF(clock_text, Py_NewRef(text));
+    return text;
+}
+
+static PyObject *
+utc_now(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return clock_now();
+}
+
+static PyObject *
+utc_text(PyObject *module, PyObject *ms_obj)
+{
+    long long ms = PyLong_AsLongLong(ms_obj);
+    (void)module;
+    if (ms == -1 && PyErr_Occurred()) return NULL;
+    return format_ms(ms);
+}
+#else
+#define HAVE_CLOCK 0
+#endif
+
+/* "e<k>" for k >= 1 (an exact str, as f"e{k}" makes), written directly. */
+static PyObject *
+counter_id(long long k)
+{
+    char digits[24];
+    int n = 0;
+    PyObject *out;
+    Py_UCS1 *data;
+    while (k > 0) {
+        digits[n++] = (char)('0' + k % 10);
+        k /= 10;
+    }
+    out = PyUnicode_New(n + 1, 127);
+    if (out == NULL) return NULL;
+    data = PyUnicode_1BYTE_DATA(out);
+    data[0] = 'e';
+    for (int i = 0; i < n; i++) data[i + 1] = (Py_UCS1)digits[n - 1 - i];
+    return out;
+}
+
+/* Store.claim's body for a message entry: 1 if added, 0 if the store does not end at
+ * ``size`` (nothing changed), -1 with an error (memory). */
+static int
+claim(PyObject *store, Py_ssize_t size, PyObject *parent_id, PyObject *leaf, PyObject *entry,
+      PyObject *entry_id)
+{
+    PyObject *entries = SLOT(store, S_ENTRIES);
+    Py_ssize_t base = PyLong_AsSsize_t(SLOT(store, S_BASE));
+    if (base < 0 || !PyList_CheckExact(entries) || base + PyList_GET_SIZE(entries) != size) {
+        PyErr_Clear();
+        return 0;
+    }
+    return push_child(SLOT(store, S_CHILDREN), entries, base, parent_id, leaf, entry) == 0
+                   && PyList_Append(entries, entry) == 0
+                   && PyDict_SetItem(SLOT(store, S_BY_ID), entry_id, entry) == 0
+               ? 1 : -1;
+}
+
+/* The lock type whose ``locked`` method (a C function of no arguments) is called
+ * directly, found on the first store's lock (threading.Lock's type). */
+static PyTypeObject *lock_type = NULL;
+static PyCFunction lock_locked = NULL;
+
+/* Whether ``lock``'s type has such a ``locked``; then it is the one kept.  0 without an
+ * error for another lock (called the ordinary way). */
+static int
+known_lock(PyObject *lock)
+{
+    PyObject *name, *descr;
+    PyMethodDef *def;
+    if (lock_type != NULL) return 0; /* one type only: another is called the usual way */
+    name = PyUnicode_InternFromString("locked");
+    if (name == NULL) return 0;
+    descr = _PyType_Lookup(Py_TYPE(lock), name); /* borrowed */
+    Py_DECREF(name);
+    if (descr == NULL || !Py_IS_TYPE(descr, &PyMethodDescr_Type)) return 0;
+    def = ((PyMethodDescrObject *)descr)->d_method;
+    if (def->ml_flags != METH_NOARGS) return 0;
+    lock_locked = def->ml_meth;
+    lock_type = (PyTypeObject *)Py_NewRef(Py_TYPE(lock));
+    return 1;
+}
+
 static PyObject *
 append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *tree, *message, *store, *leaf, *header, *size_obj, *max_obj;
-    PyObject *parent_id = Py_None, *role, *entries, *got;
+    PyObject *parent_id = Py_None, *role, *got;
     Py_ssize_t depth = 1; /* Links' encoding: the depth + 1 */
     PyObject *frozen = NULL, *timestamp = NULL, *entry_id = NULL, *new_max = NULL;
     PyObject *new_size = NULL, *entry = NULL, *out = NULL;
     PyObject *lock;
-    Py_ssize_t size, base;
+    Py_ssize_t size;
     long long max_seq;
     int overflow, ok;
     (void)module;
@@ -565,11 +707,16 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
 
+#if HAVE_CLOCK
+    timestamp = clock_is_ours ? clock_now() : PyObject_CallNoArgs(default_clock);
+#else
     timestamp = PyObject_CallNoArgs(default_clock);
+#endif
     if (timestamp == NULL) goto fail;
-    entry_id = PyUnicode_FromFormat("e%lld", max_seq + 1);
+    entry_id = counter_id(max_seq + 1);
     new_max = PyLong_FromLongLong(max_seq + 1);
-    new_size = PyLong_FromSsize_t(size + 1);
+    /* One int for both where they are equal (a tree of default ids, never branched). */
+    new_size = (long long)size == max_seq ? Py_XNewRef(new_max) : PyLong_FromSsize_t(size + 1);
     if (entry_id == NULL || new_max == NULL || new_size == NULL) goto fail;
     if (leaf != Py_None) depth = ((Links *)leaf)->depth + 1;
 
@@ -595,35 +742,39 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     fill(out, T_CONFIG, default_config);
 
     /* Store.claim: the end is claimed under the store's lock, which another thread
-     * may hold (it then takes tree.py's path, which waits for it). */
+     * may hold (it then takes tree.py's path, which waits for it).  A lock of the
+     * type Store makes (threading.Lock) is only asked whether it is held: the claim
+     * below runs no Python code and never lets another thread run (the GIL is held
+     * throughout, the collector is kept off for push_child's allocation), so it is as
+     * atomic as under the lock, without the two method calls. */
     lock = SLOT(store, S_LOCK);
-    if (lock == NULL || call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
-    Py_DECREF(got);
-    if (got != Py_True) goto decline;
-    entries = SLOT(store, S_ENTRIES);
-    base = PyLong_AsSsize_t(SLOT(store, S_BASE));
-    ok = base >= 0 && PyList_CheckExact(entries) && base + PyList_GET_SIZE(entries) == size;
-    if (ok) {
-        ok = push_child(SLOT(store, S_CHILDREN), entries, base, parent_id, leaf, entry) == 0
-                 && PyList_Append(entries, entry) == 0
-                 && PyDict_SetItem(SLOT(store, S_BY_ID), entry_id, entry) == 0
-             ? 1 : -1;
+    if (lock == NULL) goto fail;
+    if (Py_IS_TYPE(lock, lock_type) || known_lock(lock)) {
+        got = lock_locked(lock, NULL);
+        if (got == NULL) goto fail;
+        Py_DECREF(got);
+        if (got != Py_False) goto decline;
+        ok = claim(store, size, parent_id, leaf, entry, entry_id);
     }
     else {
-        PyErr_Clear();
-    }
-    {
-        /* Released whatever happened, the error (memory) kept across the call. */
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        if (call_lock(lock, release_str, NULL, &got) < 0) {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            goto fail;
-        }
+        if (PyErr_Occurred()) goto fail;
+        if (call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
         Py_DECREF(got);
-        PyErr_Restore(type, value, tb);
+        if (got != Py_True) goto decline;
+        ok = claim(store, size, parent_id, leaf, entry, entry_id);
+        {
+            /* Released whatever happened, the error (memory) kept across the call. */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            if (call_lock(lock, release_str, NULL, &got) < 0) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                goto fail;
+            }
+            Py_DECREF(got);
+            PyErr_Restore(type, value, tb);
+        }
     }
     if (ok < 0) goto fail;
     if (ok == 0) goto decline;
@@ -734,6 +885,9 @@ setup_append(PyObject *module, PyObject *args)
     Py_XSETREF(HeaderType, (PyTypeObject *)Py_NewRef(header_type));
     Py_XSETREF(default_config, Py_NewRef(config));
     Py_XSETREF(default_clock, Py_NewRef(clock_fn));
+#if HAVE_CLOCK
+    clock_is_ours = PyCFunction_Check(clock_fn) && PyCFunction_GET_FUNCTION(clock_fn) == utc_now;
+#endif
     Py_XSETREF(empty_extra, Py_NewRef(empty));
     Py_RETURN_NONE;
 }
@@ -743,6 +897,12 @@ static PyMethodDef methods[] = {
      "freeze_plain(value) -> freeze(value) for a plain JSON value, else None."},
     {"append_message", (PyCFunction)(void (*)(void))append_message, METH_FASTCALL,
      "append_message(tree, message) -> tree.append(message) in its common case, else None."},
+#if HAVE_CLOCK
+    {"utc_now", utc_now, METH_NOARGS,
+     "utc_now() -> ptree.ids.utc_now() in C (the default clock)."},
+    {"utc_text", utc_text, METH_O,
+     "utc_text(ms) -> the default clock's text of ms milliseconds after the epoch."},
+#endif
     {"setup_append", setup_append, METH_VARARGS,
      "setup_append(...): the types and slots append_message works with (ptree/tree.py)."},
     {"setup", setup, METH_VARARGS,
