@@ -441,7 +441,7 @@ static Py_ssize_t offsets[N_SLOTS];
 static PyTypeObject *TreeType = NULL, *EntryType = NULL, *BaseEntryType = NULL,
                     *StoreType = NULL, *HeaderType = NULL;
 static PyObject *default_config = NULL, *default_clock = NULL, *empty_extra = NULL;
-static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL;
+static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL, *locked_str = NULL;
 static int clock_is_ours = 0; /* default_clock is this module's utc_now */
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + offsets[i]))
@@ -615,30 +615,11 @@ claim(PyObject *store, Py_ssize_t size, PyObject *parent_id, PyObject *leaf, PyO
                ? 1 : -1;
 }
 
-/* The lock type whose ``locked`` method (a C function of no arguments) is called
- * directly, found on the first store's lock (threading.Lock's type). */
+/* The lock type Store makes (handed to setup_append) and its ``locked`` method's C
+ * function (no arguments), called directly; NULL when that type has no such method
+ * (every lock is then acquired and released by method calls). */
 static PyTypeObject *lock_type = NULL;
 static PyCFunction lock_locked = NULL;
-
-/* Whether ``lock``'s type has such a ``locked``; then it is the one kept.  0 without an
- * error for another lock (called the ordinary way). */
-static int
-known_lock(PyObject *lock)
-{
-    PyObject *name, *descr;
-    PyMethodDef *def;
-    if (lock_type != NULL) return 0; /* one type only: another is called the usual way */
-    name = PyUnicode_InternFromString("locked");
-    if (name == NULL) return 0;
-    descr = _PyType_Lookup(Py_TYPE(lock), name); /* borrowed */
-    Py_DECREF(name);
-    if (descr == NULL || !Py_IS_TYPE(descr, &PyMethodDescr_Type)) return 0;
-    def = ((PyMethodDescrObject *)descr)->d_method;
-    if (def->ml_flags != METH_NOARGS) return 0;
-    lock_locked = def->ml_meth;
-    lock_type = (PyTypeObject *)Py_NewRef(Py_TYPE(lock));
-    return 1;
-}
 
 static PyObject *
 append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -749,7 +730,7 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
      * atomic as under the lock, without the two method calls. */
     lock = SLOT(store, S_LOCK);
     if (lock == NULL) goto fail;
-    if (Py_IS_TYPE(lock, lock_type) || known_lock(lock)) {
+    if (lock_locked != NULL && Py_IS_TYPE(lock, lock_type)) {
         got = lock_locked(lock, NULL);
         if (got == NULL) goto fail;
         Py_DECREF(got);
@@ -757,7 +738,6 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         ok = claim(store, size, parent_id, leaf, entry, entry_id);
     }
     else {
-        if (PyErr_Occurred()) goto fail;
         if (call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
         Py_DECREF(got);
         if (got != Py_True) goto decline;
@@ -827,21 +807,23 @@ offset_of(PyObject *descr, PyTypeObject *owner)
 }
 
 /* setup_append(SessionTree, MessageEntry, Entry, Store, SessionHeader, default_config,
- *              clock, empty, tree_slots, entry_slots, store_slots) */
+ *              clock, empty, tree_slots, entry_slots, store_slots, lock_type) */
 static PyObject *
 setup_append(PyObject *module, PyObject *args)
 {
-    PyTypeObject *tree_type, *entry_type, *base_type, *store_type, *header_type;
-    PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots;
+    PyTypeObject *tree_type, *entry_type, *base_type, *store_type, *header_type, *lock_t;
+    PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots, *descr;
+    PyCFunction locked = NULL;
     PyObject *groups[3];
     PyTypeObject *owners[3];
     Py_ssize_t firsts[4] = {T_STORE, E_ID, S_BASE, N_SLOTS}, found[N_SLOTS], i;
     int g;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!", &PyType_Type, &tree_type, &PyType_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!O!", &PyType_Type, &tree_type, &PyType_Type,
                           &entry_type, &PyType_Type, &base_type, &PyType_Type, &store_type,
                           &PyType_Type, &header_type, &config, &clock_fn, &empty, &PyTuple_Type, &tree_slots,
-                          &PyTuple_Type, &entry_slots, &PyTuple_Type, &store_slots)) {
+                          &PyTuple_Type, &entry_slots, &PyTuple_Type, &store_slots,
+                          &PyType_Type, &lock_t)) {
         return NULL;
     }
     if (FrozenDictType == NULL || !Py_IS_TYPE(empty, FrozenDictType)
@@ -875,7 +857,16 @@ setup_append(PyObject *module, PyObject *args)
         role_str = PyUnicode_InternFromString("role");
         acquire_str = PyUnicode_InternFromString("acquire");
         release_str = PyUnicode_InternFromString("release");
-        if (role_str == NULL || acquire_str == NULL || release_str == NULL) return NULL;
+        locked_str = PyUnicode_InternFromString("locked");
+        if (role_str == NULL || acquire_str == NULL || release_str == NULL || locked_str == NULL) {
+            return NULL;
+        }
+    }
+    /* The lock's ``locked``: a method of no arguments written in C (threading.Lock's). */
+    descr = _PyType_Lookup(lock_t, locked_str); /* borrowed */
+    if (descr != NULL && Py_IS_TYPE(descr, &PyMethodDescr_Type)
+        && ((PyMethodDescrObject *)descr)->d_method->ml_flags == METH_NOARGS) {
+        locked = ((PyMethodDescrObject *)descr)->d_method->ml_meth;
     }
     memcpy(offsets, found, sizeof(offsets)); /* all or nothing */
     Py_XSETREF(TreeType, (PyTypeObject *)Py_NewRef(tree_type));
@@ -889,6 +880,8 @@ setup_append(PyObject *module, PyObject *args)
     clock_is_ours = PyCFunction_Check(clock_fn) && PyCFunction_GET_FUNCTION(clock_fn) == utc_now;
 #endif
     Py_XSETREF(empty_extra, Py_NewRef(empty));
+    Py_XSETREF(lock_type, (PyTypeObject *)Py_NewRef(lock_t));
+    lock_locked = locked;
     Py_RETURN_NONE;
 }
 

@@ -19,6 +19,7 @@ def setup_append(
     tree_slots: tuple[object, ...],
     entry_slots: tuple[object, ...],
     store_slots: tuple[object, ...],
+    lock_type: type,
     /,
 ) -> None: ...
 

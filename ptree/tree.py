@@ -1217,6 +1217,7 @@ else:
                 "message",
             ),
             _slots(Store, "base", "entries", "by_id", "children", "lock"),
+            type(Store().lock),  # the lock whose locked() it asks (threading.Lock)
         )
     except (TypeError, StopIteration) as exc:  # pragma: no cover - a layout change
         _compiled_append = None
