@@ -267,6 +267,22 @@ class TestThreads:
         assert t2.leaf_id == "e2"
         assert not store.lock.locked()
 
+    def test_the_collectors_switch_is_left_as_it_was(self) -> None:
+        """A second child of the leaf makes a list in the store's index, allocated with
+        the collector kept off: afterwards the collector is on or off as before."""
+        for enabled in (True, False):
+            t = SessionTree().append({"role": "user", "content": "a"})
+            t = t.append({"role": "user", "content": "b"}).move_to("e1")
+            (gc.enable if enabled else gc.disable)()
+            try:
+                t2 = compiled(t, {"role": "user", "content": "c"})
+                assert gc.isenabled() is enabled
+            finally:
+                gc.enable()
+            assert t2 is not None
+            assert [c.id for c in t2.children("e1")] == ["e2", "e3"]
+            assert t2._store.children["e1"] == [t2["e2"], t2["e3"]]
+
     def test_a_lock_of_another_type_is_taken_and_released(self) -> None:
         """A store whose lock is not a threading.Lock (an RLock here): the compiled
         path acquires it without waiting, and releases it."""
