@@ -106,12 +106,18 @@ def append_times(n: int, runs: int = 5) -> tuple[list[float], list[float]]:
 
 
 def append_ratio(n: int) -> str:
+    """The medians and each run's ratio, then each run's µs per append on both sides
+    (so that a run's ratio can be told a slow ptree run or a fast floor run)."""
     ours, floors = append_times(n)
     p, f = statistics.median(ours) / n, statistics.median(floors) / n
     each = " ".join(f"{a / b:.1f}" for a, b in zip(ours, floors, strict=True))
+    runs = ", ".join(
+        f"{a / n * 1e6:.2f}/{b / n * 1e6:.2f}" for a, b in zip(ours, floors, strict=True)
+    )
     return (
         f"append of real messages, N = {n:,}: ptree {p * 1e6:.2f} µs, "
-        f"floor {f * 1e6:.2f} µs: {p / f:.1f}x the floor (each run: {each})"
+        f"floor {f * 1e6:.2f} µs: {p / f:.1f}x the floor (each run: {each}; "
+        f"µs ptree/floor: {runs})"
     )
 
 

@@ -21,6 +21,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <time.h>
 #include <structmember.h>
 
 #include "_frozen_types.h"
@@ -561,7 +562,8 @@ static Py_ssize_t offsets[N_SLOTS];
 static PyTypeObject *TreeType = NULL, *EntryType = NULL, *BaseEntryType = NULL,
                     *StoreType = NULL, *HeaderType = NULL;
 static PyObject *default_config = NULL, *default_clock = NULL, *empty_extra = NULL;
-static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL;
+static PyObject *role_str = NULL, *acquire_str = NULL, *release_str = NULL, *locked_str = NULL;
+static int clock_is_ours = 0; /* default_clock is this module's utc_now */
 
 #define SLOT(obj, i) (*(PyObject **)((char *)(obj) + offsets[i]))
 
@@ -590,7 +592,7 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
 {
     Py_ssize_t n = PyList_GET_SIZE(entries), i;
     PyObject *slot, *first = NULL, *pair;
-    int rc;
+    int rc, gc_was_on;
     if (n > 0 && PyList_GET_ITEM(entries, n - 1) == leaf) return 0;
     slot = PyDict_GetItemWithError(children, parent_id);
     if (slot == NULL) {
@@ -610,7 +612,11 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
     else if (PyList_CheckExact(slot)) {
         return PyList_Append(slot, entry);
     }
+    /* The collector kept off for this allocation: it could run finalizers (Python code,
+     * which could let another thread claim the store's end) in the claim's midst. */
+    gc_was_on = PyGC_Disable();
     pair = PyList_New(2);
+    if (gc_was_on) PyGC_Enable();
     if (pair == NULL) return -1;
     PyList_SET_ITEM(pair, 0, Py_NewRef(slot));
     PyList_SET_ITEM(pair, 1, Py_NewRef(entry));
@@ -619,16 +625,133 @@ push_child(PyObject *children, PyObject *entries, Py_ssize_t base, PyObject *par
     return rc;
 }
 
+/* The default clock, ptree.ids.utc_now's rule in C: the current UTC time as Pi writes it,
+ * ``2026-01-01T00:00:00.000Z`` (time.time_ns() // 10**6 is CLOCK_REALTIME in
+ * milliseconds; the seconds formatted by strftime of gmtime, as time.strftime does, then
+ * the milliseconds).  One string per millisecond, as ids.py caches it: later calls in
+ * the same millisecond return the same object.  A new reference, or NULL with an error. */
+#ifdef CLOCK_REALTIME
+#define HAVE_CLOCK 1
+static long long clock_ms = -1;
+static PyObject *clock_text = NULL;
+
+/* The text of the time ``ms`` milliseconds after the epoch (ids._utc_text's rule). */
+static PyObject *
+format_ms(long long ms)
+{
+    struct tm tm;
+    long long secs = ms / 1000, milli = ms % 1000;
+    time_t t;
+    char buf[64];
+    size_t len;
+    if (milli < 0) { /* divmod's floor */
+        secs -= 1;
+        milli += 1000;
+    }
+    t = (time_t)secs;
+    if ((long long)t != secs || gmtime_r(&t, &tm) == NULL) {
+        PyErr_SetString(PyExc_OverflowError, "a time out of range");
+        return NULL;
+    }
+    len = strftime(buf, sizeof(buf) - 6, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (len == 0) {
+        PyErr_SetString(PyExc_ValueError, "a time strftime cannot format");
+        return NULL;
+    }
+    snprintf(buf + len, 6, ".%03dZ", (int)milli);
+    return PyUnicode_FromStringAndSize(buf, (Py_ssize_t)len + 5);
+}
+
+static PyObject *
+clock_now(void)
+{
+    struct timespec ts;
+    long long ms;
+    PyObject *text;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (ms == clock_ms && clock_text != NULL) return Py_NewRef(clock_text);
+    text = format_ms(ms);
+    if (text == NULL) return NULL;
+    clock_ms = ms;
+    Py_XSETREF(clock_text, Py_NewRef(text));
+    return text;
+}
+
+static PyObject *
+utc_now(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return clock_now();
+}
+
+static PyObject *
+utc_text(PyObject *module, PyObject *ms_obj)
+{
+    long long ms = PyLong_AsLongLong(ms_obj);
+    (void)module;
+    if (ms == -1 && PyErr_Occurred()) return NULL;
+    return format_ms(ms);
+}
+#else
+#define HAVE_CLOCK 0
+#endif
+
+/* "e<k>" for k >= 1 (an exact str, as f"e{k}" makes), written directly. */
+static PyObject *
+counter_id(long long k)
+{
+    char digits[24];
+    int n = 0;
+    PyObject *out;
+    Py_UCS1 *data;
+    while (k > 0) {
+        digits[n++] = (char)('0' + k % 10);
+        k /= 10;
+    }
+    out = PyUnicode_New(n + 1, 127);
+    if (out == NULL) return NULL;
+    data = PyUnicode_1BYTE_DATA(out);
+    data[0] = 'e';
+    for (int i = 0; i < n; i++) data[i + 1] = (Py_UCS1)digits[n - 1 - i];
+    return out;
+}
+
+/* Store.claim's body for a message entry: 1 if added, 0 if the store does not end at
+ * ``size`` (nothing changed), -1 with an error (memory). */
+static int
+claim(PyObject *store, Py_ssize_t size, PyObject *parent_id, PyObject *leaf, PyObject *entry,
+      PyObject *entry_id)
+{
+    PyObject *entries = SLOT(store, S_ENTRIES);
+    Py_ssize_t base = PyLong_AsSsize_t(SLOT(store, S_BASE));
+    if (base < 0 || !PyList_CheckExact(entries) || base + PyList_GET_SIZE(entries) != size) {
+        PyErr_Clear();
+        return 0;
+    }
+    return push_child(SLOT(store, S_CHILDREN), entries, base, parent_id, leaf, entry) == 0
+                   && PyList_Append(entries, entry) == 0
+                   && PyDict_SetItem(SLOT(store, S_BY_ID), entry_id, entry) == 0
+               ? 1 : -1;
+}
+
+/* The lock type Store makes (handed to setup_append) and its ``locked`` method's C
+ * function (no arguments), called directly; NULL when that type has no such method
+ * (every lock is then acquired and released by method calls). */
+static PyTypeObject *lock_type = NULL;
+static PyCFunction lock_locked = NULL;
+
 static PyObject *
 append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *tree, *message, *store, *leaf, *header, *size_obj, *max_obj;
-    PyObject *parent_id = Py_None, *role, *entries, *got;
+    PyObject *parent_id = Py_None, *role, *got;
     Py_ssize_t depth = 1; /* Links' encoding: the depth + 1 */
     PyObject *frozen = NULL, *timestamp = NULL, *entry_id = NULL, *new_max = NULL;
     PyObject *new_size = NULL, *entry = NULL, *out = NULL;
     PyObject *lock;
-    Py_ssize_t size, base;
+    Py_ssize_t size;
     long long max_seq;
     int overflow, ok;
     (void)module;
@@ -686,11 +809,16 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
 
+#if HAVE_CLOCK
+    timestamp = clock_is_ours ? clock_now() : PyObject_CallNoArgs(default_clock);
+#else
     timestamp = PyObject_CallNoArgs(default_clock);
+#endif
     if (timestamp == NULL) goto fail;
-    entry_id = PyUnicode_FromFormat("e%lld", max_seq + 1);
+    entry_id = counter_id(max_seq + 1);
     new_max = PyLong_FromLongLong(max_seq + 1);
-    new_size = PyLong_FromSsize_t(size + 1);
+    /* One int for both where they are equal (a tree of default ids, never branched). */
+    new_size = (long long)size == max_seq ? Py_XNewRef(new_max) : PyLong_FromSsize_t(size + 1);
     if (entry_id == NULL || new_max == NULL || new_size == NULL) goto fail;
     if (leaf != Py_None) depth = ((Links *)leaf)->depth + 1;
 
@@ -716,35 +844,38 @@ append_message(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     fill(out, T_CONFIG, default_config);
 
     /* Store.claim: the end is claimed under the store's lock, which another thread
-     * may hold (it then takes tree.py's path, which waits for it). */
+     * may hold (it then takes tree.py's path, which waits for it).  A lock of the
+     * type Store makes (threading.Lock) is only asked whether it is held: the claim
+     * below runs no Python code and never lets another thread run (the GIL is held
+     * throughout, the collector is kept off for push_child's allocation), so it is as
+     * atomic as under the lock, without the two method calls. */
     lock = SLOT(store, S_LOCK);
-    if (lock == NULL || call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
-    Py_DECREF(got);
-    if (got != Py_True) goto decline;
-    entries = SLOT(store, S_ENTRIES);
-    base = PyLong_AsSsize_t(SLOT(store, S_BASE));
-    ok = base >= 0 && PyList_CheckExact(entries) && base + PyList_GET_SIZE(entries) == size;
-    if (ok) {
-        ok = push_child(SLOT(store, S_CHILDREN), entries, base, parent_id, leaf, entry) == 0
-                 && PyList_Append(entries, entry) == 0
-                 && PyDict_SetItem(SLOT(store, S_BY_ID), entry_id, entry) == 0
-             ? 1 : -1;
+    if (lock == NULL) goto fail;
+    if (lock_locked != NULL && Py_IS_TYPE(lock, lock_type)) {
+        got = lock_locked(lock, NULL);
+        if (got == NULL) goto fail;
+        Py_DECREF(got);
+        if (got != Py_False) goto decline;
+        ok = claim(store, size, parent_id, leaf, entry, entry_id);
     }
     else {
-        PyErr_Clear();
-    }
-    {
-        /* Released whatever happened, the error (memory) kept across the call. */
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        if (call_lock(lock, release_str, NULL, &got) < 0) {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            goto fail;
-        }
+        if (call_lock(lock, acquire_str, Py_False, &got) < 0) goto fail;
         Py_DECREF(got);
-        PyErr_Restore(type, value, tb);
+        if (got != Py_True) goto decline;
+        ok = claim(store, size, parent_id, leaf, entry, entry_id);
+        {
+            /* Released whatever happened, the error (memory) kept across the call. */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            if (call_lock(lock, release_str, NULL, &got) < 0) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                goto fail;
+            }
+            Py_DECREF(got);
+            PyErr_Restore(type, value, tb);
+        }
     }
     if (ok < 0) goto fail;
     if (ok == 0) goto decline;
@@ -797,21 +928,23 @@ offset_of(PyObject *descr, PyTypeObject *owner)
 }
 
 /* setup_append(SessionTree, MessageEntry, Entry, Store, SessionHeader, default_config,
- *              clock, empty, tree_slots, entry_slots, store_slots) */
+ *              clock, empty, tree_slots, entry_slots, store_slots, lock_type) */
 static PyObject *
 setup_append(PyObject *module, PyObject *args)
 {
-    PyTypeObject *tree_type, *entry_type, *base_type, *store_type, *header_type;
-    PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots;
+    PyTypeObject *tree_type, *entry_type, *base_type, *store_type, *header_type, *lock_t;
+    PyObject *config, *clock_fn, *empty, *tree_slots, *entry_slots, *store_slots, *descr;
+    PyCFunction locked = NULL;
     PyObject *groups[3];
     PyTypeObject *owners[3];
     Py_ssize_t firsts[4] = {T_STORE, E_ID, S_BASE, N_SLOTS}, found[N_SLOTS], i;
     int g;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!", &PyType_Type, &tree_type, &PyType_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOO!O!O!O!", &PyType_Type, &tree_type, &PyType_Type,
                           &entry_type, &PyType_Type, &base_type, &PyType_Type, &store_type,
                           &PyType_Type, &header_type, &config, &clock_fn, &empty, &PyTuple_Type, &tree_slots,
-                          &PyTuple_Type, &entry_slots, &PyTuple_Type, &store_slots)) {
+                          &PyTuple_Type, &entry_slots, &PyTuple_Type, &store_slots,
+                          &PyType_Type, &lock_t)) {
         return NULL;
     }
     if (FrozenDictType == NULL || !Py_IS_TYPE(empty, FrozenDictType)
@@ -845,7 +978,16 @@ setup_append(PyObject *module, PyObject *args)
         role_str = PyUnicode_InternFromString("role");
         acquire_str = PyUnicode_InternFromString("acquire");
         release_str = PyUnicode_InternFromString("release");
-        if (role_str == NULL || acquire_str == NULL || release_str == NULL) return NULL;
+        locked_str = PyUnicode_InternFromString("locked");
+        if (role_str == NULL || acquire_str == NULL || release_str == NULL || locked_str == NULL) {
+            return NULL;
+        }
+    }
+    /* The lock's ``locked``: a method of no arguments written in C (threading.Lock's). */
+    descr = _PyType_Lookup(lock_t, locked_str); /* borrowed */
+    if (descr != NULL && Py_IS_TYPE(descr, &PyMethodDescr_Type)
+        && ((PyMethodDescrObject *)descr)->d_method->ml_flags == METH_NOARGS) {
+        locked = ((PyMethodDescrObject *)descr)->d_method->ml_meth;
     }
     memcpy(offsets, found, sizeof(offsets)); /* all or nothing */
     Py_XSETREF(TreeType, (PyTypeObject *)Py_NewRef(tree_type));
@@ -855,7 +997,12 @@ setup_append(PyObject *module, PyObject *args)
     Py_XSETREF(HeaderType, (PyTypeObject *)Py_NewRef(header_type));
     Py_XSETREF(default_config, Py_NewRef(config));
     Py_XSETREF(default_clock, Py_NewRef(clock_fn));
+#if HAVE_CLOCK
+    clock_is_ours = PyCFunction_Check(clock_fn) && PyCFunction_GET_FUNCTION(clock_fn) == utc_now;
+#endif
     Py_XSETREF(empty_extra, Py_NewRef(empty));
+    Py_XSETREF(lock_type, (PyTypeObject *)Py_NewRef(lock_t));
+    lock_locked = locked;
     Py_RETURN_NONE;
 }
 
@@ -864,6 +1011,12 @@ static PyMethodDef methods[] = {
      "freeze_plain(value) -> freeze(value) for a plain JSON value, else None."},
     {"append_message", (PyCFunction)(void (*)(void))append_message, METH_FASTCALL,
      "append_message(tree, message) -> tree.append(message) in its common case, else None."},
+#if HAVE_CLOCK
+    {"utc_now", utc_now, METH_NOARGS,
+     "utc_now() -> ptree.ids.utc_now() in C (the default clock)."},
+    {"utc_text", utc_text, METH_O,
+     "utc_text(ms) -> the default clock's text of ms milliseconds after the epoch."},
+#endif
     {"setup_append", setup_append, METH_VARARGS,
      "setup_append(...): the types and slots append_message works with (ptree/tree.py)."},
     {"setup", setup, METH_VARARGS,

@@ -103,6 +103,34 @@ def random_ids(tree: IdSource) -> str:
 _last: tuple[int, str] = (-1, "")
 
 
+def _utc_text(ms: int) -> str:
+    """The clock's text of ``ms`` milliseconds after the epoch (the C clock's rule too)."""
+    secs, milli = divmod(ms, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{milli:03d}Z"
+
+
+def _python_utc_now() -> str:
+    """utc_now where ``ptree._cfrozen`` is not built."""
+    global _last
+    ms = time.time_ns() // 1_000_000
+    last = _last  # one read of one tuple: safe without a lock
+    if ms == last[0]:
+        return last[1]
+    text = _utc_text(ms)
+    _last = (ms, text)
+    return text
+
+
+# The same clock in C where the extension is built (ptree/_cfrozen.c, utc_now: the same
+# milliseconds, the same text, also cached per millisecond), which append's common
+# case calls without a Python call; tests/test_append_compiled.py checks the two agree.
+_clock: Clock
+try:
+    from ._cfrozen import utc_now as _clock
+except ImportError:  # pragma: no cover - built where a C compiler is found
+    _clock = _python_utc_now
+
+
 def utc_now() -> str:
     """The default clock: the current UTC time as Pi writes it, ``2026-01-01T00:00:00.000Z``.
 
@@ -112,12 +140,4 @@ def utc_now() -> str:
     >>> len(utc_now()), utc_now().endswith("Z")
     (24, True)
     """
-    global _last
-    ms = time.time_ns() // 1_000_000
-    last = _last  # one read of one tuple: safe without a lock
-    if ms == last[0]:
-        return last[1]
-    secs, milli = divmod(ms, 1000)
-    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{milli:03d}Z"
-    _last = (ms, text)
-    return text
+    return _clock()

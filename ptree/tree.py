@@ -14,7 +14,7 @@ from .entries import AnyEntry, Entry, MessageEntry, _link
 from .errors import DuplicateEntryError, EntryKindError, InvalidMessageError, UnknownEntryError
 from .frozen import FrozenDict, JSONValue, Message, freeze
 from .header import SessionHeader
-from .ids import Clock, IdFactory, counter_ids, counter_of, utc_now
+from .ids import Clock, IdFactory, _clock, counter_ids, counter_of, utc_now
 from .names import sanitize_session_name
 
 __all__ = ["SessionTree", "TreeBuilder"]
@@ -1205,7 +1205,7 @@ else:
             Store,
             SessionHeader,
             _DEFAULT_CONFIG,
-            utc_now,
+            _clock,  # what utc_now calls: the C clock where built, called without Python
             kinds.EMPTY,
             _slots(SessionTree, "_store", "_size", "_leaf", "_max_seq", "_header", "_config"),
             _slots(
@@ -1217,6 +1217,7 @@ else:
                 "message",
             ),
             _slots(Store, "base", "entries", "by_id", "children", "lock"),
+            type(Store().lock),  # the lock whose locked() it asks (threading.Lock)
         )
     except (TypeError, StopIteration) as exc:  # pragma: no cover - a layout change
         _compiled_append = None

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptree import FrozenDict, SessionTree, freeze, frozen
+from ptree import FrozenDict, SessionTree, freeze, frozen, ids
 from ptree import arrays as store_mod
 from ptree import tree as tree_mod
 from ptree.header import SessionHeader
@@ -201,7 +201,116 @@ class TestSameAsPython:
         assert SessionTree().append({"role": "user"}).leaf_id == "e1"
 
 
+class TestClock:
+    """The default clock in C (``ptree._cfrozen.utc_now``, which ``ids.utc_now`` calls
+    and append's common case calls directly) keeps ids.py's rule: the same text of the
+    same millisecond."""
+
+    def test_utc_now_is_the_compiled_clock(self) -> None:
+        from ptree import _cfrozen
+
+        assert ids._clock is _cfrozen.utc_now
+        assert tree_mod._DEFAULT_CONFIG.clock is ids.utc_now
+
+    @pytest.mark.parametrize(
+        ("ms", "text"),
+        [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (999, "1970-01-01T00:00:00.999Z"),
+            (951_782_400_999, "2000-02-29T00:00:00.999Z"),
+            (1_798_761_599_001, "2026-12-31T23:59:59.001Z"),
+            (4_102_444_799_123, "2099-12-31T23:59:59.123Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+        ],
+    )
+    def test_both_clocks_write_a_millisecond_alike(self, ms: int, text: str) -> None:
+        from ptree._cfrozen import utc_text
+
+        assert (utc_text(ms), ids._utc_text(ms)) == (text, text)
+
+    def test_both_clocks_read_the_same_time(self) -> None:
+        """The C clock's reading lies between two of the Python clock's, and equals
+        them when they fall in one millisecond."""
+        from ptree._cfrozen import utc_now
+
+        same = 0
+        for _ in range(200):
+            before, now, after = ids._python_utc_now(), utc_now(), ids._python_utc_now()
+            assert ISO.fullmatch(now)
+            assert before <= now <= after
+            if before == after:
+                assert now == before
+                same += 1
+        assert same > 0
+
+    def test_an_append_in_c_is_stamped_by_the_clock(self) -> None:
+        before = ids._python_utc_now()
+        t = compiled(SessionTree(), {"role": "user", "content": "a"})
+        after = ids._python_utc_now()
+        assert t is not None
+        assert t.leaf is not None
+        assert before <= t.leaf.timestamp <= after
+
+
 class TestThreads:
+    def test_a_held_lock_sends_append_to_the_python_path(self) -> None:
+        """While another thread holds the store's lock (claiming its end the Python
+        way), the compiled path adds nothing: it leaves the append to tree.py, which
+        waits for the lock."""
+        t = SessionTree().append({"role": "user", "content": "a"})
+        store = t._store
+        with store.lock:
+            assert compiled(t, {"role": "user", "content": "b"}) is None
+            assert len(store.entries) == 1
+        t2 = compiled(t, {"role": "user", "content": "b"})
+        assert t2 is not None
+        assert t2.leaf_id == "e2"
+        assert not store.lock.locked()
+
+    def test_the_collectors_switch_is_left_as_it_was(self) -> None:
+        """A second child of the leaf makes a list in the store's index, allocated with
+        the collector kept off: afterwards the collector is on or off as before."""
+        for enabled in (True, False):
+            t = SessionTree().append({"role": "user", "content": "a"})
+            t = t.append({"role": "user", "content": "b"}).move_to("e1")
+            (gc.enable if enabled else gc.disable)()
+            try:
+                t2 = compiled(t, {"role": "user", "content": "c"})
+                assert gc.isenabled() is enabled
+            finally:
+                gc.enable()
+            assert t2 is not None
+            assert [c.id for c in t2.children("e1")] == ["e2", "e3"]
+            assert t2._store.children["e1"] == [t2["e2"], t2["e3"]]
+
+    def test_a_lock_of_another_type_is_taken_and_released(self) -> None:
+        """A store whose lock is not a threading.Lock (an RLock here): the compiled
+        path acquires it without waiting, and releases it."""
+        t = SessionTree().append({"role": "user", "content": "a"})
+        t._store.lock = threading.RLock()  # type: ignore[assignment]
+        t2 = compiled(t, {"role": "user", "content": "b"})
+        assert t2 is not None
+        assert t2.leaf_id == "e2"
+        assert t._store.lock.acquire(blocking=False)  # free again
+        t._store.lock.release()
+        held = threading.Event()
+        done = threading.Event()
+
+        def hold() -> None:
+            with t._store.lock:
+                held.set()
+                done.wait()
+
+        th = threading.Thread(target=hold)
+        th.start()
+        held.wait()
+        try:
+            assert compiled(t2, {"role": "user", "content": "c"}) is None
+        finally:
+            done.set()
+            th.join()
+        t2._check()
+
     def test_compiled_and_python_appends_to_one_value_never_collide(self) -> None:
         """Threads appending to one value, some in C and some the Python way (an
         explicit id), each get a consistent value: one extends the store, the others
