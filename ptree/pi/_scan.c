@@ -35,6 +35,7 @@
 #include <Python.h>
 #include <structmember.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../_frozen_types.h"
@@ -600,9 +601,190 @@ entries(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* A new entry of EntryType holding the given values (borrowed), or NULL. */
+/* ------------------------------------------------ the loaded entry type, in C */
+
+/* LoadedType: ptree.pi.fast.LoadedMessage where this extension is built, made by
+ * loaded_type() as a subclass of fast.py's Python class of that name.  Two things
+ * make its instance 112 bytes where the Python class's was 112 plus a 48-byte Span:
+ *
+ * - Its message's bytes are found without a Span: the ``_source`` slot holds the
+ *   bytes object of the whole file (shared by all its entries) and one machine word
+ *   of its own, ``span``, the message's offset in it (high 40 bits) and length (low
+ *   24 bits).  ``_pending()`` makes the Span when the message is read (decoded, or
+ *   previewed from its bytes).  A message that does not fit (an offset past 1 TiB, a
+ *   length past 16 MiB), or an entry made by ``pending()`` (the msgspec path), has
+ *   ``span`` 0 and its source in ``_source`` as it is.
+ * - It is not a type the cyclic garbage collector knows (no GC header: 16 bytes):
+ *   none of its instances can be on a reference cycle.  What an entry holds is
+ *   strings, a small int (shape), frozen JSON values (FrozenDict/FrozenList of
+ *   strings, numbers and containers like themselves, untracked and never holding
+ *   anything else), the file's bytes (or a Span of them, or a msgspec.Raw: these
+ *   hold only bytes), and its parent entry, made and linked before it.  A parent
+ *   link is set once, by the tree builders, to an entry linked already (never the
+ *   entry itself, nor one linked after it), so following parents always ends at a
+ *   root: no cycle.  (As ptree/entries.py's other kinds are untracked once linked,
+ *   only a FrozenDict changed through dict's own methods, against its promise, could
+ *   close a cycle through one; this type is not subclassable, so no subclass adds a
+ *   field that could.)  Its deallocator follows a chain of parents it holds the last
+ *   reference to in a loop, where a Python class's uses the trashcan (which needs a
+ *   GC header): dropping the last reference to a leaf of 10^6 entries whose ancestors
+ *   nobody else holds must not recurse 10^6 deep. */
+static PyTypeObject *LoadedType = NULL;
+static Py_ssize_t loaded_span, loaded_source, loaded_parent; /* offsets */
+#define MAX_OBJECT_SLOTS 32
+static Py_ssize_t loaded_objects[MAX_OBJECT_SLOTS];
+static int loaded_object_count = 0;
+#define SPAN_BITS 24
+#define SPAN_LENGTH_MAX (((uint64_t)1 << SPAN_BITS) - 1)
+#define SPAN_OFFSET_MAX (((uint64_t)1 << (64 - SPAN_BITS)) - 1)
+
+#define OBJECT_AT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+#define SPAN_OF(obj) (*(uint64_t *)((char *)(obj) + loaded_span))
+
+static void
+loaded_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    for (;;) {
+        PyObject *parent = OBJECT_AT(self, loaded_parent);
+        OBJECT_AT(self, loaded_parent) = NULL;
+        for (int i = 0; i < loaded_object_count; i++) {
+            Py_CLEAR(OBJECT_AT(self, loaded_objects[i]));
+        }
+        type->tp_free(self);
+        if (parent != NULL && Py_TYPE(parent) == type && Py_REFCNT(parent) == 1) {
+            /* The last reference to the parent was this entry's: free it here (the
+             * type stays alive, the parent holds a reference to it). */
+            Py_DECREF(type);
+            self = parent;
+            continue;
+        }
+        Py_XDECREF(parent);
+        Py_DECREF(type);
+        return;
+    }
+}
+
+/* Never called (the type is not the collector's); given so that the type does not
+ * inherit its base's GC flag (CPython copies it only with the base's traverse). */
+static int
+loaded_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    (void)self;
+    (void)visit;
+    (void)arg;
+    return 0;
+}
+
+static PyObject *new_span(PyObject *owner, const char *start, Py_ssize_t size);
+
+/* _pending(): the message's undecoded source (a Span of the file's bytes, made now),
+ * or AttributeError once it is decoded (its _source dropped). */
 static PyObject *
-make_entry(PyObject *values[E_COUNT])
+loaded_pending(PyObject *self, PyObject *unused)
+{
+    PyObject *source = OBJECT_AT(self, loaded_source);
+    uint64_t span = SPAN_OF(self);
+    (void)unused;
+    if (source == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "_source");
+        return NULL;
+    }
+    if (span == 0 || !PyBytes_CheckExact(source)) return Py_NewRef(source);
+    return new_span(source, PyBytes_AS_STRING(source) + (span >> SPAN_BITS),
+                    (Py_ssize_t)(span & SPAN_LENGTH_MAX));
+}
+
+static PyMethodDef loaded_methods[] = {
+    {"_pending", loaded_pending, METH_NOARGS,
+     "_pending() -> the message's undecoded source; AttributeError once decoded."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot loaded_type_slots[] = {
+    {Py_tp_dealloc, loaded_dealloc},
+    {Py_tp_traverse, loaded_traverse},
+    {Py_tp_free, PyObject_Free},
+    {Py_tp_methods, loaded_methods},
+    {Py_tp_doc, "A message entry read from a Pi file, its message decoded on first read "
+                "(see ptree/pi/fast.py; made in C: ptree/pi/_scan.c)."},
+    {0, NULL},
+};
+
+/* loaded_type(base) -> the C LoadedMessage, a subclass of ``base`` (fast.py's
+ * LoadedMessage, a subclass of ptree.entries.LazyMessageEntry) with the span word
+ * added; the scanner's entries() then makes it.  Made once. */
+static PyObject *
+loaded_type(PyObject *module, PyObject *arg)
+{
+    PyTypeObject *base;
+    PyType_Spec spec = {
+        .name = "ptree.pi.fast.LoadedMessage",
+        .flags = Py_TPFLAGS_DEFAULT,
+        .slots = loaded_type_slots,
+    };
+    Py_ssize_t parent = -1, source = -1, n;
+    int count = 0;
+    PyObject *type;
+    (void)module;
+    if (LoadedType != NULL) return Py_NewRef(LoadedType);
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs a class");
+        return NULL;
+    }
+    base = (PyTypeObject *)arg;
+    if (base->tp_dictoffset != 0 || base->tp_weaklistoffset != 0 || base->tp_itemsize != 0
+        || base->tp_mro == NULL) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs a class of slots only");
+        return NULL;
+    }
+    /* Every object slot of the class and its bases (Links' parent, the attrs fields,
+     * _source): what the deallocator drops. */
+    n = PyTuple_GET_SIZE(base->tp_mro);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(base->tp_mro, i);
+        for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
+            int known = 0;
+            if (m->type != T_OBJECT_EX && m->type != T_OBJECT) continue;
+            if (strcmp(m->name, "parent_entry") == 0) parent = m->offset;
+            if (strcmp(m->name, "_source") == 0) source = m->offset;
+            for (int k = 0; k < count; k++) known |= loaded_objects[k] == m->offset;
+            if (known) continue;
+            if (count == MAX_OBJECT_SLOTS) {
+                PyErr_SetString(PyExc_TypeError, "loaded_type: too many slots");
+                return NULL;
+            }
+            loaded_objects[count++] = m->offset;
+        }
+    }
+    if (parent < 0 || source < 0) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs an entry class with _source");
+        return NULL;
+    }
+    spec.basicsize = (int)(base->tp_basicsize + (Py_ssize_t)sizeof(uint64_t));
+    type = PyType_FromSpecWithBases(&spec, arg);
+    if (type == NULL) return NULL;
+    if (PyType_IS_GC((PyTypeObject *)type)) { /* CPython gave it the base's GC flag */
+        Py_DECREF(type);
+        PyErr_SetString(PyExc_TypeError, "loaded_type: the type would be the collector's");
+        return NULL;
+    }
+    loaded_span = base->tp_basicsize;
+    loaded_source = source;
+    loaded_parent = parent;
+    loaded_object_count = count;
+    /* the parent is dropped by the deallocator's loop, not with the other slots */
+    for (int k = 0; k < count; k++) {
+        if (loaded_objects[k] == parent) loaded_objects[k] = loaded_objects[--loaded_object_count];
+    }
+    LoadedType = (PyTypeObject *)Py_NewRef(type);
+    return type;
+}
+
+/* A new entry of EntryType holding the given values (borrowed), or NULL; ``span``
+ * is its span word (LoadedType only: the values' source is then the file's bytes). */
+static PyObject *
+make_entry(PyObject *values[E_COUNT], uint64_t span)
 {
     PyObject *entry = EntryType->tp_alloc(EntryType, 0);
     if (entry == NULL) return NULL;
@@ -610,6 +792,7 @@ make_entry(PyObject *values[E_COUNT])
         PyObject **slot = (PyObject **)((char *)entry + entry_offsets[k]);
         Py_XSETREF(*slot, Py_NewRef(values[k]));
     }
+    if (span != 0) SPAN_OF(entry) = span;
     return entry;
 }
 
@@ -682,6 +865,7 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
     int shape = 0;
+    uint64_t span = 0;
     if (!envelope(p, end, spans, &shape)) {
         return PyLong_FromSsize_t(p - base);
     }
@@ -704,15 +888,26 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_
         time = text(spans[K_TIME]);
         if (time == NULL) goto fail;
     }
-    source = new_span(owner, (const char *)spans[K_MESSAGE][0],
-                      spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
-    if (source == NULL) goto fail;
+    {
+        uint64_t offset = (uint64_t)(spans[K_MESSAGE][0] - base);
+        uint64_t length = (uint64_t)(spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
+        if (as_entry && EntryType == LoadedType && offset <= SPAN_OFFSET_MAX
+            && 0 < length && length <= SPAN_LENGTH_MAX) {
+            /* the file's bytes and the span word: no Span object (see LoadedType) */
+            span = offset << SPAN_BITS | length;
+            source = Py_NewRef(owner);
+        }
+        else {
+            source = new_span(owner, (const char *)spans[K_MESSAGE][0], (Py_ssize_t)length);
+            if (source == NULL) goto fail;
+        }
+    }
     {
         PyObject *kind = PyLong_FromLong(shape); /* a cached small int: no allocation */
         if (kind == NULL) goto fail;
         if (as_entry) {
             PyObject *values[E_COUNT] = {id, parent, time, entry_extra, source, kind};
-            item = make_entry(values);
+            item = make_entry(values, span);
         }
         else {
             item = PyTuple_Pack(5, id, parent, time, source, kind);
@@ -1127,6 +1322,8 @@ static PyMethodDef methods[] = {
      "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
     {"in_order", in_order, METH_VARARGS,
      "in_order(records, start, limit, by_id, taken) -> the parents of the run from start."},
+    {"loaded_type", loaded_type, METH_O,
+     "loaded_type(base) -> LoadedMessage in C: base's subclass the scanner makes."},
     {"entries", entries, METH_VARARGS,
      "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},

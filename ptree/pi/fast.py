@@ -26,7 +26,7 @@ time it takes on the msgspec path (benchmarks/README.md, "Big sessions").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..entries import EMPTY, LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
@@ -174,6 +174,13 @@ class LoadedMessage(LazyMessageEntry):
                 pass
         return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
 
+
+if _scan is not None and not TYPE_CHECKING:
+    # The same class in C, a subclass of the one above (ptree/pi/_scan.c's LoadedType):
+    # its message's bytes are the file's bytes and its place in them, not a Span (48 B
+    # an entry), and it is not the garbage collector's (no GC header, 16 B: its
+    # instances can never be on a reference cycle).  Everything else is inherited.
+    LoadedMessage = _scan.loaded_type(LoadedMessage)
 
 # The slots LazyMessageEntry.pending sets, in the order of the values the C scanner
 # gives for them (its tuple's, with ``extra`` always EMPTY): the scanner makes the
