@@ -219,7 +219,10 @@ class _Reader:
         self.ends_clean = size == 0 or data.endswith(b"\n")
         self.cut: dict[int, str] = {}
         self.records: list[FrozenDict | Entry] = []
-        self.rec_lines: array[int] = array("q")  # machine integers: no object per line
+        # Line numbers as machine integers (no object per line), of 4 bytes where the
+        # file's size bounds them below 2^31, else 8.
+        self.line_code = "i" if size < 2**31 - 1 else "q"
+        self.rec_lines: array[int] = array(self.line_code)
         self.parsed: list[int] = []
         self.batched = False  # a record marks a multi-line commit (BATCH_KEY)
         self.file_header: SessionHeader | None = None
@@ -407,7 +410,7 @@ class _Reader:
                 group_lines.clear()
         if group:
             drop()
-        return out, array("q", out_lines)
+        return out, array(self.line_code, out_lines)
 
     def torn(self, lineno: int, last: bool) -> None:
         """Report a line that a crash cut short, skipped in both modes."""
@@ -458,14 +461,16 @@ class _Reader:
         down, a missing one, a cycle) is left to :meth:`tree_of`.
         """
         version = header.version
-        found = _Found()
-        entries = found.entries
+        found = _Found(entry_lines=array(self.line_code))
+        builder = found.builder
+        # While they come in order, the entries are the store's own list (add appends
+        # to it): one list where there were two (8 B an entry of 10^6 at the peak).
+        entries = found.entries = builder.entries
         entry_lines = found.entry_lines
         leaf_target = found.leaf_target
         leaf: str | None = None
         prev: str | None = None
         leaf_records = version >= 2  # a v1 file has no ids for a record to target
-        builder = found.builder
         add = builder.add
         # The store's index is the reader's while entries come in order (add fills
         # it); after that the store is dropped, and the index goes on alone.
@@ -487,7 +492,6 @@ class _Reader:
                     run = records[k : k + len(parents)]
                     for item, parent in zip(run, parents, strict=True):
                         add(item, parent)  # type: ignore[arg-type]
-                    entries += run  # type: ignore[arg-type]
                     entry_lines.extend(rec_lines[k : k + len(parents)])
                     leaf = prev = run[-1].id  # type: ignore[union-attr]
                     k += len(parents)
@@ -590,16 +594,19 @@ class _Reader:
                 parent = None if pid is None else by_id.get(pid)
                 if parent is None and pid is not None:
                     in_order = False
+                    # From here on the entries are not all the store's: a list of their own.
+                    entries = found.entries = list(entries)
                     by_id[eid] = entry
+                    entries.append(entry)
                 else:
-                    add(entry, parent)  # by_id[eid] = entry, among others
+                    add(entry, parent)  # by_id[eid] = entry, entries.append(entry), ...
             else:
                 by_id[eid] = entry
+                entries.append(entry)
             if found.line_of is not None:
                 found.line_of[eid] = lineno
             entry_lines.append(lineno)
             leaf = prev = eid
-            entries.append(entry)
         found.leaf, found.in_order = leaf, in_order
         return found
 
