@@ -548,7 +548,7 @@ class LazyMessageEntry(MessageEntry):
                 return _get_message(self, MessageEntry)  # another thread was first
             except AttributeError:
                 _set_message(self, value)
-                _del_source(self)
+                self._drop_source()
                 return value
 
     def _pending(self) -> object:
@@ -558,6 +558,10 @@ class LazyMessageEntry(MessageEntry):
         file's bytes and the message's place in them) and make it here.  O(1).
         """
         return _get_source(self)
+
+    def _drop_source(self) -> None:
+        """Let the undecoded source go (the message is decoded).  O(1)."""
+        _del_source(self)
 
     def undecoded(self) -> object | None:
         """The message's undecoded source, or ``None`` once it has been decoded.  O(1).

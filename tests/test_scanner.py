@@ -323,9 +323,13 @@ class TestLines:
         assert type(entry) is cls
         assert not gc.is_tracked(entry)
         assert not cls.__flags__ & (1 << 14)  # Py_TPFLAGS_HAVE_GC
-        # No GC header (16 B), one word for the span (8 B); the file's bytes, no Span.
-        assert sys.getsizeof(entry) == sys.getsizeof(python) - 16 + 8
-        assert entry._source is data
+        # No GC header (16 B); the _source slot holds the message's place in the
+        # file's bytes, not a Span: one reference to the bytes for all entries.
+        assert sys.getsizeof(entry) == sys.getsizeof(python) - 16
+        held = sys.getrefcount(data)
+        (again,), _ = _scan.scan(data, 0, 1, True)
+        assert sys.getrefcount(data) == held
+        del again
         assert gc.get_referents(entry) == []  # not the collector's
         assert type(entry.undecoded()) is _scan.Span
         assert entry == python
@@ -335,15 +339,34 @@ class TestLines:
         with pytest.raises(TypeError):  # not a base: no subclass adds a field
             type("Sub", (cls,), {"__slots__": ()})
 
-    def test_a_message_past_16_mib_keeps_a_span(self) -> None:
-        """A message longer than the span word holds (16 MiB) keeps a Span instead:
+    def test_a_message_past_128_kib_keeps_a_span(self) -> None:
+        """A message longer than a packed span holds (128 KiB) keeps a Span instead:
         the same entry, its source the same bytes."""
-        text = '{"role":"user","content":"' + "x" * (1 << 24) + '"}'
-        data = line(text, entry_id="m0") + b"\n"
-        (entry,), _ = _scan.scan(data, 0, 1, True)
-        assert type(entry._source) is _scan.Span
-        assert bytes(entry.undecoded()) == text.encode()
-        assert entry.message["content"] == "x" * (1 << 24)
+        for size in (1 << 17, (1 << 17) - 30):  # the message: 28 bytes more than its x's
+            text = '{"role":"user","content":"' + "x" * size + '"}'
+            data = line(text, entry_id="m0") + b"\n"
+            (entry,), _ = _scan.scan(data, 0, 1, True)
+            source = entry.undecoded()
+            assert (source is entry.undecoded()) is (size == 1 << 17)  # kept, or made
+            assert bytes(source) == text.encode()
+            assert entry.message["content"] == "x" * size
+
+    def test_the_files_bytes_go_with_their_last_entry(self) -> None:
+        """Entries made in C hold one reference to the file's bytes between them,
+        let go when the last of them is freed or decoded (or when none was made)."""
+        data = b"".join(line('{"role":"u"}', entry_id=f"m{i}") + b"\n" for i in range(3))
+        base = sys.getrefcount(data)
+        made, _ = _scan.scan(data, 0, 3, True)
+        assert sys.getrefcount(data) == base + 1
+        made[0].message  # noqa: B018 - decoded: its source is let go
+        del made[1]
+        assert sys.getrefcount(data) == base + 1
+        del made[1]
+        assert sys.getrefcount(data) == base
+        other = b"other line\n"
+        held = sys.getrefcount(other)
+        _scan.scan(other, 0, 1, True)
+        assert sys.getrefcount(other) == held
 
     def test_a_long_chain_of_c_entries_is_freed_without_recursion(self) -> None:
         """Dropping the last reference to the leaf of 300,000 C entries whose ancestors
