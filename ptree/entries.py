@@ -539,7 +539,7 @@ class LazyMessageEntry(MessageEntry):
         if name != "message":
             return super().__getattr__(name)
         try:
-            source = _get_source(self)
+            source = self._pending()
         except AttributeError:  # another thread decoded it and dropped the source
             return _get_message(self, MessageEntry)
         value = self.decode(source)
@@ -548,8 +548,20 @@ class LazyMessageEntry(MessageEntry):
                 return _get_message(self, MessageEntry)  # another thread was first
             except AttributeError:
                 _set_message(self, value)
-                _del_source(self)
+                self._drop_source()
                 return value
+
+    def _pending(self) -> object:
+        """The undecoded source; ``AttributeError`` once decoded (the slot dropped).
+
+        A subclass may keep its source otherwise (the Pi reader's C entries keep the
+        file's bytes and the message's place in them) and make it here.  O(1).
+        """
+        return _get_source(self)
+
+    def _drop_source(self) -> None:
+        """Let the undecoded source go (the message is decoded).  O(1)."""
+        _del_source(self)
 
     def undecoded(self) -> object | None:
         """The message's undecoded source, or ``None`` once it has been decoded.  O(1).
@@ -560,7 +572,7 @@ class LazyMessageEntry(MessageEntry):
         the entry may be decoded meanwhile by another thread, which is harmless.
         """
         try:
-            source: object = _get_source(self)
+            source: object = self._pending()
         except AttributeError:
             return None
         return source

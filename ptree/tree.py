@@ -1263,7 +1263,7 @@ class TreeBuilder:
     (['e1', 'e2'], 2)
     """
 
-    __slots__ = ("_max_seq", "_size", "_store", "index")
+    __slots__ = ("_max_seq", "_size", "_store", "entries", "index")
 
     def __init__(self) -> None:
         self._store = Store()
@@ -1272,6 +1272,9 @@ class TreeBuilder:
         self.index: dict[str, Entry] = self._store.by_id
         """The entries added so far, by id (the tree's own index: read it, never write
         it while the builder is in use)."""
+        self.entries: list[Entry] = self._store.entries
+        """The entries added so far, in order (the tree's own list: read it, never
+        write it while the builder is in use)."""
 
     def add(self, entry: Entry, parent: Entry | None) -> None:
         """Add ``entry`` under ``parent`` (an entry added before, or ``None``).  O(1).

@@ -10,8 +10,10 @@ also loaded three ways (C scanner, msgspec path, ordinary reader) and compared.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Iterator
@@ -34,6 +36,10 @@ if fast.SCANNER != "C":  # pragma: no cover - the extension is built by pip inst
     missing("the C line scanner (ptree/pi/_scan.c) was not built here", module_level=True)
 
 from ptree.pi import _scan
+
+# fast.py's Python class, what a build without the extension makes (the C class is its
+# subclass).
+PYTHON_LOADED: type[fast.LoadedMessage] = fast.LoadedMessage.__base__  # type: ignore[assignment]
 
 
 def scan_one(raw: bytes) -> tuple[str, str | None, str, Any, int] | int:
@@ -289,16 +295,101 @@ class TestLines:
             assert type(value) is tuple
             expected = fast.LoadedMessage.pending(*value)
             assert type(entry) is type(expected) is fast.LoadedMessage
-            for name in sorted(names):
+            # The C entry keeps the file's bytes and the message's place in them; its
+            # source, made when asked for, is the same bytes as the Span given.
+            assert entry.undecoded() is not None
+            assert bytes(entry.undecoded()) == bytes(value[3])  # type: ignore[call-overload]
+            for name in sorted(names - {"_source"}):  # (reading message decodes it)
                 got: Any = getattr(entry, name, "<unset>")
                 want: Any = getattr(expected, name, "<unset>")
-                if name == "_source":
-                    got, want = bytes(got), bytes(want)
                 assert got == want, name
                 assert type(got) is type(want), name
+            assert entry.undecoded() is None
             assert entry == expected
             assert entry.message == expected.message
         assert made[1].parent_id is made[0].id  # one string for both
+
+    def test_loaded_entries_in_c(self) -> None:
+        """The C class: a subclass of the Python one that the collector does not know
+        (no GC header), its message found from the file's bytes and one word (no Span
+        kept), read and compared as the Python class's entries."""
+        cls = fast.LoadedMessage
+        assert cls.__base__ is PYTHON_LOADED
+        assert cls.__name__ == "LoadedMessage"
+        data = line('{"role":"user","content":"hi"}', entry_id="m0") + b"\n"
+        (entry,), _ = _scan.scan(data, 0, 1, True)
+        values: Any = _scan.scan(data, 0, 1)[0][0]
+        python = PYTHON_LOADED.pending(*values)
+        assert type(entry) is cls
+        assert not gc.is_tracked(entry)
+        assert not cls.__flags__ & (1 << 14)  # Py_TPFLAGS_HAVE_GC
+        # No GC header (16 B); the _source slot holds the message's place in the
+        # file's bytes, not a Span: one reference to the bytes for all entries.
+        assert sys.getsizeof(entry) == sys.getsizeof(python) - 16
+        held = sys.getrefcount(data)
+        (again,), _ = _scan.scan(data, 0, 1, True)
+        assert sys.getrefcount(data) == held
+        del again
+        assert gc.get_referents(entry) == []  # not the collector's
+        assert type(entry.undecoded()) is _scan.Span
+        assert entry == python
+        assert hash(entry) == hash(python)
+        assert entry.message == {"role": "user", "content": "hi"}
+        assert entry.undecoded() is None
+        with pytest.raises(TypeError):  # not a base: no subclass adds a field
+            type("Sub", (cls,), {"__slots__": ()})
+
+    def test_a_message_past_128_kib_keeps_a_span(self) -> None:
+        """A message longer than a packed span holds (128 KiB) keeps a Span instead:
+        the same entry, its source the same bytes."""
+        for size in (1 << 17, (1 << 17) - 30):  # the message: 28 bytes more than its x's
+            text = '{"role":"user","content":"' + "x" * size + '"}'
+            data = line(text, entry_id="m0") + b"\n"
+            (entry,), _ = _scan.scan(data, 0, 1, True)
+            source = entry.undecoded()
+            assert (source is entry.undecoded()) is (size == 1 << 17)  # kept, or made
+            assert bytes(source) == text.encode()
+            assert entry.message["content"] == "x" * size
+
+    def test_the_files_bytes_go_with_their_last_entry(self) -> None:
+        """Entries made in C hold one reference to the file's bytes between them,
+        let go when the last of them is freed or decoded (or when none was made)."""
+        data = b"".join(line('{"role":"u"}', entry_id=f"m{i}") + b"\n" for i in range(3))
+        base = sys.getrefcount(data)
+        made, _ = _scan.scan(data, 0, 3, True)
+        assert sys.getrefcount(data) == base + 1
+        made[0].message  # noqa: B018 - decoded: its source is let go
+        del made[1]
+        assert sys.getrefcount(data) == base + 1
+        del made[1]
+        assert sys.getrefcount(data) == base
+        other = b"other line\n"
+        held = sys.getrefcount(other)
+        _scan.scan(other, 0, 1, True)
+        assert sys.getrefcount(other) == held
+
+    def test_a_long_chain_of_c_entries_is_freed_without_recursion(self) -> None:
+        """Dropping the last reference to the leaf of 300,000 C entries whose ancestors
+        nobody else holds frees them all, in a loop (a recursion that deep would
+        crash the interpreter)."""
+        from ptree.entries import _link
+
+        n = 300_000
+        lines = [line('{"role":"u"}', entry_id="m0")]
+        lines += [line('{"role":"u"}', entry_id=f"m{i}", parent=f"m{i - 1}") for i in range(1, n)]
+        made, _ = _scan.scan(b"\n".join(lines) + b"\n", 0, n, True)
+        parent = None
+        for seq, entry in enumerate(made):
+            _link(entry, parent, seq)
+            parent = entry
+        probe = made[0].id
+        before = sys.getrefcount(probe)
+        del made[:], entry
+        assert sys.getrefcount(probe) == before  # m0 still held by the chain
+        del parent  # the leaf, and with it the whole chain
+        # m0's id was held by m0 and by m1's parent_id: now only by ``probe`` (and the
+        # call's argument)
+        assert sys.getrefcount(probe) == before - 2 == 2
 
     def test_in_order_runs(self) -> None:
         """in_order gives the parents of the run from ``start``: at most ``limit``,
@@ -494,13 +585,14 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
     """The file loaded with the C scanner, the msgspec path and the ordinary reader:
     (tree or error text, warnings, the messages) for each."""
     out = []
-    saved = fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C
+    saved = fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C, fast.LoadedMessage
     try:
         for scanner, available in (("C", True), ("msgspec", True), ("none", False)):
             fast.SCANNER, fast.AVAILABLE = scanner, available  # type: ignore[assignment]
             # The msgspec path as a build without the extension runs it: entries
-            # made and added one by one in Python.
+            # made and added one by one in Python, of the Python class.
             fast.ENTRIES_IN_C = scanner == "C"
+            fast.LoadedMessage = saved[3] if scanner == "C" else PYTHON_LOADED  # type: ignore[misc]
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
@@ -510,7 +602,7 @@ def load_three(path: Path, strict: bool = True) -> list[Any]:
                     got, messages = f"error: {exc}", None
             out.append((got, [str(w.message) for w in caught], messages))
     finally:
-        fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C = saved
+        fast.SCANNER, fast.AVAILABLE, fast.ENTRIES_IN_C, fast.LoadedMessage = saved  # type: ignore[misc]
     return out
 
 

@@ -35,6 +35,7 @@
 #include <Python.h>
 #include <structmember.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../_frozen_types.h"
@@ -600,17 +601,327 @@ entries(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* A new entry of EntryType holding the given values (borrowed), or NULL. */
+/* ------------------------------------------------ the loaded entry type, in C */
+
+/* LoadedType: ptree.pi.fast.LoadedMessage where this extension is built, made by
+ * loaded_type() as a subclass of fast.py's Python class of that name.  Two things
+ * make its instance 96 bytes where the Python class's was 112 plus a 48-byte Span:
+ *
+ * - Its message's bytes are found without a Span.  The ``_source`` slot holds one
+ *   word, either a reference to a source object (low bit 0: a Span, a msgspec.Raw,
+ *   what pending() is given) or a packed span (low bit 1): the file's bytes as an
+ *   index into ``owners`` (below), the message's offset in them and its length.
+ *   ``_pending()`` makes the Span when the message is read (decoded, or previewed),
+ *   ``_drop_source()`` lets it go once decoded, and ``_source`` reads as the source
+ *   (the member descriptor of the base must never be used on these entries: the
+ *   reader and fast.py do not).  A message that does not fit (longer than 128 KiB,
+ *   an offset past 16 GiB, more than 4,095 files' bytes held at once) keeps a Span.
+ * - It is not a type the cyclic garbage collector knows (no GC header: 16 bytes):
+ *   none of its instances can be on a reference cycle.  What an entry holds is
+ *   strings, a small int (shape), frozen JSON values (FrozenDict/FrozenList of
+ *   strings, numbers and containers like themselves, untracked and never holding
+ *   anything else), the file's bytes (or a Span of them, or a msgspec.Raw: these
+ *   hold only bytes), and its parent entry, made and linked before it.  A parent
+ *   link is set once, by the tree builders, to an entry linked already (never the
+ *   entry itself, nor one linked after it), so following parents always ends at a
+ *   root: no cycle.  (As ptree/entries.py's other kinds are untracked once linked,
+ *   only a FrozenDict changed through dict's own methods, against its promise, could
+ *   close a cycle through one; this type is not subclassable, so no subclass adds a
+ *   field that could.)  Its deallocator follows a chain of parents it holds the last
+ *   reference to in a loop, where a Python class's uses the trashcan (which needs a
+ *   GC header): dropping the last reference to a leaf of 10^6 entries whose ancestors
+ *   nobody else holds must not recurse 10^6 deep. */
+static PyTypeObject *LoadedType = NULL;
+static Py_ssize_t loaded_source, loaded_parent; /* offsets */
+#define MAX_OBJECT_SLOTS 32
+static Py_ssize_t loaded_objects[MAX_OBJECT_SLOTS];
+static int loaded_object_count = 0;
+
+/* The packed span: 1 | length << 1 | offset << 18 | owner << 52. */
+#define LENGTH_BITS 17
+#define OFFSET_BITS 34
+#define OWNER_BITS 12
+#define LENGTH_MAX (((uint64_t)1 << LENGTH_BITS) - 1)
+#define OFFSET_MAX (((uint64_t)1 << OFFSET_BITS) - 1)
+#define OWNER_MAX (((uint64_t)1 << OWNER_BITS) - 1)
+#define WORD_OF(obj) (*(uint64_t *)((char *)(obj) + loaded_source))
+#define OBJECT_AT(obj, offset) (*(PyObject **)((char *)(obj) + (offset)))
+
+/* The files' bytes that packed spans point into, each with the number of entries
+ * that do (one reference held for all of them).  Index 0 is never used. */
+typedef struct {
+    PyObject *owner;
+    Py_ssize_t count;
+} Owner;
+static Owner *owners = NULL;
+static Py_ssize_t owners_size = 0;
+
+/* The index of ``owner`` (a bytes object) in owners, added if new; 0 when the
+ * table is full (the caller then makes Spans) or with MemoryError set. */
+static Py_ssize_t
+owner_index(PyObject *owner)
+{
+    Py_ssize_t free_slot = 0;
+    for (Py_ssize_t i = 1; i < owners_size; i++) {
+        if (owners[i].owner == owner) return i;
+        if (owners[i].owner == NULL && free_slot == 0) free_slot = i;
+    }
+    if (free_slot == 0) {
+        Py_ssize_t size = owners_size == 0 ? 8 : owners_size * 2;
+        Owner *grown;
+        if (owners_size > (Py_ssize_t)OWNER_MAX) return 0;
+        if (size > (Py_ssize_t)OWNER_MAX + 1) size = (Py_ssize_t)OWNER_MAX + 1;
+        grown = PyMem_Realloc(owners, (size_t)size * sizeof(Owner));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        for (Py_ssize_t i = owners_size; i < size; i++) grown[i] = (Owner){NULL, 0};
+        owners = grown;
+        free_slot = owners_size == 0 ? 1 : owners_size;
+        owners_size = size;
+    }
+    owners[free_slot].owner = Py_NewRef(owner);
+    owners[free_slot].count = 0;
+    return free_slot;
+}
+
+/* Let go of an entry's source word (a reference, or a packed span's owner). */
+static void
+release_word(uint64_t word)
+{
+    if (word == 0) return;
+    if ((word & 1) == 0) {
+        Py_DECREF((PyObject *)(uintptr_t)word);
+        return;
+    }
+    {
+        Owner *o = &owners[word >> (64 - OWNER_BITS)];
+        if (--o->count == 0) Py_CLEAR(o->owner);
+    }
+}
+
+static void
+loaded_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    for (;;) {
+        PyObject *parent = OBJECT_AT(self, loaded_parent);
+        uint64_t word = WORD_OF(self);
+        OBJECT_AT(self, loaded_parent) = NULL;
+        WORD_OF(self) = 0;
+        release_word(word);
+        for (int i = 0; i < loaded_object_count; i++) {
+            Py_CLEAR(OBJECT_AT(self, loaded_objects[i]));
+        }
+        type->tp_free(self);
+        if (parent != NULL && Py_TYPE(parent) == type && Py_REFCNT(parent) == 1) {
+            /* The last reference to the parent was this entry's: free it here (the
+             * type stays alive, the parent holds a reference to it). */
+            Py_DECREF(type);
+            self = parent;
+            continue;
+        }
+        Py_XDECREF(parent);
+        Py_DECREF(type);
+        return;
+    }
+}
+
+/* Never called (the type is not the collector's); given so that the type does not
+ * inherit its base's GC flag (CPython copies it only with the base's traverse). */
+static int
+loaded_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    (void)self;
+    (void)visit;
+    (void)arg;
+    return 0;
+}
+
+static PyObject *new_span(PyObject *owner, const char *start, Py_ssize_t size);
+
+/* _pending(): the message's undecoded source (for a packed span, a Span of the
+ * file's bytes made now), or AttributeError once it is decoded (dropped). */
 static PyObject *
-make_entry(PyObject *values[E_COUNT])
+loaded_pending(PyObject *self, PyObject *unused)
+{
+    uint64_t word = WORD_OF(self);
+    (void)unused;
+    if (word == 0) {
+        PyErr_SetString(PyExc_AttributeError, "_source");
+        return NULL;
+    }
+    if ((word & 1) == 0) return Py_NewRef((PyObject *)(uintptr_t)word);
+    {
+        PyObject *owner = owners[word >> (64 - OWNER_BITS)].owner;
+        uint64_t offset = (word >> (1 + LENGTH_BITS)) & OFFSET_MAX;
+        return new_span(owner, PyBytes_AS_STRING(owner) + offset,
+                        (Py_ssize_t)((word >> 1) & LENGTH_MAX));
+    }
+}
+
+static PyObject *
+loaded_source_get(PyObject *self, void *closure)
+{
+    (void)closure;
+    return loaded_pending(self, NULL);
+}
+
+/* _drop_source(): let the source go (the message is decoded). */
+static PyObject *
+loaded_drop_source(PyObject *self, PyObject *unused)
+{
+    uint64_t word = WORD_OF(self);
+    (void)unused;
+    WORD_OF(self) = 0;
+    release_word(word);
+    Py_RETURN_NONE;
+}
+
+/* pending(id, parent_id, timestamp, source, shape): LazyMessageEntry.pending's
+ * entry, its source kept as a reference. */
+static PyObject *loaded_pending_new(PyObject *cls, PyObject *const *args, Py_ssize_t nargs);
+
+static PyMethodDef loaded_methods[] = {
+    {"_pending", loaded_pending, METH_NOARGS,
+     "_pending() -> the message's undecoded source; AttributeError once decoded."},
+    {"_drop_source", loaded_drop_source, METH_NOARGS,
+     "_drop_source(): let the undecoded source go (the message is decoded)."},
+    {"pending", (PyCFunction)(void (*)(void))loaded_pending_new,
+     METH_FASTCALL | METH_CLASS,
+     "pending(entry_id, parent_id, timestamp, source, shape) -> an entry whose message "
+     "will be decoded from source on first read (LazyMessageEntry.pending).  O(1)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef loaded_getset[] = {
+    {"_source", loaded_source_get, NULL, "The undecoded source (a Span of the file's bytes).",
+     NULL},
+    {NULL},
+};
+
+static PyType_Slot loaded_type_slots[] = {
+    {Py_tp_dealloc, loaded_dealloc},
+    {Py_tp_traverse, loaded_traverse},
+    {Py_tp_free, PyObject_Free},
+    {Py_tp_methods, loaded_methods},
+    {Py_tp_getset, loaded_getset},
+    {Py_tp_doc, "A message entry read from a Pi file, its message decoded on first read "
+                "(see ptree/pi/fast.py; made in C: ptree/pi/_scan.c)."},
+    {0, NULL},
+};
+
+/* loaded_type(base) -> the C LoadedMessage, a subclass of ``base`` (fast.py's
+ * LoadedMessage, a subclass of ptree.entries.LazyMessageEntry) whose ``_source`` slot
+ * holds a word (above); the scanner's entries() then makes it.  Made once. */
+static PyObject *
+loaded_type(PyObject *module, PyObject *arg)
+{
+    PyTypeObject *base;
+    PyType_Spec spec = {
+        .name = "ptree.pi.fast.LoadedMessage",
+        .flags = Py_TPFLAGS_DEFAULT,
+        .slots = loaded_type_slots,
+    };
+    Py_ssize_t parent = -1, source = -1, n;
+    int count = 0;
+    PyObject *type;
+    (void)module;
+    if (LoadedType != NULL) return Py_NewRef(LoadedType);
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs a class");
+        return NULL;
+    }
+    base = (PyTypeObject *)arg;
+    if (base->tp_dictoffset != 0 || base->tp_weaklistoffset != 0 || base->tp_itemsize != 0
+        || base->tp_mro == NULL) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs a class of slots only");
+        return NULL;
+    }
+    /* Every object slot of the class and its bases (Links' parent, the attrs fields,
+     * _source): what the deallocator drops. */
+    n = PyTuple_GET_SIZE(base->tp_mro);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(base->tp_mro, i);
+        for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
+            int known = 0;
+            if (m->type != T_OBJECT_EX && m->type != T_OBJECT) continue;
+            if (strcmp(m->name, "parent_entry") == 0) parent = m->offset;
+            if (strcmp(m->name, "_source") == 0) source = m->offset;
+            for (int k = 0; k < count; k++) known |= loaded_objects[k] == m->offset;
+            if (known) continue;
+            if (count == MAX_OBJECT_SLOTS) {
+                PyErr_SetString(PyExc_TypeError, "loaded_type: too many slots");
+                return NULL;
+            }
+            loaded_objects[count++] = m->offset;
+        }
+    }
+    if (parent < 0 || source < 0) {
+        PyErr_SetString(PyExc_TypeError, "loaded_type needs an entry class with _source");
+        return NULL;
+    }
+    spec.basicsize = (int)base->tp_basicsize;
+    type = PyType_FromSpecWithBases(&spec, arg);
+    if (type == NULL) return NULL;
+    if (PyType_IS_GC((PyTypeObject *)type)) { /* CPython gave it the base's GC flag */
+        Py_DECREF(type);
+        PyErr_SetString(PyExc_TypeError, "loaded_type: the type would be the collector's");
+        return NULL;
+    }
+    loaded_source = source;
+    loaded_parent = parent;
+    /* the parent and the source word are dropped by the deallocator itself */
+    for (int k = count - 1; k >= 0; k--) {
+        if (loaded_objects[k] == parent || loaded_objects[k] == source) {
+            loaded_objects[k] = loaded_objects[--count];
+        }
+    }
+    loaded_object_count = count;
+    LoadedType = (PyTypeObject *)Py_NewRef(type);
+    return type;
+}
+
+/* A new entry of EntryType holding the given values (borrowed), or NULL; ``word``,
+ * when not 0, is its packed span (LoadedType only), kept instead of values' source
+ * (the owner's count is the caller's to raise). */
+static PyObject *
+make_entry(PyObject *values[E_COUNT], uint64_t word)
 {
     PyObject *entry = EntryType->tp_alloc(EntryType, 0);
     if (entry == NULL) return NULL;
     for (int k = 0; k < E_COUNT; k++) {
         PyObject **slot = (PyObject **)((char *)entry + entry_offsets[k]);
+        if (k == E_SOURCE && word != 0) {
+            WORD_OF(entry) = word;
+            continue;
+        }
         Py_XSETREF(*slot, Py_NewRef(values[k]));
     }
     return entry;
+}
+
+static PyObject *
+loaded_pending_new(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *values[E_COUNT];
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "pending(entry_id, parent_id, timestamp, source, shape)");
+        return NULL;
+    }
+    if (cls != (PyObject *)LoadedType || EntryType != LoadedType) {
+        PyErr_SetString(PyExc_TypeError, "pending: the scanner's entries() was not set up");
+        return NULL;
+    }
+    values[E_ID] = args[0];
+    values[E_PARENT] = args[1];
+    values[E_TIME] = args[2];
+    values[E_EXTRA] = entry_extra;
+    values[E_SOURCE] = args[3];
+    values[E_SHAPE] = args[4];
+    return make_entry(values, 0);
 }
 
 #define ENTRY_SLOT(entry, k) (*(PyObject **)((char *)(entry) + entry_offsets[k]))
@@ -677,11 +988,13 @@ fail:
 }
 
 static PyObject *
-line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_entry)
+line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_entry,
+          Py_ssize_t *owner_at)
 {
     ptr spans[K_COUNT][2];
     PyObject *id = NULL, *parent = NULL, *time = NULL, *source = NULL, *item;
     int shape = 0;
+    uint64_t span = 0;
     if (!envelope(p, end, spans, &shape)) {
         return PyLong_FromSsize_t(p - base);
     }
@@ -704,21 +1017,33 @@ line_item(PyObject *owner, ptr base, ptr p, ptr end, Previous *previous, int as_
         time = text(spans[K_TIME]);
         if (time == NULL) goto fail;
     }
-    source = new_span(owner, (const char *)spans[K_MESSAGE][0],
-                      spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
-    if (source == NULL) goto fail;
+    {
+        uint64_t offset = (uint64_t)(spans[K_MESSAGE][0] - base);
+        uint64_t length = (uint64_t)(spans[K_MESSAGE][1] - spans[K_MESSAGE][0]);
+        if (as_entry && *owner_at > 0 && offset <= OFFSET_MAX && length <= LENGTH_MAX) {
+            /* the file's bytes and the message's place: no Span object (LoadedType) */
+            span = 1 | length << 1 | offset << (1 + LENGTH_BITS)
+                   | (uint64_t)*owner_at << (64 - OWNER_BITS);
+            source = Py_NewRef(Py_None); /* (not kept) */
+        }
+        else {
+            source = new_span(owner, (const char *)spans[K_MESSAGE][0], (Py_ssize_t)length);
+            if (source == NULL) goto fail;
+        }
+    }
     {
         PyObject *kind = PyLong_FromLong(shape); /* a cached small int: no allocation */
         if (kind == NULL) goto fail;
         if (as_entry) {
             PyObject *values[E_COUNT] = {id, parent, time, entry_extra, source, kind};
-            item = make_entry(values);
+            item = make_entry(values, span);
         }
         else {
             item = PyTuple_Pack(5, id, parent, time, source, kind);
         }
         Py_DECREF(kind);
     }
+    if (item != NULL && span != 0) owners[*owner_at].count++;
     if (item != NULL) {
         previous->id = id;
         previous->time = time;
@@ -744,6 +1069,7 @@ scan(PyObject *module, PyObject *args)
     PyObject *data, *items = NULL, *result = NULL;
     Py_ssize_t start, limit;
     int as_entries = 0;
+    Py_ssize_t owner_at = 0;
     Previous previous = {NULL, NULL, {NULL, NULL}, {NULL, NULL}};
     (void)module;
     /* bytes only: a span keeps a pointer into the buffer, which a bytes object never
@@ -759,8 +1085,13 @@ scan(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "start or limit out of range");
         return NULL;
     }
+    if (as_entries && EntryType == LoadedType && PyBytes_CheckExact(data)) {
+        /* packed spans into data (0: Spans, the table of owners being full) */
+        owner_at = owner_index(data);
+        if (owner_at == 0 && PyErr_Occurred()) return NULL;
+    }
     items = PyList_New(0);
-    if (items == NULL) return NULL;
+    if (items == NULL) goto done;
     {
         ptr base = (ptr)PyBytes_AS_STRING(data), end = base + PyBytes_GET_SIZE(data);
         ptr p = base + start;
@@ -769,7 +1100,7 @@ scan(PyObject *module, PyObject *args)
             ptr stop = memchr(p, '\n', (size_t)(end - p));
             PyObject *item;
             if (stop == NULL) stop = end;
-            item = line_item(data, base, p, stop, &previous, as_entries);
+            item = line_item(data, base, p, stop, &previous, as_entries, &owner_at);
             if (item == NULL || PyList_Append(items, item) < 0) {
                 Py_XDECREF(item);
                 goto done;
@@ -781,6 +1112,8 @@ scan(PyObject *module, PyObject *args)
         result = Py_BuildValue("(On)", items, (Py_ssize_t)(p - base));
     }
 done:
+    /* an owner no entry took (every line another kind): let it go */
+    if (owner_at > 0 && owners[owner_at].count == 0) Py_CLEAR(owners[owner_at].owner);
     Py_XDECREF(items);
     return result;
 }
@@ -1127,6 +1460,8 @@ static PyMethodDef methods[] = {
      "scan(data, start, limit, entries=False) -> (items, next): the next lines, checked in C."},
     {"in_order", in_order, METH_VARARGS,
      "in_order(records, start, limit, by_id, taken) -> the parents of the run from start."},
+    {"loaded_type", loaded_type, METH_O,
+     "loaded_type(base) -> LoadedMessage in C: base's subclass the scanner makes."},
     {"entries", entries, METH_VARARGS,
      "entries(cls, descriptors, extra): the class of the entries scan makes, and its slots."},
     {NULL, NULL, 0, NULL},

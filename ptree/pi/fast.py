@@ -26,7 +26,8 @@ time it takes on the msgspec path (benchmarks/README.md, "Big sessions").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, cast
+from types import MemberDescriptorType
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..entries import EMPTY, LazyMessageEntry, message_shape
 from ..frozen import FrozenDict, FrozenList
@@ -175,6 +176,13 @@ class LoadedMessage(LazyMessageEntry):
         return parse_line(str(source, "utf-8"))  # type: ignore[no-any-return]
 
 
+if _scan is not None and not TYPE_CHECKING:
+    # The same class in C, a subclass of the one above (ptree/pi/_scan.c's LoadedType):
+    # its _source slot holds the message's place in the file's bytes, not a Span (48 B
+    # an entry), and it is not the garbage collector's (no GC header, 16 B: its
+    # instances can never be on a reference cycle).  Everything else is inherited.
+    LoadedMessage = _scan.loaded_type(LoadedMessage)
+
 # The slots LazyMessageEntry.pending sets, in the order of the values the C scanner
 # gives for them (its tuple's, with ``extra`` always EMPTY): the scanner makes the
 # entries itself, as pending makes them (tests/test_scanner.py compares the two).
@@ -182,8 +190,13 @@ _PENDING_SLOTS = ("id", "parent_id", "timestamp", "extra", "_source", "shape")
 
 
 def _slot(cls: type, name: str) -> Any:
-    """The descriptor of ``cls``'s slot ``name`` (in the class or a base).  O(bases)."""
-    return next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__)
+    """The member descriptor of ``cls``'s slot ``name`` (in the class or a base; the C
+    class reads ``_source`` through a getter of its own).  O(bases)."""
+    return next(
+        k.__dict__[name]
+        for k in cls.__mro__
+        if isinstance(k.__dict__.get(name), MemberDescriptorType)
+    )
 
 
 def _entries_in_c() -> bool:

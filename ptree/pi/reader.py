@@ -42,6 +42,7 @@ import os
 import warnings
 from array import array
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any, cast
 
 import attrs
@@ -100,15 +101,19 @@ class FileState:
 
 @attrs.define
 class _Found:
-    """What :meth:`_Reader.entries_of` found: the entries in file order, each one's
-    line, the store they were linked into while they came in order, and the ``leaf``
-    records' targets."""
+    """What :meth:`_Reader.entries_of` found (and :meth:`_Reader.add_run` before it):
+    the entries in file order, each one's line, the store they were linked into while
+    they came in order, and the ``leaf`` records' targets."""
 
     entries: list[Entry] = attrs.Factory(list)
     # The line of each entry (entry_lines[k] for entries[k]), as machine integers: a
-    # dict from id to line is made only where an error or repair needs one.
+    # dict from id to line is made only where an error or repair needs one.  The first
+    # ``streamed`` entries (added by _Reader.add_run) are on the consecutive lines from
+    # ``first_line`` and have none here.
     entry_lines: array[int] = attrs.Factory(lambda: array("q"))
     line_of: dict[str, int] | None = None
+    first_line: int = 0
+    streamed: int = 0
     builder: TreeBuilder = attrs.Factory(TreeBuilder)
     leaf_target: dict[str, str | None] = attrs.Factory(dict)
     leaf: str | None = None
@@ -117,7 +122,9 @@ class _Found:
     def lines_by_id(self) -> dict[str, int]:
         """Each entry's line by its id, made on first need (an error, a repair)."""
         if self.line_of is None:
-            self.line_of = dict(zip((e.id for e in self.entries), self.entry_lines, strict=True))
+            first = self.first_line
+            lines = chain(range(first, first + self.streamed), self.entry_lines)
+            self.line_of = dict(zip((e.id for e in self.entries), lines, strict=True))
         return self.line_of
 
 
@@ -211,7 +218,10 @@ class _Reader:
         Plain message lines of a version 3 file take the fast path
         (:mod:`ptree.pi.fast`): checked whole, their message decoded on first read;
         with the C scanner, a few thousand lines are checked per call and only the
-        others go through :meth:`line`.
+        others go through :meth:`line`.  While no record waits for stage 3, a
+        chunk's run of entries in order is added to the tree at once
+        (:meth:`add_run`): a session of message entries alone never holds a list of
+        every record (10^6 small entries: 12 B an entry at the peak).
         """
         size = len(data)
         self.data = data
@@ -219,7 +229,11 @@ class _Reader:
         self.ends_clean = size == 0 or data.endswith(b"\n")
         self.cut: dict[int, str] = {}
         self.records: list[FrozenDict | Entry] = []
-        self.rec_lines: array[int] = array("q")  # machine integers: no object per line
+        # Line numbers as machine integers (no object per line), of 4 bytes where the
+        # file's size bounds them below 2^31, else 8.
+        self.line_code = "i" if size < 2**31 - 1 else "q"
+        self.rec_lines: array[int] = array(self.line_code)
+        self.found = _Found(entry_lines=array(self.line_code))
         self.parsed: list[int] = []
         self.batched = False  # a record marks a multi-line commit (BATCH_KEY)
         self.file_header: SessionHeader | None = None
@@ -252,6 +266,14 @@ class _Reader:
             # offset for any other.
             items, start = lines.scan(start)
             if int not in map(type, items):  # entries only: the usual chunk, in C
+                if not records:
+                    # Nothing before them waits for stage 3: the run of them that
+                    # stage 3 would add in order is added now (the chunk's list, not
+                    # a list of every record, is all they cost meanwhile).
+                    taken = self.add_run(items, i + 1)
+                    if taken:
+                        i += taken
+                        items = items[taken:]
                 records += items
                 rec_lines.extend(range(i + 1, i + 1 + len(items)))
                 i += len(items)
@@ -267,6 +289,33 @@ class _Reader:
         if self.file_header is None:
             raise SessionFileError(self.path, None, "empty file: no session header")
         return self.file_header
+
+    def add_run(self, items: list[Any], first_line: int) -> int:
+        """Add the run of scanned entries from ``items[0]`` (on lines ``first_line``,
+        ...) that stage 3 would add in file order, as it would add them (see
+        :meth:`entries_of`): how many were added (none while the entries do not come
+        in order).  For a chunk no record comes before in the file.  O(len(items)).
+        """
+        found = self.found
+        if found.streamed == 0:
+            found.first_line = first_line
+        if (
+            not found.in_order
+            or found.line_of is not None
+            or first_line != found.first_line + found.streamed  # a line between
+        ):
+            return 0
+        builder = found.builder
+        parents = fast_path.in_order_parents(items, 0, builder.index, found.leaf_target)
+        if not parents:
+            return 0
+        add = builder.add
+        for item, parent in zip(items, parents, strict=False):  # parents: perhaps fewer
+            add(item, parent)
+        n = len(parents)
+        found.streamed += n
+        found.leaf = items[n - 1].id
+        return n
 
     def line(self, i: int, line_start: int, stop: int) -> None:
         """Line ``i`` (``data[line_start:stop]``), the ordinary way: a record, the
@@ -407,7 +456,7 @@ class _Reader:
                 group_lines.clear()
         if group:
             drop()
-        return out, array("q", out_lines)
+        return out, array(self.line_code, out_lines)
 
     def torn(self, lineno: int, last: bool) -> None:
         """Report a line that a crash cut short, skipped in both modes."""
@@ -458,19 +507,22 @@ class _Reader:
         down, a missing one, a cycle) is left to :meth:`tree_of`.
         """
         version = header.version
-        found = _Found()
-        entries = found.entries
+        # What stage 1 added already (runs of scanned entries at the file's start).
+        found = self.found
+        builder = found.builder
+        # While they come in order, the entries are the store's own list (add appends
+        # to it): one list where there were two (8 B an entry of 10^6 at the peak).
+        entries = found.entries = builder.entries
         entry_lines = found.entry_lines
         leaf_target = found.leaf_target
-        leaf: str | None = None
-        prev: str | None = None
+        leaf: str | None = found.leaf
+        prev: str | None = found.leaf
         leaf_records = version >= 2  # a v1 file has no ids for a record to target
-        builder = found.builder
         add = builder.add
         # The store's index is the reader's while entries come in order (add fills
         # it); after that the store is dropped, and the index goes on alone.
         by_id = builder.index
-        in_order = True
+        in_order = found.in_order
         message_fast = version >= 3
         loaded = fast_path.LoadedMessage
         # (Where the scanner does not make the entries, no runs: the general path.)
@@ -487,7 +539,6 @@ class _Reader:
                     run = records[k : k + len(parents)]
                     for item, parent in zip(run, parents, strict=True):
                         add(item, parent)  # type: ignore[arg-type]
-                    entries += run  # type: ignore[arg-type]
                     entry_lines.extend(rec_lines[k : k + len(parents)])
                     leaf = prev = run[-1].id  # type: ignore[union-attr]
                     k += len(parents)
@@ -590,16 +641,19 @@ class _Reader:
                 parent = None if pid is None else by_id.get(pid)
                 if parent is None and pid is not None:
                     in_order = False
+                    # From here on the entries are not all the store's: a list of their own.
+                    entries = found.entries = list(entries)
                     by_id[eid] = entry
+                    entries.append(entry)
                 else:
-                    add(entry, parent)  # by_id[eid] = entry, among others
+                    add(entry, parent)  # by_id[eid] = entry, entries.append(entry), ...
             else:
                 by_id[eid] = entry
+                entries.append(entry)
             if found.line_of is not None:
                 found.line_of[eid] = lineno
             entry_lines.append(lineno)
             leaf = prev = eid
-            entries.append(entry)
         found.leaf, found.in_order = leaf, in_order
         return found
 
