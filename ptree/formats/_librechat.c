@@ -38,6 +38,9 @@ static PyObject *s_message_id, *s_parent_id, *s_children, *s_content, *s_user, *
     *v_error, *v_aborted, *v_text, *v_empty, *v_epoch, *v_no_parent, *v_session_name;
 
 static PyObject *drop[5];
+static Py_hash_t drop_hash[5];
+/* The keys of a user's and an assistant's Pi message, in order (values replaced). */
+static PyObject *user_shape = NULL, *assistant_shape = NULL, *block_shape = NULL;
 
 /* setup(cls, descriptors, freeze, ms, zero_usage): make entries of cls (descriptors: the
  * member descriptors of its slots id, parent_id, timestamp, extra, message); freeze
@@ -85,6 +88,20 @@ setup(PyObject *module, PyObject *args)
     Py_XSETREF(freeze_fn, Py_NewRef(freeze));
     Py_XSETREF(ms_fn, Py_NewRef(ms));
     Py_XSETREF(zero_usage, Py_NewRef(usage));
+    Py_XSETREF(user_shape, Py_BuildValue("{sOsOsO}", "role", v_user, "content", Py_None,
+                                         "timestamp", Py_None));
+    Py_XSETREF(assistant_shape, PyDict_New());
+    Py_XSETREF(block_shape, Py_BuildValue("{sOsO}", "type", v_text, "text", Py_None));
+    if (user_shape == NULL || assistant_shape == NULL || block_shape == NULL) return NULL;
+    {
+        PyObject *keys[8] = {s_role, s_api, s_provider, s_model, s_usage, s_timestamp, s_content,
+                             s_stop};
+        PyObject *values[8] = {v_assistant, v_api, Py_None, Py_None, usage, Py_None, Py_None,
+                               v_stop};
+        for (int k = 0; k < 8; k++) {
+            if (PyDict_SetItem(assistant_shape, keys[k], values[k]) < 0) return NULL;
+        }
+    }
     Py_RETURN_NONE;
 }
 
@@ -113,47 +130,67 @@ done(PyObject *d)
     return d;
 }
 
-/* The frozen ``{"librechat": kept}`` of a message: its fields but the dropped ones.  NULL
- * with an exception; Py_None when freeze refuses them (a ValueError, cleared). */
+/* Whether ``key`` is one of the fields an entry does not keep (_librechat.py's _DROP). */
+static int
+dropped(PyObject *key)
+{
+    Py_hash_t hash = PyObject_Hash(key); /* cached: the key of a dict */
+    if (hash == -1) return -1;
+    for (int k = 0; k < 5; k++) {
+        if (key == drop[k]) return 1;
+        if (hash == drop_hash[k]) {
+            int same = PyUnicode_Compare(key, drop[k]);
+            if (same == 0) return 1;
+            if (same == -1 && PyErr_Occurred()) return -1;
+        }
+    }
+    return 0;
+}
+
+/* The frozen ``{"librechat": kept}`` of a message: its fields but the dropped ones, in
+ * their order.  NULL with an exception; Py_None when freeze refuses them (a ValueError,
+ * cleared). */
 static PyObject *
 kept_extra(PyObject *message)
 {
-    PyObject *keep = PyDict_Copy(message), *extra, *key, *value, *frozen;
+    PyObject *keep = new_frozen_dict(), *extra, *key, *value, *frozen;
     Py_ssize_t pos = 0;
     int all_plain = 1;
     if (keep == NULL) return NULL;
-    for (int k = 0; k < 5; k++) {
-        int has = PyDict_Contains(keep, drop[k]);
-        if (has < 0 || (has && PyDict_DelItem(keep, drop[k]) < 0)) goto fail;
-    }
-    while (PyDict_Next(keep, &pos, &key, &value)) {
-        if (!PyUnicode_CheckExact(key) || !plain(value)) {
+    while (PyDict_Next(message, &pos, &key, &value)) {
+        int drop_it;
+        if (!PyUnicode_CheckExact(key)) {
             all_plain = 0;
-            break;
+            drop_it = PyUnicode_Check(key) ? dropped(key) : 0;
         }
+        else {
+            drop_it = dropped(key);
+        }
+        if (drop_it < 0) goto fail;
+        if (drop_it) continue;
+        if (!plain(value)) all_plain = 0;
+        if (PyDict_SetItem(keep, key, value) < 0) goto fail;
     }
     if (all_plain) {
-        frozen = new_frozen_dict();
-        if (frozen == NULL || PyDict_Update(frozen, keep) < 0) {
-            Py_XDECREF(frozen);
+        extra = new_frozen_dict();
+        if (extra == NULL || PyDict_SetItem(extra, s_librechat, done(keep)) < 0) {
+            Py_XDECREF(extra);
             goto fail;
         }
         Py_DECREF(keep);
-        extra = new_frozen_dict();
-        if (extra == NULL || PyDict_SetItem(extra, s_librechat, done(frozen)) < 0) {
-            Py_XDECREF(extra);
-            Py_DECREF(frozen);
-            return NULL;
-        }
-        Py_DECREF(frozen);
         return done(extra);
     }
-    /* freeze({"librechat": keep}): nested as deep as the entry's fields nest there. */
+    /* freeze({"librechat": keep}) of a plain copy: nested as deep as the entry's fields
+     * nest there. */
     extra = PyDict_New();
-    if (extra == NULL || PyDict_SetItem(extra, s_librechat, keep) < 0) {
+    frozen = PyDict_New();
+    if (extra == NULL || frozen == NULL || PyDict_Update(frozen, keep) < 0 ||
+        PyDict_SetItem(extra, s_librechat, frozen) < 0) {
         Py_XDECREF(extra);
+        Py_XDECREF(frozen);
         goto fail;
     }
+    Py_DECREF(frozen);
     Py_DECREF(keep);
     frozen = PyObject_CallOneArg(freeze_fn, extra);
     Py_DECREF(extra);
@@ -169,6 +206,16 @@ kept_extra(PyObject *message)
 fail:
     Py_DECREF(keep);
     return NULL;
+}
+
+/* A new FrozenDict holding a copy of ``shape`` (a plain dict: its table cloned at once),
+ * whose values are then replaced; NULL with an exception. */
+static PyObject *
+frozen_like(PyObject *shape)
+{
+    PyObject *d = new_frozen_dict();
+    if (d != NULL && PyDict_Update(d, shape) < 0) Py_CLEAR(d);
+    return d;
 }
 
 /* d.get(key) as a borrowed reference (NULL when absent), or NULL with an exception. */
@@ -211,11 +258,10 @@ pi_message(PyObject *message, PyObject *when, PyObject *default_endpoint)
     if (text == NULL || !PyUnicode_Check(text)) text = v_empty;
     user = GET(message, s_user);
     if (user == NULL && PyErr_Occurred()) return NULL;
-    msg = new_frozen_dict();
+    msg = frozen_like(user == Py_True ? user_shape : assistant_shape);
     if (msg == NULL) return NULL;
     if (user == Py_True) {
-        if (PyDict_SetItem(msg, s_role, v_user) < 0 || PyDict_SetItem(msg, s_content, text) < 0 ||
-            PyDict_SetItem(msg, s_timestamp, when) < 0) {
+        if (PyDict_SetItem(msg, s_content, text) < 0 || PyDict_SetItem(msg, s_timestamp, when) < 0) {
             goto fail;
         }
         return done(msg);
@@ -231,21 +277,15 @@ pi_message(PyObject *message, PyObject *when, PyObject *default_endpoint)
     if (model == NULL || !PyUnicode_Check(model) || PyUnicode_GET_LENGTH(model) == 0) {
         model = v_unknown;
     }
-    block = new_frozen_dict();
-    if (block == NULL || PyDict_SetItem(block, s_type, v_text) < 0 ||
-        PyDict_SetItem(block, s_text, text) < 0) {
-        goto fail;
-    }
+    block = frozen_like(block_shape);
+    if (block == NULL || PyDict_SetItem(block, s_text, text) < 0) goto fail;
     content = FrozenListType->tp_alloc(FrozenListType, 1);
     if (content == NULL) goto fail;
     PyTuple_SET_ITEM(content, 0, done(block));
     block = NULL;
-    if (PyDict_SetItem(msg, s_role, v_assistant) < 0 || PyDict_SetItem(msg, s_api, v_api) < 0 ||
-        PyDict_SetItem(msg, s_provider, endpoint) < 0 || PyDict_SetItem(msg, s_model, model) < 0 ||
-        PyDict_SetItem(msg, s_usage, zero_usage) < 0 ||
+    if (PyDict_SetItem(msg, s_provider, endpoint) < 0 || PyDict_SetItem(msg, s_model, model) < 0 ||
         PyDict_SetItem(msg, s_timestamp, when) < 0 ||
-        PyDict_SetItem(msg, s_content, done(content)) < 0 ||
-        PyDict_SetItem(msg, s_stop, v_stop) < 0) {
+        PyDict_SetItem(msg, s_content, done(content)) < 0) {
         goto fail;
     }
     Py_CLEAR(content);
@@ -626,5 +666,9 @@ PyInit__librechat(void)
     drop[2] = s_children;
     drop[3] = s_parent_id;
     drop[4] = s_message_id;
+    for (int k = 0; k < 5; k++) {
+        drop_hash[k] = PyObject_Hash(drop[k]);
+        if (drop_hash[k] == -1) return NULL;
+    }
     return PyModule_Create(&module);
 }

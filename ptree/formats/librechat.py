@@ -50,6 +50,7 @@ from ._common import (
     imported_header,
     kind,
     ms,
+    ms_of_text,
     plain_message_entry,
     push_order,
     read_json_document,
@@ -99,7 +100,7 @@ if _librechat is not None:
             for name in ("id", "parent_id", "timestamp", "extra", "message")
         ),
         freeze,
-        ms,
+        ms_of_text,
         freeze(ZERO_USAGE),
         FrozenDict,
         FrozenList,
