@@ -578,3 +578,30 @@ def test_every_path_writes_the_same_file(export: Any) -> None:
             if expected is None:
                 expected = got
             assert got == expected, kind
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from("0123456789"), min_size=17, max_size=17),
+    st.sampled_from(["", "x", "Z", "+01:00", "0Z"]),
+)
+def test_times_read_in_c_as_iso_to_ms_reads_them(digits: list[str], tail: str) -> None:
+    """The C reader's own reading of ``yyyy-mm-ddThh:mm:ss.sssZ`` (any digits, a day 31 in
+    any month, month 13, hour 24 ...) gives what ``iso_to_ms`` gives, or leaves the text
+    to it; every time of that shape in range is read in C."""
+    if not librechat.COMPILED:  # pragma: no cover - built by pip install
+        missing("ptree/formats/_librechat.c was not built here")
+    from ptree.context import iso_to_ms
+    from ptree.formats import _librechat
+
+    d = "".join(digits)
+    text = f"{d[:4]}-{d[4:6]}-{d[6:8]}T{d[8:10]}:{d[10:12]}:{d[12:14]}.{d[14:17]}" + (tail or "Z")
+    got = _librechat.ms_fixed(text)
+    if got is not None:
+        assert got == iso_to_ms(text)
+    year, month, day, hour, minute, second = (
+        int(d[a:b]) for a, b in zip((0, 4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14), strict=True)
+    )
+    plain = (tail or "Z") == "Z"
+    in_range = year >= 1 and 1 <= month <= 12 and 1 <= day <= 31 and hour < 24
+    assert (got is not None) == (plain and in_range and minute < 60 and second < 60)

@@ -292,6 +292,55 @@ fail:
     return NULL;
 }
 
+/* The Unix milliseconds of a time written the one way LibreChat (JavaScript's
+ * toISOString) writes it, ``yyyy-mm-ddThh:mm:ss.sssZ`` (year 0001-9999, hour 00-23),
+ * as ptree.context.iso_to_ms reads it (a day up to 31 in any month rolls over), in
+ * *ms; 1, or 0 for any other text (the caller asks iso_to_ms, through ms_fn). */
+static int
+fixed_ms(PyObject *text, long long *ms)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+    const char *c;
+    long long year, month, day, hour, minute, second, milli, era, yoe, doy, doe;
+    if (PyUnicode_GET_LENGTH(text) != 24 || !PyUnicode_IS_ASCII(text)) return 0;
+    c = (const char *)PyUnicode_DATA(text);
+    for (int k = 0; k < 24; k++) {
+        if (shape[k] == 'd' ? (c[k] < '0' || c[k] > '9') : c[k] != shape[k]) return 0;
+    }
+#define NUM2(at) ((c[at] - '0') * 10 + (c[(at) + 1] - '0'))
+    year = NUM2(0) * 100 + NUM2(2);
+    month = NUM2(5);
+    day = NUM2(8);
+    hour = NUM2(11);
+    minute = NUM2(14);
+    second = NUM2(17);
+    milli = (c[20] - '0') * 100 + NUM2(21);
+#undef NUM2
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+        second > 59) {
+        return 0;
+    }
+    /* Hinnant's days_from_civil, as context._days_before_month (year >= 0 here). */
+    year -= month <= 2;
+    era = year / 400;
+    yoe = year - era * 400;
+    doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    *ms = ((era * 146097 + doe - 719468) + day - 1) * 86400000LL +
+          ((hour * 60 + minute) * 60 + second) * 1000 + milli;
+    return 1;
+}
+
+/* ms_fixed(text) -> fixed_ms's milliseconds, or None (for the tests). */
+static PyObject *
+ms_fixed(PyObject *module, PyObject *text)
+{
+    long long ms;
+    (void)module;
+    if (!PyUnicode_Check(text) || !fixed_ms(text, &ms)) Py_RETURN_NONE;
+    return PyLong_FromLongLong(ms);
+}
+
 /* A new entry of EntryType holding the given values (borrowed), or NULL. */
 static PyObject *
 make_entry(PyObject *values[E_COUNT])
@@ -405,10 +454,16 @@ entries(PyObject *module, PyObject *args)
         if (stamp == NULL && PyErr_Occurred()) goto fail;
         if (stamp != NULL && PyUnicode_Check(stamp)) {
             if (first_time == NULL) first_time = stamp;
-            it->when = PyObject_CallOneArg(ms_fn, stamp);
-            if (it->when == NULL) goto fail;
-            when = PyLong_AsLongLong(it->when);
-            if (when == -1 && PyErr_Occurred()) goto fail;
+            if (fixed_ms(stamp, &when)) {
+                it->when = PyLong_FromLongLong(when);
+                if (it->when == NULL) goto fail;
+            }
+            else {
+                it->when = PyObject_CallOneArg(ms_fn, stamp);
+                if (it->when == NULL) goto fail;
+                when = PyLong_AsLongLong(it->when);
+                if (when == -1 && PyErr_Occurred()) goto fail;
+            }
             it->stamp = PyUnicode_GET_LENGTH(stamp) ? stamp : v_epoch;
         }
         else {
@@ -586,6 +641,7 @@ fail:
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList)."},
+    {"ms_fixed", ms_fixed, METH_O, "ms_fixed(text) -> Unix ms of yyyy-mm-ddThh:mm:ss.sssZ, or None."},
     {"entries", entries, METH_VARARGS,
      "entries(messages, parents, endpoint, titled) -> (entries, parents, first time), None "
      "or False."},
