@@ -111,7 +111,7 @@ done(PyObject *d)
     return d;
 }
 
-/* Whether ``key`` is one of the fields an entry does not keep (_librechat.py's _DROP). */
+/* Whether ``key`` is one of the fields an entry does not keep (librechat.py's _DROP). */
 static int
 dropped(PyObject *key)
 {
