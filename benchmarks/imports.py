@@ -3,6 +3,7 @@
     python benchmarks/imports.py            # 7 runs each, prints the table
     python benchmarks/imports.py --smoke    # 1 run each (CI: checks it runs)
     python benchmarks/imports.py --cpu      # CPU time instead of the clock (a busy machine)
+    python benchmarks/imports.py --librechat 1000,10000,100000   # LibreChat at these sizes
 
 The largest real fixture of each agent (``shared/fixtures``) and a generated LibreChat
 export are read (1) line by line with :func:`json.loads` (the floor: parsing the same
@@ -136,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         help="time with the process's CPU time instead of the clock (steadier when the "
         "machine is shared: waiting for a core is not counted)",
     )
+    ap.add_argument(
+        "--librechat",
+        default=None,
+        help="the generated LibreChat export's sizes, in messages, comma-separated "
+        "(default 20000; 2000 with --smoke): a row each",
+    )
     args = ap.parse_args(argv)
     runs = 1 if args.smoke else 7
     clock = time.process_time if args.cpu else time.perf_counter
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        export = librechat_export(folder, 2_000 if args.smoke else 20_000)
+        sizes = [int(n) for n in (args.librechat or ("2000" if args.smoke else "20000")).split(",")]
         cases: list[
             tuple[str, Path, list[Path], Callable[[], ptree.SessionTree], Callable[[], object]]
         ] = [
@@ -156,14 +163,19 @@ def main(argv: list[str] | None = None) -> int:
                 json_lines(claude_code.session_files(CLAUDE)),
             ),
             ("codex", CODEX, [CODEX], lambda: codex.read(CODEX).tree, json_lines([CODEX])),
-            (
-                "librechat",
-                export,
-                [export],
-                lambda: librechat.read(export).tree,
-                lambda: json.loads(export.read_bytes()),
-            ),
         ]
+        for n in sizes:
+            (folder / str(n)).mkdir()
+            export = librechat_export(folder / str(n), n)
+            cases.append(
+                (
+                    "librechat",
+                    export,
+                    [export],
+                    lambda export=export: librechat.read(export).tree,  # type: ignore[misc]
+                    lambda export=export: json.loads(export.read_bytes()),  # type: ignore[misc]
+                )
+            )
         print(
             "| format | file | size | records | json.loads | read | read + dump | "
             "read / json.loads |"

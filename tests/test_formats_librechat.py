@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ptree import MessageEntry
+from ptree import MessageEntry, dump
 from ptree.formats import ImportFormatError, librechat
 from ptree.formats._common import parse_deep_json
+
+from .helpers import missing
 
 ROOT = librechat.NO_PARENT
 
@@ -324,3 +327,281 @@ class TestCollectorPause:
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+# ------------------------------------------- the direct path, in C and in Python
+
+USAGE = (
+    '{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,'
+    '"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}'
+)
+
+
+@pytest.fixture(params=["c", "python", "general"])
+def path_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which way the reader goes: the direct path in C, the direct path in Python (the C
+    module switched off, as where no compiler was found), or the general path (nodes
+    and ``assemble``, the direct path switched off)."""
+    kind: str = request.param
+    if kind == "c" and not librechat.COMPILED:  # pragma: no cover - built by pip install
+        missing("ptree/formats/_librechat.c was not built here")
+    if kind != "c":
+        monkeypatch.setattr(librechat, "_librechat", None)
+    if kind == "general":
+        monkeypatch.setattr(librechat._Reader, "direct", lambda self: None)
+    return kind
+
+
+def dumped(src: Path) -> list[str]:
+    """The lines of the Pi file ``ptree import`` writes for ``src``."""
+    out = src.with_suffix(".jsonl")
+    dump(librechat.read(src).tree, out, overwrite=True)
+    return out.read_text(encoding="utf-8").splitlines()
+
+
+def at(second: int) -> str:
+    return f"2024-05-01T16:35:{second:02d}.000Z"
+
+
+class TestDirectPath:
+    def test_a_plain_export_as_written_by_hand(self, path_kind: str, tmp_path: Path) -> None:
+        """A flat export of one message per entry: the title first, then every message
+        under its parent, a branch's other replies before the one toward the newest
+        message, which is the leaf and last; a message whose parent is missing is a
+        root, before the leaf's root.  Every line written out by hand."""
+        msgs = [
+            {
+                "messageId": "u1",
+                "parentMessageId": ROOT,
+                "isCreatedByUser": True,
+                "sender": "User",
+                "text": "hi",
+                "createdAt": at(1),
+            },
+            {
+                "messageId": "a1",
+                "parentMessageId": "u1",
+                "isCreatedByUser": False,
+                "sender": "GPT-4o",
+                "model": None,
+                "text": "one",
+                "error": True,
+                "createdAt": at(2),
+            },
+            {
+                "messageId": "u2",
+                "parentMessageId": "a1",
+                "isCreatedByUser": True,
+                "text": {"value": "again?"},
+                "createdAt": at(3),
+            },
+            {
+                "messageId": "a2",
+                "parentMessageId": "u2",
+                "isCreatedByUser": False,
+                "model": "gpt-4o",
+                "endpoint": "anthropic",
+                "text": "first",
+                "createdAt": at(4),
+            },
+            {
+                "messageId": "a3",
+                "parentMessageId": "u2",
+                "isCreatedByUser": False,
+                "model": "gpt-4o",
+                "text": "",
+                "unfinished": True,
+                "createdAt": at(5),
+                "files": [{"name": "a.txt"}],
+            },
+            {
+                "messageId": "x1",
+                "parentMessageId": "nowhere",
+                "isCreatedByUser": True,
+                "text": "lost",
+                "createdAt": at(0),
+            },
+        ]
+        export = {"conversationId": "c9", "title": "Plans", "endpoint": "openAI", "messages": msgs}
+        src = write(tmp_path / "e.json", export)
+        assistant = '"role":"assistant","api":"librechat-export"'
+        assert dumped(src) == [
+            '{"type":"session","version":3,"id":"c9","timestamp":"2024-05-01T16:35:01.000Z",'
+            '"cwd":"","importedFrom":{"format":"librechat","conversationId":"c9",'
+            '"file":"e.json","title":"Plans"}}',
+            '{"type":"session_info","id":"session-name","parentId":null,'
+            '"timestamp":"2024-05-01T16:35:01.000Z","name":"Plans"}',
+            '{"type":"message","id":"x1","parentId":null,"timestamp":"2024-05-01T16:35:00.000Z",'
+            '"message":{"role":"user","content":"lost","timestamp":1714581300000},'
+            '"librechat":{"isCreatedByUser":true,"createdAt":"2024-05-01T16:35:00.000Z"}}',
+            '{"type":"message","id":"u1","parentId":null,"timestamp":"2024-05-01T16:35:01.000Z",'
+            '"message":{"role":"user","content":"hi","timestamp":1714581301000},'
+            '"librechat":{"isCreatedByUser":true,"sender":"User",'
+            '"createdAt":"2024-05-01T16:35:01.000Z"}}',
+            '{"type":"message","id":"a1","parentId":"u1","timestamp":"2024-05-01T16:35:02.000Z",'
+            f'"message":{{{assistant},"provider":"openAI","model":"GPT-4o","usage":{USAGE},'
+            '"timestamp":1714581302000,"content":[{"type":"text","text":"one"}],'
+            '"stopReason":"error","errorMessage":"one"},'
+            '"librechat":{"isCreatedByUser":false,"sender":"GPT-4o","model":null,"error":true,'
+            '"createdAt":"2024-05-01T16:35:02.000Z"}}',
+            '{"type":"message","id":"u2","parentId":"a1","timestamp":"2024-05-01T16:35:03.000Z",'
+            '"message":{"role":"user","content":"again?","timestamp":1714581303000},'
+            '"librechat":{"isCreatedByUser":true,"createdAt":"2024-05-01T16:35:03.000Z"}}',
+            '{"type":"message","id":"a2","parentId":"u2","timestamp":"2024-05-01T16:35:04.000Z",'
+            f'"message":{{{assistant},"provider":"anthropic","model":"gpt-4o","usage":{USAGE},'
+            '"timestamp":1714581304000,"content":[{"type":"text","text":"first"}],'
+            '"stopReason":"stop"},"librechat":{"isCreatedByUser":false,"model":"gpt-4o",'
+            '"endpoint":"anthropic","createdAt":"2024-05-01T16:35:04.000Z"}}',
+            '{"type":"message","id":"a3","parentId":"u2","timestamp":"2024-05-01T16:35:05.000Z",'
+            f'"message":{{{assistant},"provider":"openAI","model":"gpt-4o","usage":{USAGE},'
+            '"timestamp":1714581305000,"content":[{"type":"text","text":""}],'
+            '"stopReason":"aborted"},"librechat":{"isCreatedByUser":false,"model":"gpt-4o",'
+            '"unfinished":true,"createdAt":"2024-05-01T16:35:05.000Z",'
+            '"files":[{"name":"a.txt"}]}}',
+        ]
+
+    def test_the_plain_case_goes_the_direct_way(self, tmp_path: Path) -> None:
+        """The benchmark's shape (a flat export, regenerated answers) never makes nodes."""
+        msgs = [m(f"m{i}", f"m{i - 1}" if i else ROOT, i % 2 == 0, str(i), i) for i in range(9)]
+        msgs.append(m("m8-again", "m7", True, "again", 9))
+        src = write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
+        made: list[str] = []
+        real = librechat._Reader.node
+
+        def spy(self: Any, wanted: str, fields: dict[str, Any], where: str) -> Any:
+            made.append(wanted)
+            return real(self, wanted, fields, where)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(librechat._Reader, "node", spy)
+            tree = librechat.read(src).tree
+        assert made == []
+        assert list(tree.ids()[-2:]) == ["m8", "m8-again"]  # the newest, the leaf, last
+        assert tree.leaf_id == "m8-again"
+
+
+ids = st.sampled_from(["a", "b", "c", "d", "e", "session-name"])
+stamps = st.sampled_from([at(1), at(2), at(2), "", "1960-01-01T00:00:00Z", "soon", 3, None])
+plain_values = st.none() | st.booleans() | st.integers() | st.text(max_size=3)
+kept_values = plain_values | st.lists(plain_values, max_size=2)
+parts = st.sampled_from(
+    [[], [{"type": "text", "text": "t"}], [{"type": "odd"}], "x", [{"type": "think", "think": 1}]]
+)
+
+
+@st.composite
+def messages_of(draw: st.DrawFn, plain: bool) -> dict[str, Any]:
+    """A message; ``plain``: one the direct path takes (its own id given by the caller,
+    a link to an id or none, no structured content or children)."""
+    out: dict[str, Any] = {"messageId": draw(ids | st.sampled_from(["", 5]))}
+    link = draw(ids | st.sampled_from([ROOT, None, "missing", "absent"] + ([] if plain else [7])))
+    if link != "absent":
+        out["parentMessageId"] = link
+    out["isCreatedByUser"] = draw(st.sampled_from([True, False, False, None, "yes"]))
+    for name, values in (
+        ("sender", st.sampled_from(["User", "GPT", "", None])),
+        ("model", st.sampled_from(["gpt-4o", "", None, 0, [1]])),
+        ("endpoint", st.sampled_from(["openAI", "", None, 5])),
+        ("text", st.sampled_from(["hi", "", {"value": "v"}, {"value": 3}, 5])),
+        ("createdAt", stamps),
+        ("error", st.booleans()),
+        ("unfinished", st.booleans()),
+        ("files", kept_values),
+        ("content", st.sampled_from([[], "x"]) if plain else parts),
+        ("children", st.sampled_from([[], None] if plain else [[], None, "bad"])),
+    ):
+        if draw(st.booleans()):
+            out[name] = draw(values)
+    return out
+
+
+@st.composite
+def exports(draw: st.DrawFn) -> Any:
+    plain = draw(st.booleans())
+    msgs: list[Any] = draw(
+        st.lists(
+            messages_of(plain) if plain else messages_of(plain) | st.sampled_from([5, "x"]),
+            max_size=7,
+        )
+    )
+    if plain:
+        order = draw(st.permutations(["a", "b", "c", "d", "e", "f", "g"]))
+        for x, mid in zip(msgs, order, strict=False):
+            x["messageId"] = mid
+    export: dict[str, Any] = {"conversationId": draw(st.sampled_from(["c", "", None]))}
+    if draw(st.booleans()):
+        export["title"] = draw(st.sampled_from(["T", "", None, 4]))
+    if draw(st.booleans()):
+        export["endpoint"] = draw(st.sampled_from(["anthropic", "", 7]))
+    if draw(st.booleans()) and all(type(x) is dict for x in msgs):
+        # A tree export: each message under the first earlier one it names.
+        roots: list[dict[str, Any]] = []
+        by_id: dict[Any, dict[str, Any]] = {}
+        for x in msgs:
+            x["children"] = []
+            parent = by_id.get(x.get("parentMessageId"))
+            (roots if parent is None else parent["children"]).append(x)
+            by_id.setdefault(x.get("messageId"), x)
+        export["recursive"] = draw(st.booleans())
+        msgs = roots
+    export["messages"] = msgs
+    return export
+
+
+def outcome(src: Path) -> Any:
+    """The file ``ptree import`` writes and what was reported, or the error in full."""
+    reports: list[str] = []
+    try:
+        out = src.with_suffix(".jsonl")
+        dump(librechat.read(src, on_report=reports.append).tree, out, overwrite=True)
+    except ImportFormatError as exc:
+        return ("error", str(exc), exc.line, exc.where, exc.record_id, reports)
+    return (out.read_text(encoding="utf-8"), reports)
+
+
+@settings(max_examples=400, deadline=None)
+@given(exports())
+def test_every_path_writes_the_same_file(export: Any) -> None:
+    """On any export, valid or not, the direct path in C and in Python give what the
+    general path gives: the same file byte for byte, the same reports, or the same
+    error (reason, place, record)."""
+    with tempfile.TemporaryDirectory() as folder:
+        src = write(Path(folder) / "e.json", export)
+        expected = None
+        for kind in ("general", "python", "c"):
+            with pytest.MonkeyPatch.context() as patch:
+                if kind != "c":
+                    patch.setattr(librechat, "_librechat", None)
+                if kind == "general":
+                    patch.setattr(librechat._Reader, "direct", lambda self: None)
+                got = outcome(src)
+            if expected is None:
+                expected = got
+            assert got == expected, kind
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from("0123456789"), min_size=17, max_size=17),
+    st.sampled_from(["", "x", "Z", "+01:00", "0Z"]),
+)
+def test_times_read_in_c_as_iso_to_ms_reads_them(digits: list[str], tail: str) -> None:
+    """The C reader's own reading of ``yyyy-mm-ddThh:mm:ss.sssZ`` (any digits, a day 31 in
+    any month, month 13, hour 24 ...) gives what ``iso_to_ms`` gives, or leaves the text
+    to it; every time of that shape in range is read in C."""
+    if not librechat.COMPILED:  # pragma: no cover - built by pip install
+        missing("ptree/formats/_librechat.c was not built here")
+    from ptree.context import iso_to_ms
+    from ptree.formats import _librechat
+
+    d = "".join(digits)
+    text = f"{d[:4]}-{d[4:6]}-{d[6:8]}T{d[8:10]}:{d[10:12]}:{d[12:14]}.{d[14:17]}" + (tail or "Z")
+    got = _librechat.ms_fixed(text)
+    if got is not None:
+        assert got == iso_to_ms(text)
+    year, month, day, hour, minute, second = (
+        int(d[a:b]) for a, b in zip((0, 4, 6, 8, 10, 12), (4, 6, 8, 10, 12, 14), strict=True)
+    )
+    plain = (tail or "Z") == "Z"
+    in_range = year >= 1 and 1 <= month <= 12 and 1 <= day <= 31 and hour < 24
+    assert (got is not None) == (plain and in_range and minute < 60 and second < 60)

@@ -46,15 +46,20 @@ __all__ = [
     "assemble",
     "call_arguments",
     "collector_paused",
+    "entry_of",
     "filename",
     "imported",
     "imported_header",
     "kind",
     "load_document",
+    "message_entry",
     "ms",
+    "ms_of_text",
     "only",
     "parse_deep_json",
     "parse_json",
+    "plain_message_entry",
+    "push_order",
     "read_json_document",
     "read_json_lines",
     "reporter",
@@ -363,6 +368,11 @@ def _ms(timestamp: str) -> int:
     return 0 if value is None else value
 
 
+ms_of_text = _ms
+""":func:`ms` of a string, through the same cache: for a reader in C, which checks the
+type itself."""
+
+
 def text_blocks(text: str) -> list[dict[str, Any]]:
     """One Pi text block."""
     return [{"type": "text", "text": text}]
@@ -486,8 +496,9 @@ def title_node(ids: Ids, name: str, timestamp: str, path: object) -> Node:
     )
 
 
-def _push_order(children: Sequence[str], last: str | None) -> Sequence[str]:
-    """Children in stack-push order (popped in file order), the one toward ``last`` last."""
+def push_order(children: Sequence[str], last: str | None) -> Sequence[str]:
+    """Children in stack-push order (popped in file order), the one toward ``last``
+    popped last: the order :func:`assemble` writes siblings in.  O(len(children))."""
     if len(children) < 2:
         return children  # a chain: most nodes of a session
     rest = [c for c in reversed(children) if c != last]
@@ -499,21 +510,21 @@ def _push_order(children: Sequence[str], last: str | None) -> Sequence[str]:
 _MESSAGE_KEYS = frozenset({"type", "timestamp", "message", "id", "parentId"})
 
 
-def _message_entry(node: Node, parent: str | None) -> Entry | None:
-    """``node``'s message entry made without attrs' validators, or ``None`` when its
-    fields are anything but a plain message entry's (:func:`entry_from_json` then says
-    what is wrong).
+def message_entry(node_id: str, fields: dict[str, Any], parent: str | None) -> Entry | None:
+    """The message entry of a node (``node_id`` and ``fields``) under ``parent``, made
+    without attrs' validators, or ``None`` when its fields are anything but a plain
+    message entry's (:func:`entry_from_json` then says what is wrong).
 
-    The fields are frozen in one step (the message and the extra fields an importer
-    keeps, together), and exactly what :func:`entry_from_json` would check is checked
-    first (:meth:`MessageEntry.unchecked`'s contract, as the Pi reader checks it): a
+    How :func:`assemble` makes every plain message entry, and a reader that builds
+    its tree itself (LibreChat's) makes its own.  The fields are frozen in one step
+    (the message and the extra fields an importer keeps, together), and exactly what
+    :func:`entry_from_json` would check is checked first
+    (:meth:`MessageEntry.unchecked`'s contract, as the Pi reader checks it): a
     ``message`` type, a non-empty string id, a string timestamp, a message with a
     string role, extra fields that are JSON and none of them the reserved
     :data:`~ptree.pi.lines.BATCH_KEY` (``type`` and ``message`` are taken, an ``id``
     or ``parentId`` is the node's).  O(size of the fields).
     """
-    fields = node.fields
-    node_id = node.id
     if (
         fields.get("type") != "message"
         or BATCH_KEY in fields
@@ -537,13 +548,34 @@ def _message_entry(node: Node, parent: str | None) -> Entry | None:
     return MessageEntry.unchecked(node_id, parent, frozen["timestamp"], message, extra)
 
 
-def _entry(node: Node, parent: str | None) -> Entry:
-    """``node`` as an entry under ``parent``.  O(size of its fields).
+def plain_message_entry(
+    node_id: str, parent: str | None, timestamp: str, message: dict[str, Any], extra: dict[str, Any]
+) -> Entry | None:
+    """The message entry a reader's own plain values make: ``message`` (a role a
+    string) and the ``extra`` fields frozen together in one step; ``None`` when they
+    are not JSON or nest too deep (:func:`entry_of` of the node then says why).
+
+    For a reader that builds its tree itself and knows by construction what
+    :func:`message_entry` checks (the id a non-empty string, ``type`` and ``message``
+    its own, the timestamp a string, the role a string, no ``id``, ``parentId`` or
+    :data:`~ptree.pi.lines.BATCH_KEY` among the extra fields): the same entry,
+    without the fields dict and its checks.  O(size of the values).
+    """
+    try:
+        frozen_message, frozen_extra = freeze((message, extra))
+    except ValueError:
+        return None  # not JSON, or too deep
+    return MessageEntry.unchecked(node_id, parent, timestamp, frozen_message, frozen_extra)
+
+
+def entry_of(node: Node, parent: str | None) -> Entry:
+    """``node`` as an entry under ``parent``: :func:`message_entry`, else the checked
+    :func:`entry_from_json`.  O(size of its fields).
 
     Raises:
         ImportFormatError: fields Pi's format cannot hold (naming the node).
     """
-    entry = _message_entry(node, parent)
+    entry = message_entry(node.id, node.fields, parent)
     if entry is not None:
         return entry
     try:
@@ -624,7 +656,7 @@ def assemble(
     anchor: dict[str, str | None] = {}  # nearest ancestor-or-self that gives an entry
     visited: set[str] = set()
     stack: list[tuple[str, str | None]] = [
-        (c, top) for c in _push_order(kids.get(None, []), toward.get(None))
+        (c, top) for c in push_order(kids.get(None, []), toward.get(None))
     ]
     pending = iter(items)
     push = stack.append
@@ -647,7 +679,7 @@ def assemble(
             if len(children) == 1:  # a chain: most nodes of a session
                 push((children[0], here))
             else:
-                stack.extend((c, here) for c in _push_order(children, toward.get(nid)))
+                stack.extend((c, here) for c in push_order(children, toward.get(nid)))
         if len(visited) == len(items):
             break
         # Nodes no root reaches sit on a cycle (or below one).
@@ -664,19 +696,19 @@ def assemble(
         if any(parent == leaf for _, parent in order):
             # Its children now come before it: the one case that is not parents first.
             return SessionTree.from_entries(
-                [_entry(n, parent) for n, parent in order], leaf_id=leaf, header=header
+                [entry_of(n, parent) for n, parent in order], leaf_id=leaf, header=header
             )
     if above is not None and above.id in by_id:
         # The title's id is a node's too: from_entries says so.
         return SessionTree.from_entries(
-            [_entry(n, parent) for n, parent in order], leaf_id=leaf, header=header
+            [entry_of(n, parent) for n, parent in order], leaf_id=leaf, header=header
         )
     # Parents first, every id once (each node is visited once): what TreeBuilder needs.
     builder = TreeBuilder()
     index = builder.index
     add = builder.add
     for n, parent in order:
-        add(_entry(n, parent), None if parent is None else index[parent])
+        add(entry_of(n, parent), None if parent is None else index[parent])
     return builder.finish(None if leaf is None else index[leaf], header=header)
 
 

@@ -29,9 +29,12 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ..tree import SessionTree
+from ..entries import Entry, MessageEntry
+from ..frozen import FrozenDict, FrozenList, freeze
+from ..header import SessionHeader
+from ..tree import SessionTree, TreeBuilder
 from ._common import (
     EPOCH,
     ZERO_USAGE,
@@ -42,10 +45,14 @@ from ._common import (
     assemble,
     call_arguments,
     collector_paused,
+    entry_of,
     imported,
     imported_header,
     kind,
     ms,
+    ms_of_text,
+    plain_message_entry,
+    push_order,
     read_json_document,
     reporter,
     text_blocks,
@@ -60,7 +67,47 @@ FORMAT = "librechat"
 #: The ``parentMessageId`` LibreChat gives a conversation's first message.
 NO_PARENT = "00000000-0000-0000-0000-000000000000"
 
-_DROP = frozenset({"text", "content", "children", "parentMessageId", "messageId"})
+#: The fields of a LibreChat message not kept under an entry's ``librechat`` field.
+_DROP = ("text", "content", "children", "parentMessageId", "messageId")
+
+
+def _kept(message: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``message`` an entry keeps under ``librechat``, in their order."""
+    keep = message.copy()
+    pop = keep.pop
+    for name in _DROP:
+        pop(name, None)
+    return keep
+
+
+# What :meth:`_Reader.flat` gives for an export that nests its messages after all.
+_NESTED: list[tuple[dict[str, Any], str | None]] = []
+
+# The entries of a plain export in the order the tree takes them, each one's parent
+# entry, and the first message's time (:meth:`_Reader.entries_in_order`).
+_InOrder = tuple[list[Entry], list[Entry | None], str | None]
+
+try:  # the same in C where a compiler was found (setup.py)
+    from . import _librechat
+except ImportError:  # pragma: no cover - built where a C compiler is found
+    _librechat = None  # type: ignore[assignment]
+
+if _librechat is not None:
+    _librechat.setup(
+        MessageEntry,
+        tuple(
+            next(k.__dict__[name] for k in MessageEntry.__mro__ if name in k.__dict__)
+            for name in ("id", "parent_id", "timestamp", "extra", "message")
+        ),
+        freeze,
+        ms_of_text,
+        freeze(ZERO_USAGE),
+        FrozenDict,
+        FrozenList,
+    )
+
+COMPILED = _librechat is not None
+"""Whether the reader's common case runs in C (``ptree/formats/_librechat.c``)."""
 
 
 def read(src: str | os.PathLike[str], *, on_report: Report | None = None) -> ImportedSession:
@@ -200,6 +247,9 @@ class _Reader:
         return None if nested else previous  # the linear variant: one after another
 
     def run(self) -> SessionTree:
+        direct = self.direct()
+        if direct is not None:
+            return direct
         listed = self.messages()
         last_of: dict[str, Node] = {}  # messageId -> its last entry (its replies hang there)
         pending: list[tuple[Node, str | None]] = []
@@ -251,9 +301,14 @@ class _Reader:
         )
         if isinstance(title, str) and title:
             self.nodes.insert(0, title_node(self.ids, title, first_time, self.path))
+        return assemble(self.nodes, leaf, self.header(first_time))
+
+    def header(self, first_time: str) -> SessionHeader:
+        """The session's header: the conversation's id, made at ``first_time``."""
+        title = self.export.get("title")
         conv = self.export.get("conversationId")
         conv = conv if isinstance(conv, str) and conv else self.path.stem
-        header = imported_header(
+        return imported_header(
             conv,
             first_time,
             "",
@@ -264,46 +319,229 @@ class _Reader:
                 "title": title if isinstance(title, str) else None,
             },
         )
-        return assemble(self.nodes, leaf, header)
+
+    def flat(self, top: list[Any]) -> list[tuple[dict[str, Any], str | None]] | None:
+        """:meth:`messages` of a flat export (or the linear variant) without the places,
+        each message with its parent's messageId; ``None`` at anything :meth:`messages`
+        would refuse (it then says what), :data:`_NESTED` at a message with replies
+        (the export is a tree after all)."""
+        out: list[tuple[dict[str, Any], str | None]] = []
+        append = out.append
+        previous: str | None = None
+        for message in top:
+            if type(message) is not dict:
+                return None
+            mid = message.get("messageId")
+            if type(mid) is not str or not mid:
+                return None
+            if "parentMessageId" in message:
+                given = message["parentMessageId"]
+                if given is None or given == NO_PARENT:
+                    append((message, None))
+                elif type(given) is str:
+                    append((message, given))
+                else:
+                    return None
+            else:
+                append((message, previous))  # the linear variant: one after another
+            children = message.get("children")
+            if children is not None:
+                if type(children) is not list:
+                    return None
+                if children:
+                    return _NESTED
+            previous = mid
+        return out
+
+    def direct(self) -> SessionTree | None:
+        """The tree :meth:`run` makes, made without nodes, for an export whose every
+        message makes one entry under its own id (no structured content, every
+        messageId once, the newest message without replies, no cycle): the entries
+        made in the order :func:`assemble` writes them (:meth:`entries_in_order`, or
+        the same in C where it is built) and added to the tree parents first.  ``None``
+        for anything else, before anything is reported: :meth:`run` then reads the
+        export the general way.  O(messages)."""
+        export = self.export
+        key = "messagesTree" if "messagesTree" in export else "messages"
+        top = export.get(key)
+        if type(top) is not list or not top:
+            return None
+        title = export.get("title")
+        titled = isinstance(title, str) and bool(title)
+        got: _InOrder | Literal[False] | None = False
+        if export.get("recursive") is not True:
+            if _librechat is not None:
+                got = _librechat.entries(top, None, self.endpoint, titled)
+            else:
+                found = self.flat(top)
+                if found is None:
+                    return None
+                if found is not _NESTED:
+                    got = self.entries_in_order(found, titled)
+        if got is False:  # a tree: its messages listed (and checked) the general way
+            listed = self.messages()
+            if _librechat is not None:
+                messages = [message for _, message, _ in listed]
+                links = [parent for _, _, parent in listed]
+                got = _librechat.entries(messages, links, self.endpoint, titled)
+            else:
+                got = self.entries_in_order([(m, p) for _, m, p in listed], titled)
+        if not got:
+            return None
+        made, parents, first_time = got
+        builder = TreeBuilder()
+        add = builder.add
+        if titled:
+            assert isinstance(title, str)
+            add(entry_of(title_node(Ids(), title, first_time or EPOCH, self.path), None), None)
+        for entry, parent in zip(made, parents, strict=True):
+            add(entry, parent)
+        return builder.finish(made[-1], header=self.header(first_time or EPOCH))
+
+    def entries_in_order(
+        self, pairs: list[tuple[dict[str, Any], str | None]], titled: bool
+    ) -> _InOrder | None:
+        """For :meth:`direct` (``pairs``: each message with its parent's messageId, in
+        document order; ``titled``: a title entry will take the id ``session-name``):
+        the entries of the messages in the order :func:`assemble` writes them (parents
+        first, siblings in document order but the one toward the leaf last, the leaf
+        last), each with its parent entry (``None`` for a root), and the first
+        message's time; ``None`` for an export that is not so plain.  O(messages).
+
+        What ``ptree/formats/_librechat.c`` does in C: every rule here is its."""
+        # Pass 1: each message's place, the newest, the first time.
+        at: dict[str, tuple[dict[str, Any], str | None, str, int]] = {}
+        replied: set[str | None] = set()
+        newest_when = 0
+        newest: str | None = None
+        first_time: str | None = None
+        for message, parent in pairs:
+            mid: str = message["messageId"]
+            if mid in at:
+                return None  # a second message of that id: ids~2
+            content = message.get("content")
+            if type(content) is list and content and message.get("isCreatedByUser") is not True:
+                return None  # several entries, maybe reports
+            stamp = message.get("createdAt")
+            if type(stamp) is str:
+                if first_time is None:
+                    first_time = stamp
+                when = ms(stamp)
+                at[mid] = (message, parent, stamp or EPOCH, when)
+            else:
+                when = 0
+                at[mid] = (message, parent, EPOCH, 0)
+            if newest is None or when >= newest_when:
+                newest_when, newest = when, mid
+            replied.add(parent)
+        if newest is None or newest in replied or (titled and "session-name" in at):
+            return None  # the leaf followed down, or the title's id taken
+        # The replies of each message in document order, and the leaf's ancestors.
+        kids: dict[str | None, list[str]] = {}
+        for mid, (_, parent, _, _) in at.items():
+            if parent is not None and (parent == mid or parent not in at):
+                parent = None
+            siblings = kids.get(parent)
+            if siblings is None:
+                kids[parent] = [mid]
+            else:
+                siblings.append(mid)
+        toward: dict[str | None, str] = {}
+        step: str | None = newest
+        for _ in range(len(at)):  # a cycle above the leaf ends the walk
+            if step is None:
+                break
+            parent = at[step][1]
+            if parent is not None and (parent == step or parent not in at):
+                parent = None
+            toward[parent] = step
+            step = parent
+        made: list[Entry] = []
+        parents: list[Entry | None] = []
+        by_id: dict[str, Entry] = {}
+        one = self.one_entry
+        stack = list(push_order(kids.get(None, []), toward.get(None)))
+        push = stack.append
+        while stack:
+            mid = stack.pop()
+            message, parent, stamp, when = at[mid]
+            if parent is not None and (parent == mid or parent not in at):
+                parent = None
+            msg, keep = one(message, when)  # type: ignore[misc]
+            entry = plain_message_entry(mid, parent, stamp, msg, {"librechat": keep})
+            if entry is None:
+                return None  # fields Pi's format cannot hold: the checked path says why
+            made.append(entry)
+            parents.append(None if parent is None else by_id[parent])
+            by_id[mid] = entry
+            children = kids.get(mid)
+            if children is not None:
+                if len(children) == 1:  # a chain: most messages
+                    push(children[0])
+                else:
+                    stack.extend(push_order(children, toward.get(mid)))
+        if len(made) != len(at) or made[-1].id != newest:
+            return None  # parent links that form a cycle: the general path names one
+        return made, parents, first_time
 
     def node(self, wanted: str, fields: dict[str, Any], where: str) -> Node:
         node = Node(self.ids.claim(wanted), fields, self.path, None, wanted, where=where)
         self.nodes.append(node)
         return node
 
-    def entries(self, where: str, message: dict[str, Any], stamp: str, when: int) -> list[Node]:
-        """The entries of one message (made at ``stamp``, ``when`` in Unix milliseconds)."""
-        mid: str = message["messageId"]
-        keep = {k: v for k, v in message.items() if k not in _DROP}
+    def one_entry(
+        self, message: dict[str, Any], when: int
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The Pi message and the kept LibreChat fields of the one entry of a message
+        (made at ``when``, Unix milliseconds) that makes one, with nothing to report: a
+        user's, or an assistant's text alone (most messages); else ``None``."""
+        keep = _kept(message)
         text = message.get("text")
         if isinstance(text, dict):
             text = text.get("value")
         text = text if isinstance(text, str) else ""
         if message.get("isCreatedByUser") is True:
-            return [
-                self.node(
-                    mid,
-                    {
-                        "type": "message",
-                        "timestamp": stamp,
-                        "librechat": keep,
-                        "message": {"role": "user", "content": text, "timestamp": when},
-                    },
-                    where,
-                )
-            ]
+            return {"role": "user", "content": text, "timestamp": when}, keep
+        content = message.get("content")
+        if isinstance(content, list) and content:
+            return None
+        model = message.get("model") or message.get("sender")
+        endpoint = message.get("endpoint") or self.endpoint
+        msg = {
+            "role": "assistant",
+            "api": "librechat-export",
+            "provider": endpoint if isinstance(endpoint, str) and endpoint else "librechat",
+            "model": model if isinstance(model, str) and model else "unknown",
+            "usage": ZERO_USAGE,
+            "timestamp": when,
+            "content": [{"type": "text", "text": text}],
+            "stopReason": "stop",
+        }
+        if message.get("error") is True:
+            msg["stopReason"] = "error"
+            msg["errorMessage"] = text or "error"
+        elif message.get("unfinished") is True:
+            msg["stopReason"] = "aborted"
+        return msg, keep
+
+    def entries(self, where: str, message: dict[str, Any], stamp: str, when: int) -> list[Node]:
+        """The entries of one message (made at ``stamp``, ``when`` in Unix milliseconds)."""
+        mid: str = message["messageId"]
+        one = self.one_entry(message, when)
+        if one is not None:
+            only = {"type": "message", "timestamp": stamp, "message": one[0], "librechat": one[1]}
+            return [self.node(mid, only, where)]
+        # An assistant's structured content: an entry per step between tool calls.
+        keep = _kept(message)
+        text = message.get("text")
+        if isinstance(text, dict):
+            text = text.get("value")
+        text = text if isinstance(text, str) else ""
         model = message.get("model") or message.get("sender")
         endpoint = message.get("endpoint") or self.endpoint
         provider = endpoint if isinstance(endpoint, str) and endpoint else "librechat"
         model = model if isinstance(model, str) and model else "unknown"
-        content = message.get("content")
-        if not isinstance(content, list) or not content:
-            # Text alone: one entry (most messages).
-            steps: list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] = [
-                ([{"type": "text", "text": text}], [])
-            ]
-        else:
-            steps = self.steps(where, content)
+        steps = self.steps(where, message["content"])
         made: list[Node] = []
         for i, (blocks, results) in enumerate(steps):
             last = i == len(steps) - 1

@@ -575,26 +575,7 @@ entries(PyObject *module, PyObject *args)
                           &extra)) {
         return NULL;
     }
-    if (PyTuple_GET_SIZE(descriptors) != E_COUNT || cls->tp_alloc == NULL) {
-        PyErr_SetString(PyExc_TypeError, "entries needs a class and its six slot descriptors");
-        return NULL;
-    }
-    for (int k = 0; k < E_COUNT; k++) {
-        PyObject *d = PyTuple_GET_ITEM(descriptors, k);
-        PyMemberDef *member;
-        if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
-            PyErr_SetString(PyExc_TypeError, "entries needs member descriptors (slots)");
-            return NULL;
-        }
-        member = ((PyMemberDescrObject *)d)->d_member;
-        if (member->type != T_OBJECT_EX || (member->flags & READONLY) ||
-            !PyType_IsSubtype(cls, PyDescr_TYPE(d)) || member->offset <= 0 ||
-            member->offset + (Py_ssize_t)sizeof(PyObject *) > cls->tp_basicsize) {
-            PyErr_SetString(PyExc_TypeError, "entries needs writable object slots of the class");
-            return NULL;
-        }
-        offsets[k] = member->offset;
-    }
+    if (slot_offsets(cls, descriptors, offsets, E_COUNT) < 0) return NULL;
     memcpy(entry_offsets, offsets, sizeof(offsets));
     Py_XSETREF(EntryType, (PyTypeObject *)Py_NewRef(cls));
     Py_XSETREF(entry_extra, Py_NewRef(extra));
