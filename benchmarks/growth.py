@@ -323,12 +323,9 @@ def imported(out: dict[str, Growth], sizes: list[int], runs: int) -> None:
                     return read(path)
 
                 ours()  # a warm-up: the first read imports what the reader needs
-                case.add(
-                    n, case.who[0], imports.median_ms(ours, runs, time.perf_counter) / 1e3, items
-                )
-                case.add(
-                    n, case.who[1], imports.median_ms(floor, runs, time.perf_counter) / 1e3, items
-                )
+                mine, base = imports.medians_ms([ours, floor], runs, time.perf_counter)
+                case.add(n, case.who[0], mine / 1e3, items)
+                case.add(n, case.who[1], base / 1e3, items)
             out[case.name] = case
 
 

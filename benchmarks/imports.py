@@ -9,8 +9,9 @@ The largest real fixture of each agent (``shared/fixtures``) and a generated Lib
 export are read (1) line by line with :func:`json.loads` (the floor: parsing the same
 JSON and nothing else), (2) by the ptree reader (the whole import to a tree, every
 check included), and (3) by the reader and :func:`ptree.dump` (what ``ptree import``
-does).  Medians of the runs, in milliseconds; the ratio is (2) / (1).  The results
-of a full run are in ``benchmarks/README.md`` ("Importing other agents' sessions").
+does).  Medians of the runs, in milliseconds, the three taking turns in each run (a
+read under 50 ms timed in a loop of 50 ms); the ratio is (2) / (1).  The results of a
+full run are in ``benchmarks/README.md`` ("Importing other agents' sessions").
 """
 
 from __future__ import annotations
@@ -41,13 +42,26 @@ CODEX = (
 )
 
 
-def median_ms(fn: Callable[[], object], runs: int, clock: Callable[[], float]) -> float:
-    times = []
-    for _ in range(runs):
+def medians_ms(
+    fns: list[Callable[[], object]], runs: int, clock: Callable[[], float]
+) -> list[float]:
+    """Each function's median time per call, in ms: the functions take turns in every
+    run (a busy moment of a shared machine slows them alike), and a call shorter than
+    50 ms is timed in a loop of at least 50 ms (a 3 ms read is otherwise mostly the
+    clock's and the scheduler's noise)."""
+    loops = []
+    for fn in fns:
         start = clock()
         fn()
-        times.append(clock() - start)
-    return statistics.median(times) * 1000
+        loops.append(max(1, int(0.05 / max(clock() - start, 1e-6))))
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(runs):
+        for fn, n, out in zip(fns, loops, times, strict=True):
+            start = clock()
+            for _ in range(n):
+                fn()
+            out.append((clock() - start) / n)
+    return [statistics.median(t) * 1000 for t in times]
 
 
 def json_lines(paths: list[Path]) -> Callable[[], object]:
@@ -189,9 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             def read_dump(read: Callable[[], ptree.SessionTree] = read, out: Path = out) -> None:
                 ptree.dump(read(), out, overwrite=True)  # once per run
 
-            base = median_ms(floor, runs, clock)
-            ours = median_ms(read, runs, clock)
-            both = median_ms(read_dump, runs, clock)
+            base, ours, both = medians_ms([floor, read, read_dump], runs, clock)
             print(
                 f"| {name} | {path.name[:28]} | {size / 1e6:.2f} MB | {len(tree):,} entries "
                 f"| {base:.1f} ms | {ours:.1f} ms | {both:.1f} ms | {ours / base:.1f}x |"
