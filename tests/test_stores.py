@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import warnings
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -603,6 +604,39 @@ class TestJsonlFiles:
         assert half not in path.read_bytes()
         assert first.encode() not in path.read_bytes()
         same(ptree.load(path), t2)
+
+    def test_a_save_in_progress_is_not_reported_by_readers(self, tmp_path: Path) -> None:
+        """While a saver holds the file's lock, the commit it is writing (a torn line,
+        or the first lines of a marked commit) is left out by the store's readers
+        without a warning; once the lock is free, the same bytes are a crash's and
+        are reported, as ptree.load reports them."""
+        import fcntl
+
+        d = tmp_path / "d"
+        with stores.open(f"jsonl://{d}") as s:
+            t = s.save(grow(new_tree(), 2))
+        path = d / "s1.jsonl"
+        line = b'{"type":"message","id":"e3","parentId":"e2","timestamp":"x","message":'
+        marked = (
+            b'{"type":"message","id":"e3","parentId":"e2","timestamp":"x",'
+            b'"message":{"role":"user","content":"a"},"ptreeBatch":[1,2]}\n'
+        )
+        for tail in [line, marked, marked + line[:20]]:
+            with open(path, "ab") as f:
+                f.write(tail)
+            saver = os.open(path, os.O_RDWR)
+            try:
+                fcntl.flock(saver, fcntl.LOCK_EX)
+                with stores.open(f"jsonl://{d}") as s, warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    same(s.load("s1"), t)
+                    assert len(s.sessions()) == 1
+            finally:
+                os.close(saver)
+            with stores.open(f"jsonl://{d}") as s, pytest.warns(ptree.SessionFileWarning):
+                same(s.load("s1"), t)
+            with open(path, "r+b") as f:
+                f.truncate(f.seek(0, 2) - len(tail))
 
     def test_lines_appended_by_someone_else_are_kept(self, tmp_path: Path) -> None:
         """Entries another program appends (Pi resuming the session) are part of the

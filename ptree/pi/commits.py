@@ -46,7 +46,7 @@ from .lines import (
     parse_line,
 )
 
-__all__ = ["appended_entries", "commit_bytes", "unfinished_tail"]
+__all__ = ["appended_entries", "commit_bytes", "finished_end", "unfinished_tail"]
 
 
 def commit_bytes(
@@ -149,6 +149,27 @@ def unfinished_tail(data: bytes) -> int:
     if marks and marks[0][1] < marks[0][2] and marks[-1][1] == 1:
         return marks[-1][0]  # lines 1..m of n, m < n: a commit cut short
     return end  # a torn line alone stays: no reader reads it, the next commit skips it
+
+
+def finished_end(data: bytes) -> int:
+    """Where a file's finished writes end: :func:`unfinished_tail`, and before a torn
+    last line too (a line still being written, if a writer holds the file's lock).
+
+    For a reader that finds a save in progress: it reads ``data[:finished_end(data)]``,
+    what was finished before that save began.  Cost: O(size of the tail examined).
+
+    Args:
+        data: the file's bytes (its tail is enough when it starts at a line).
+
+    >>> finished_end(b'{"a":1}\\n{"b":'), finished_end(b'{"a":1}\\n{"b":2}')
+    (8, 15)
+    """
+    end = unfinished_tail(data)
+    if end == len(data) and data and not data.endswith(b"\n"):
+        start = data.rfind(b"\n") + 1
+        if is_torn(data[start:].decode("utf-8", "replace")):
+            return start
+    return end
 
 
 def appended_entries(chunk: bytes, path: str) -> list[Entry]:

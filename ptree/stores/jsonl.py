@@ -53,7 +53,7 @@ import attrs
 
 from ..entries import Entry
 from ..header import CURRENT_VERSION, SessionHeader
-from ..pi.commits import appended_entries, commit_bytes, unfinished_tail
+from ..pi.commits import appended_entries, commit_bytes, finished_end, unfinished_tail
 from ..pi.errors import SessionFileWarning
 from ..pi.files import (
     os_error_reason,
@@ -335,7 +335,9 @@ class JsonlStore(Store):
 
         Readers take no lock, as :func:`ptree.load` takes none: what a save has not
         finished is marked as such in the file (an unfinished commit, a torn line),
-        and every reader skips it.  So loads never wait, and never starve a save (a
+        and every reader skips it (a reader finding one asks for a shared lock without
+        waiting, to tell a save in progress from a crash's remains: see
+        :meth:`_committed`).  So loads never wait, and never starve a save (a
         shared ``flock`` held by loaders in a loop kept savers out for over 10 s).
         """
         while True:
@@ -430,9 +432,17 @@ class JsonlStore(Store):
         finally:
             os.close(fd)
 
-    def _committed(self, fd: int, path: Path) -> _State:
+    def _committed(self, fd: int, path: Path, *, locked: bool = True) -> _State:
         """The file's state: the cache's, when the file is exactly as the cache says;
-        else read whole (with ``tree`` set, and ``cut`` if it ends in a save cut short)."""
+        else read whole (with ``tree`` set, and ``cut`` if it ends in a save cut short).
+
+        ``locked=False`` (a reader, which holds no lock): a file that ends unfinished
+        is either a save in progress or what a crash left.  If a saver holds the lock,
+        it is the save's: the file is read up to its finished writes, and nothing is
+        reported.  Else it is a crash's: the file is read again holding a shared lock
+        for that moment only (no saver can write meanwhile), and the reader reports
+        what it skips, as :func:`ptree.load` does.
+        """
         st = os.fstat(fd)
         state = self._read_state_file(path)
         if state is not None and (state.ino, state.length, state.mtime_ns) == (
@@ -444,6 +454,17 @@ class JsonlStore(Store):
         # No cache, or the file changed under it (Pi appended, a save was cut short,
         # it was replaced): read it whole, as ptree.load reads it.
         data = _pread_all(fd, st.st_size)
+        if not locked and finished_end(data) < len(data):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:  # a save is writing: what it had finished
+                data = data[: finished_end(data)]
+            else:
+                try:
+                    st = os.fstat(fd)
+                    data = _pread_all(fd, st.st_size)
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
         read = read_state(os.fspath(path), data)
         cut = unfinished_tail(data)
         tree = read.tree
@@ -473,7 +494,7 @@ class JsonlStore(Store):
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
             fd, path = found
-            state = self._committed(fd, path)
+            state = self._committed(fd, path, locked=False)
             tree = state.tree
             if tree is None:
                 tree = read_state(os.fspath(path), _pread_all(fd, state.length)).tree
@@ -484,7 +505,7 @@ class JsonlStore(Store):
             if found is None:
                 raise SessionNotFoundError(session_id, self._url)
             fd, path = found
-            state = self._committed(fd, path)
+            state = self._committed(fd, path, locked=False)
             if (
                 state.tree is not None
                 or state.incarnation != anchor.incarnation
@@ -636,7 +657,7 @@ class JsonlStore(Store):
                     continue
                 fd, path = found
                 try:
-                    state = self._committed(fd, path)
+                    state = self._committed(fd, path, locked=False)
                 except (ValueError, OSError) as exc:
                     # One bad file must not hide the others; say which, and why.
                     warnings.warn(
