@@ -139,9 +139,9 @@ class TestRead:
         ).tree
         assert [e.id for e in tree.path()] == ["x1", "x2", "x3"]
 
-    def test_agent_content_with_tool_calls(self, tmp_path: Path) -> None:
+    def test_agent_content_with_tool_calls(self, path_kind: str, tmp_path: Path) -> None:
         """think → thinking, tool_call → toolCall and a result, the text after it a
-        second assistant message."""
+        second assistant message (whichever way the reader goes)."""
         content = [
             {"type": "think", "think": "Need the weather."},
             {"type": "text", "text": "Checking."},
@@ -178,6 +178,9 @@ class TestRead:
         assert result.message["content"] == [{"type": "text", "text": "3 C, rain"}]
         assert second.message["content"] == [{"type": "text", "text": "It is 3 C and raining."}]
         assert second.message["stopReason"] == "aborted"  # unfinished
+        assert first.extra["librechat"]["sender"] == "GPT-4o"
+        assert "librechat" not in result.extra
+        assert "librechat" not in second.extra
 
     def test_long_conversation_nests_deeper_than_json_loads_goes(self, tmp_path: Path) -> None:
         """A recursive export of 3,000 messages nests 6,000 levels deep: it is read
@@ -479,13 +482,64 @@ class TestDirectPath:
         assert list(tree.ids()[-2:]) == ["m8", "m8-again"]  # the newest, the leaf, last
         assert tree.leaf_id == "m8-again"
 
+    def test_an_agents_export_goes_the_direct_way(self, tmp_path: Path) -> None:
+        """Structured content (an agent's steps and tool calls) makes no nodes either: its
+        entries are a chain, the reply hangs under the chain's last entry, and a
+        regenerated answer is a sibling of the first answer's first entry."""
+        call = {"type": "tool_call", "tool_call": {"id": "t1", "name": "ls", "args": "{}"}}
+        steps = [call, {"type": "text", "text": "done"}]
+        msgs = [
+            m("q", ROOT, True, "list", 1),
+            m("r", "q", False, "", 2, content=steps),
+            m("q2", "r", True, "again", 3),
+            m("r-again", "q", False, "", 4, content=[{"type": "text", "text": "other"}]),
+        ]
+        src = write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
+        made: list[str] = []
+        real = librechat._Reader.node
 
-ids = st.sampled_from(["a", "b", "c", "d", "e", "session-name"])
+        def spy(self: Any, wanted: str, fields: dict[str, Any], where: str) -> Any:
+            made.append(wanted)
+            return real(self, wanted, fields, where)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(librechat._Reader, "node", spy)
+            tree = librechat.read(src).tree
+        assert made == []
+        assert [e.id for e in tree.path()] == ["q", "r-again"]  # the newest
+        assert [e.id for e in tree.path("q2")] == ["q", "r", "r#2", "r#3", "q2"]
+        assert [e.id for e in tree.children("q")] == ["r", "r-again"]
+
+
+ids = st.sampled_from(["a", "b", "c", "d", "e", "session-name", "a#2"])
 stamps = st.sampled_from([at(1), at(2), at(2), "", "1960-01-01T00:00:00Z", "soon", 3, None])
 plain_values = st.none() | st.booleans() | st.integers() | st.text(max_size=3)
 kept_values = plain_values | st.lists(plain_values, max_size=2)
 parts = st.sampled_from(
     [[], [{"type": "text", "text": "t"}], [{"type": "odd"}], "x", [{"type": "think", "think": 1}]]
+)
+# The parts of an agent's structured content, each kind the reader reads and some it
+# reports or refuses: the direct path takes a content of the first kind alone.
+read_parts = st.sampled_from(
+    [
+        {"type": "text", "text": "t"},
+        {"type": "text", "text": {"value": "v"}},
+        {"type": "text"},
+        {"type": "think", "think": "hm"},
+        {"type": "think", "think": {"value": 3}},
+        {"type": "error", "error": "bad"},
+        {"type": "tool_call", "tool_call": {"id": "c1", "name": "ls", "args": '{"a": 1}'}},
+        {"type": "tool_call", "tool_call": {"id": "", "name": 5, "args": "not json", "output": 7}},
+        {"type": "tool_call", "tool_call": {"args": {"x": [1, {"y": None}]}, "output": "out"}},
+        {"type": "tool_call", "tool_call": {"id": "c2", "args": None, "output": {"k": [1]}}},
+        {"type": "tool_call", "tool_call": {"id": "c3", "args": [1], "output": None}},
+    ]
+)
+odd_parts = st.sampled_from(
+    [{"type": "odd"}, {"type": "tool_call", "tool_call": "x"}, {"text": "no type"}, "x", 5]
+)
+structured = st.lists(read_parts, min_size=1, max_size=5) | st.lists(
+    read_parts | odd_parts, min_size=1, max_size=4
 )
 
 
@@ -507,7 +561,7 @@ def messages_of(draw: st.DrawFn, plain: bool) -> dict[str, Any]:
         ("error", st.booleans()),
         ("unfinished", st.booleans()),
         ("files", kept_values),
-        ("content", st.sampled_from([[], "x"]) if plain else parts),
+        ("content", st.sampled_from([[], "x"]) | structured if plain else parts | structured),
         ("children", st.sampled_from([[], None] if plain else [[], None, "bad"])),
     ):
         if draw(st.booleans()):
@@ -525,7 +579,8 @@ def exports(draw: st.DrawFn) -> Any:
         )
     )
     if plain:
-        order = draw(st.permutations(["a", "b", "c", "d", "e", "f", "g"]))
+        # ("a#2": the id the second entry of a's structured content would take)
+        order = draw(st.permutations(["a", "b", "c", "d", "e", "f", "a#2"]))
         for x, mid in zip(msgs, order, strict=False):
             x["messageId"] = mid
     export: dict[str, Any] = {"conversationId": draw(st.sampled_from(["c", "", None]))}

@@ -1,20 +1,22 @@
 /* The LibreChat reader's common case in C (ptree/formats/librechat.py, _Reader.direct).
  *
  * entries(messages, parents, endpoint, titled) -> (entries, their parents, first time),
- * None, or False: an export whose every message makes one entry under its own id (no
- * structured content, every messageId once, the newest message without replies, no
- * cycle), its entries made (MessageEntry.unchecked's way: each slot filled as its
- * member descriptor fills it) in the order assemble writes them (parents first, the
- * leaf's branch last at every fork, siblings in document order), each with its parent
- * entry (None for a root): the caller adds them to a TreeBuilder in that order.  The
- * leaf is the last entry.  None for anything else (the Python paths then read the
+ * None, or False: an export whose messages make their entries under their own ids
+ * (every messageId once; an assistant's structured content an entry per step and tool
+ * result, ``<messageId>#2`` … free, no part to report; the newest message without
+ * replies, no cycle), its entries made (MessageEntry.unchecked's way: each slot filled
+ * as its member descriptor fills it) in the order assemble writes them (parents first,
+ * a message's entries a chain with its replies under the last, the leaf's branch last
+ * at every fork, siblings in document order), each with its parent entry (None for a
+ * root): the caller adds them to a TreeBuilder in that order.  The leaf is the last
+ * entry.  None for anything else (the Python paths then read the
  * export, and say what is wrong); False for a flat list that nests after all (a
  * message with replies in ``children``).  ``parents`` None: the messages are a flat
  * list (or the linear variant) whose links are read as _Reader.flat reads them; else
  * the parent messageId (or None) of each message, as _Reader.messages gives them.
  *
  * Every rule here is the Python path's (_Reader.flat, _Reader.direct,
- * _Reader.one_entry, _common.plain_message_entry); tests/test_formats_librechat.py
+ * _Reader.one_entry, _Reader.step_messages, _common.plain_message_entry); tests/test_formats_librechat.py
  * compares the two paths on generated exports.  A kept field that is not a plain
  * string, number, boolean or null is frozen by ptree.frozen.freeze, as the Python
  * path freezes it; what freeze refuses gives None.
@@ -30,32 +32,42 @@ enum { E_ID, E_PARENT, E_TIME, E_EXTRA, E_MESSAGE, E_COUNT };
 static PyTypeObject *EntryType = NULL;
 static Py_ssize_t entry_offsets[E_COUNT];
 static PyObject *freeze_fn = NULL, *ms_fn = NULL, *zero_usage = NULL;
+/* The Python owners of a tool call's pieces (_common.call_arguments, librechat's
+ * _output_text, _common.text_blocks, _common.tool_result) and the empty extra. */
+static PyObject *arguments_fn = NULL, *output_fn = NULL, *text_blocks_fn = NULL,
+                *tool_result_fn = NULL, *empty_plain = NULL, *plain_usage = NULL;
 
 static PyObject *s_message_id, *s_parent_id, *s_children, *s_content, *s_user, *s_created,
     *s_text, *s_value, *s_model, *s_sender, *s_endpoint, *s_error, *s_unfinished, *s_role,
     *s_timestamp, *s_api, *s_provider, *s_usage, *s_stop, *s_type, *s_librechat,
     *s_error_message, *v_user, *v_assistant, *v_api, *v_librechat, *v_unknown, *v_stop,
-    *v_error, *v_aborted, *v_text, *v_empty, *v_epoch, *v_no_parent, *v_session_name;
+    *v_error, *v_aborted, *v_text, *v_empty, *v_epoch, *v_no_parent, *v_session_name,
+    *s_thinking, *s_tool_call, *s_id, *s_name, *s_args, *s_arguments, *s_output,
+    *v_tool_call, *v_tool_use;
 
 static PyObject *drop[5];
 static Py_hash_t drop_hash[5];
 /* The keys of a user's and an assistant's Pi message, in order (values replaced). */
 static PyObject *user_shape = NULL, *assistant_shape = NULL, *block_shape = NULL;
 
-/* setup(cls, descriptors, freeze, ms, zero_usage): make entries of cls (descriptors: the
- * member descriptors of its slots id, parent_id, timestamp, extra, message); freeze
- * kept fields with ``freeze``, convert times with ``ms`` (a str -> int); ``zero_usage``
- * the frozen usage of every assistant message. */
+/* setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList, call_arguments,
+ * output_text, text_blocks, tool_result, usage): make entries of cls (descriptors: the member
+ * descriptors of its slots id, parent_id, timestamp, extra, message); freeze kept
+ * fields and structured messages with ``freeze``, convert times with ``ms`` (a str ->
+ * int); ``zero_usage`` the frozen usage of every assistant message (``usage``: the
+ * same, plain, for the plain messages frozen by ``freeze``); a tool call's arguments,
+ * output text, result blocks and result message made by the four before it. */
 static PyObject *
 setup(PyObject *module, PyObject *args)
 {
     PyTypeObject *cls, *dict_type, *list_type;
-    PyObject *descriptors, *freeze, *ms, *usage;
+    PyObject *descriptors, *freeze, *ms, *usage, *arguments, *output, *blocks, *result, *plain;
     Py_ssize_t offsets[E_COUNT];
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!OOOO!O!", &PyType_Type, &cls, &PyTuple_Type, &descriptors,
-                          &freeze, &ms, &usage, &PyType_Type, &dict_type, &PyType_Type,
-                          &list_type)) {
+    if (!PyArg_ParseTuple(args, "O!O!OOOO!O!OOOOO!", &PyType_Type, &cls, &PyTuple_Type,
+                          &descriptors, &freeze, &ms, &usage, &PyType_Type, &dict_type,
+                          &PyType_Type, &list_type, &arguments, &output, &blocks, &result,
+                          &PyDict_Type, &plain)) {
         return NULL;
     }
     if (slot_offsets(cls, descriptors, offsets, E_COUNT) < 0) return NULL;
@@ -69,6 +81,13 @@ setup(PyObject *module, PyObject *args)
     Py_XSETREF(freeze_fn, Py_NewRef(freeze));
     Py_XSETREF(ms_fn, Py_NewRef(ms));
     Py_XSETREF(zero_usage, Py_NewRef(usage));
+    Py_XSETREF(arguments_fn, Py_NewRef(arguments));
+    Py_XSETREF(output_fn, Py_NewRef(output));
+    Py_XSETREF(text_blocks_fn, Py_NewRef(blocks));
+    Py_XSETREF(tool_result_fn, Py_NewRef(result));
+    Py_XSETREF(plain_usage, Py_NewRef(plain));
+    Py_XSETREF(empty_plain, PyDict_New());
+    if (empty_plain == NULL) return NULL;
     Py_XSETREF(user_shape, Py_BuildValue("{sOsOsO}", "role", v_user, "content", Py_None,
                                          "timestamp", Py_None));
     Py_XSETREF(assistant_shape, PyDict_New());
@@ -189,6 +208,26 @@ fail:
     return NULL;
 }
 
+/* The plain ``{"librechat": kept}`` of a message (librechat.py's _kept): a new dict, or
+ * NULL with an exception. */
+static PyObject *
+kept_plain(PyObject *message)
+{
+    PyObject *keep = PyDict_Copy(message), *extra;
+    if (keep == NULL) return NULL;
+    for (int k = 0; k < 5; k++) {
+        int has = PyDict_Contains(keep, drop[k]);
+        if (has < 0 || (has && PyDict_DelItem(keep, drop[k]) < 0)) {
+            Py_DECREF(keep);
+            return NULL;
+        }
+    }
+    extra = PyDict_New();
+    if (extra == NULL || PyDict_SetItem(extra, s_librechat, keep) < 0) Py_CLEAR(extra);
+    Py_DECREF(keep);
+    return extra;
+}
+
 /* A new FrozenDict holding a copy of ``shape`` (a plain dict: its table cloned at once),
  * whose values are then replaced; NULL with an exception. */
 static PyObject *
@@ -225,18 +264,50 @@ get_or(PyObject *message, PyObject *key, PyObject *fallback, int *failed)
 
 /* The frozen Pi message of one message made at ``when`` (_Reader.one_entry); NULL with
  * an exception. */
+/* A message's text (``text``, or its ``value``; else ""), in *text (borrowed); -1 with
+ * an exception. */
+static int
+text_of(PyObject *message, PyObject **text)
+{
+    PyObject *t = GET(message, s_text);
+    if (t == NULL && PyErr_Occurred()) return -1;
+    if (t != NULL && PyDict_Check(t)) {
+        t = GET(t, s_value);
+        if (t == NULL && PyErr_Occurred()) return -1;
+    }
+    *text = t == NULL || !PyUnicode_Check(t) ? v_empty : t;
+    return 0;
+}
+
+/* An assistant message's model (``model`` or ``sender``, else "unknown") and provider
+ * (its ``endpoint`` or the export's, else "librechat"), borrowed; -1 with an
+ * exception. */
+static int
+model_and_provider(PyObject *message, PyObject *default_endpoint, PyObject **model,
+                   PyObject **provider)
+{
+    PyObject *m, *endpoint;
+    int failed = 0;
+    m = get_or(message, s_model, NULL, &failed);
+    if (m == NULL && !failed) m = GET(message, s_sender);
+    if (m == NULL && PyErr_Occurred()) return -1;
+    endpoint = get_or(message, s_endpoint, default_endpoint, &failed);
+    if (failed) return -1;
+    if (endpoint == NULL || !PyUnicode_Check(endpoint) || PyUnicode_GET_LENGTH(endpoint) == 0) {
+        endpoint = v_librechat;
+    }
+    if (m == NULL || !PyUnicode_Check(m) || PyUnicode_GET_LENGTH(m) == 0) m = v_unknown;
+    *model = m;
+    *provider = endpoint;
+    return 0;
+}
+
 static PyObject *
 pi_message(PyObject *message, PyObject *when, PyObject *default_endpoint)
 {
-    PyObject *text = GET(message, s_text), *user, *msg = NULL, *block = NULL, *content = NULL;
+    PyObject *text, *user, *msg = NULL, *block = NULL, *content = NULL;
     PyObject *model, *endpoint, *flag;
-    int failed = 0;
-    if (text == NULL && PyErr_Occurred()) return NULL;
-    if (text != NULL && PyDict_Check(text)) {
-        text = GET(text, s_value);
-        if (text == NULL && PyErr_Occurred()) return NULL;
-    }
-    if (text == NULL || !PyUnicode_Check(text)) text = v_empty;
+    if (text_of(message, &text) < 0) return NULL;
     user = GET(message, s_user);
     if (user == NULL && PyErr_Occurred()) return NULL;
     msg = frozen_like(user == Py_True ? user_shape : assistant_shape);
@@ -247,17 +318,7 @@ pi_message(PyObject *message, PyObject *when, PyObject *default_endpoint)
         }
         return done(msg);
     }
-    model = get_or(message, s_model, NULL, &failed);
-    if (model == NULL && !failed) model = GET(message, s_sender);
-    if (model == NULL && PyErr_Occurred()) goto fail;
-    endpoint = get_or(message, s_endpoint, default_endpoint, &failed);
-    if (failed) goto fail;
-    if (endpoint == NULL || !PyUnicode_Check(endpoint) || PyUnicode_GET_LENGTH(endpoint) == 0) {
-        endpoint = v_librechat;
-    }
-    if (model == NULL || !PyUnicode_Check(model) || PyUnicode_GET_LENGTH(model) == 0) {
-        model = v_unknown;
-    }
+    if (model_and_provider(message, default_endpoint, &model, &endpoint) < 0) goto fail;
     block = frozen_like(block_shape);
     if (block == NULL || PyDict_SetItem(block, s_text, text) < 0) goto fail;
     content = FrozenListType->tp_alloc(FrozenListType, 1);
@@ -289,6 +350,183 @@ fail:
     Py_XDECREF(block);
     Py_XDECREF(content);
     Py_DECREF(msg);
+    return NULL;
+}
+
+/* A new plain dict of ``n`` keys and values, in their order; NULL with an exception. */
+static PyObject *
+dict_of(int n, PyObject **keys, PyObject **values)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL) return NULL;
+    for (int k = 0; k < n; k++) {
+        if (PyDict_SetItem(d, keys[k], values[k]) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+/* One step of structured content as _Reader.step_messages makes it: the plain
+ * assistant message of ``blocks`` (``results``: its tool results, appended after it;
+ * ``last``: the message's last step) appended to ``out``; -1 with an exception. */
+static int
+add_step(PyObject *out, PyObject *message, PyObject *names[3], PyObject *when, PyObject *blocks,
+         PyObject *results, int last)
+{
+    PyObject *keys[8] = {s_role, s_api, s_provider, s_model, s_usage, s_timestamp, s_content,
+                         s_stop};
+    PyObject *values[8] = {v_assistant, v_api, names[2], names[1], plain_usage, when, blocks,
+                           PyList_GET_SIZE(results) ? v_tool_use : v_stop};
+    PyObject *msg = dict_of(8, keys, values), *flag;
+    if (msg == NULL) return -1;
+    if (last) {
+        flag = GET(message, s_error);
+        if (flag == NULL && PyErr_Occurred()) goto fail;
+        if (flag == Py_True) {
+            if (PyDict_SetItem(msg, s_stop, v_error) < 0 ||
+                PyDict_SetItem(msg, s_error_message,
+                               PyUnicode_GET_LENGTH(names[0]) ? names[0] : v_error) < 0) {
+                goto fail;
+            }
+        }
+        else {
+            flag = GET(message, s_unfinished);
+            if (flag == NULL && PyErr_Occurred()) goto fail;
+            if (flag == Py_True && PyDict_SetItem(msg, s_stop, v_aborted) < 0) goto fail;
+        }
+    }
+    if (PyList_Append(out, msg) < 0) goto fail;
+    Py_DECREF(msg);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(results); k++) {
+        if (PyList_Append(out, PyList_GET_ITEM(results, k)) < 0) return -1;
+    }
+    return 0;
+fail:
+    Py_DECREF(msg);
+    return -1;
+}
+
+/* The plain Pi messages of an assistant's structured ``content`` (a non-empty list)
+ * made at ``when``, as _Reader.step_messages makes them with ``strict``: a new list;
+ * Py_None for a part that is not an object or that would be reported; NULL with an
+ * exception.  A tool call's arguments, output and result are made by their Python
+ * owners (arguments_fn, output_fn, text_blocks_fn, tool_result_fn). */
+static PyObject *
+structured(PyObject *message, PyObject *content, PyObject *when, PyObject *default_endpoint)
+{
+    PyObject *names[3], *out, *blocks, *results;
+    if (text_of(message, &names[0]) < 0) return NULL;
+    if (model_and_provider(message, default_endpoint, &names[1], &names[2]) < 0) return NULL;
+    out = PyList_New(0);
+    blocks = PyList_New(0);
+    results = PyList_New(0);
+    if (out == NULL || blocks == NULL || results == NULL) goto fail;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
+        PyObject *part = PyList_GET_ITEM(content, j), *ptype, *block, *call;
+        int is_call = 0, text_kind = -1; /* 0 text, 1 think, 2 error */
+        if (!PyDict_Check(part)) goto other;
+        ptype = GET(part, s_type);
+        if (ptype == NULL && PyErr_Occurred()) goto fail;
+        if (ptype != NULL && PyUnicode_Check(ptype)) {
+            is_call = PyUnicode_CompareWithASCIIString(ptype, "tool_call") == 0;
+            if (PyUnicode_CompareWithASCIIString(ptype, "text") == 0) text_kind = 0;
+            else if (PyUnicode_CompareWithASCIIString(ptype, "think") == 0) text_kind = 1;
+            else if (PyUnicode_CompareWithASCIIString(ptype, "error") == 0) text_kind = 2;
+        }
+        if (!is_call && PyList_GET_SIZE(results)) { /* the step ends at a part after calls */
+            if (add_step(out, message, names, when, blocks, results, 0) < 0) goto fail;
+            Py_SETREF(blocks, PyList_New(0));
+            Py_SETREF(results, PyList_New(0));
+            if (blocks == NULL || results == NULL) goto fail;
+        }
+        if (text_kind >= 0) {
+            PyObject *value = GET(part, ptype);
+            if (value == NULL && PyErr_Occurred()) goto fail;
+            if (value != NULL && PyDict_Check(value)) {
+                value = GET(value, s_value);
+                if (value == NULL && PyErr_Occurred()) goto fail;
+            }
+            if (value == NULL || !PyUnicode_Check(value)) value = v_empty;
+            {
+                PyObject *keys[2] = {s_type, text_kind == 1 ? s_thinking : s_text};
+                PyObject *values[2] = {text_kind == 1 ? s_thinking : v_text, value};
+                block = dict_of(2, keys, values);
+            }
+            if (block == NULL || PyList_Append(blocks, block) < 0) {
+                Py_XDECREF(block);
+                goto fail;
+            }
+            Py_DECREF(block);
+            continue;
+        }
+        call = is_call ? GET(part, s_tool_call) : NULL;
+        if (call == NULL && PyErr_Occurred()) goto fail;
+        if (call == NULL || !PyDict_Check(call)) goto other; /* a part reported */
+        {
+            PyObject *id = GET(call, s_id), *name, *args, *output, *text = NULL, *tb = NULL,
+                     *result = NULL;
+            int failed = 0;
+            if (id == NULL && PyErr_Occurred()) goto fail;
+            if (id == NULL || !PyUnicode_Check(id) || PyUnicode_GET_LENGTH(id) == 0) {
+                id = PyUnicode_FromFormat("call-%zd", j);
+            }
+            else {
+                Py_INCREF(id);
+            }
+            if (id == NULL) goto fail;
+            name = GET(call, s_name);
+            if (name == NULL && PyErr_Occurred()) failed = 1;
+            if (name == NULL || !PyUnicode_Check(name)) name = v_unknown;
+            args = failed ? NULL : GET(call, s_args);
+            if (args == NULL && PyErr_Occurred()) failed = 1;
+            if (!failed) {
+                args = args == NULL || args == Py_None ? PyDict_New()
+                                                      : PyObject_CallOneArg(arguments_fn, args);
+                if (args == NULL) failed = 1;
+            }
+            if (!failed) {
+                PyObject *keys[4] = {s_type, s_id, s_name, s_arguments};
+                PyObject *values[4] = {v_tool_call, id, name, args};
+                block = dict_of(4, keys, values);
+                Py_DECREF(args);
+                if (block == NULL || PyList_Append(blocks, block) < 0) failed = 1;
+                Py_XDECREF(block);
+            }
+            if (!failed) {
+                output = GET(call, s_output);
+                if (output == NULL && PyErr_Occurred()) failed = 1;
+                else text = PyObject_CallOneArg(output_fn, output == NULL ? Py_None : output);
+            }
+            if (text != NULL) tb = PyObject_CallOneArg(text_blocks_fn, text);
+            if (tb != NULL) {
+                result = PyObject_CallFunctionObjArgs(tool_result_fn, id, name, tb, Py_False, when,
+                                                      NULL);
+            }
+            Py_XDECREF(text);
+            Py_XDECREF(tb);
+            Py_DECREF(id);
+            if (result == NULL || PyList_Append(results, result) < 0) {
+                Py_XDECREF(result);
+                goto fail;
+            }
+            Py_DECREF(result);
+        }
+    }
+    if (add_step(out, message, names, when, blocks, results, 1) < 0) goto fail;
+    Py_DECREF(blocks);
+    Py_DECREF(results);
+    return out;
+other:
+    Py_DECREF(out);
+    Py_DECREF(blocks);
+    Py_DECREF(results);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(blocks);
+    Py_XDECREF(results);
     return NULL;
 }
 
@@ -354,11 +592,15 @@ make_entry(PyObject *values[E_COUNT])
     return entry;
 }
 
+/* The id of an entry of EntryType (borrowed). */
+#define ENTRY_ID(entry) (*(PyObject **)((char *)(entry) + entry_offsets[E_ID]))
+
 typedef struct {
     PyObject *id;     /* borrowed from the message */
     PyObject *parent; /* the parent messageId given (borrowed), or NULL */
     PyObject *stamp;  /* the entry's timestamp (borrowed) */
     PyObject *when;   /* Unix ms (owned) */
+    PyObject *content; /* an assistant's structured content (borrowed), or NULL */
     Py_ssize_t up;    /* the parent's position, or -1 */
     Py_ssize_t first_kid, kids, toward, next; /* the replies, the one toward the leaf */
 } Item;
@@ -447,7 +689,7 @@ entries(PyObject *module, PyObject *args)
         if (content == NULL && PyErr_Occurred()) goto fail;
         if (content != NULL && PyList_Check(content) && PyList_GET_SIZE(content) &&
             GET(m, s_user) != Py_True) {
-            goto other; /* several entries, maybe reports */
+            it->content = content; /* an entry per step and tool result */
         }
         if (PyErr_Occurred()) goto fail;
         stamp = GET(m, s_created);
@@ -509,7 +751,10 @@ entries(PyObject *module, PyObject *args)
             continue; /* no such message: a root */
         }
         it->up = PyLong_AsSsize_t(pos);
-        if (it->up == i) it->up = -1; /* its own parent: a root */
+        if (it->up == i) {
+            if (it->content != NULL) goto other; /* the general path makes its chain a cycle */
+            it->up = -1;                         /* its own parent: a root */
+        }
     }
     /* The replies of each message in document order (a list per message, in kid_list). */
     {
@@ -583,41 +828,110 @@ entries(PyObject *module, PyObject *args)
 #undef PUSH_ALL
     }
     if (count != n || order[n - 1] != newest) goto other; /* a cycle */
-    /* The entries, parents first. */
-    made = PyList_New(n);
-    ups = PyList_New(n);
+    /* The entries, parents first: a structured message's as a chain, its replies under
+     * its last entry. */
+    made = PyList_New(0);
+    ups = PyList_New(0);
     if (made == NULL || ups == NULL) goto fail;
     {
-        PyObject **by_pos = (PyObject **)kid_list; /* each message's entry (borrowed) */
+        PyObject **by_pos = (PyObject **)kid_list; /* each message's last entry (borrowed) */
         for (Py_ssize_t k = 0; k < n; k++) {
             Py_ssize_t i = order[k];
             Item *it = &items[i];
-            PyObject *m = PyList_GET_ITEM(messages, i), *extra, *msg, *entry, *up;
+            PyObject *m = PyList_GET_ITEM(messages, i), *extra, *msgs, *up;
             PyObject *values[E_COUNT];
-            extra = kept_extra(m);
+            int appended;
+            /* frozen here; for a structured message plain, frozen with its first message */
+            extra = it->content == NULL ? kept_extra(m) : kept_plain(m);
             if (extra == NULL) goto fail;
             if (extra == Py_None) {
                 Py_DECREF(extra);
                 goto other;
             }
-            msg = pi_message(m, it->when, endpoint);
-            if (msg == NULL) {
-                Py_DECREF(extra);
-                goto fail;
-            }
-            values[E_ID] = it->id;
-            values[E_PARENT] = it->up < 0 ? Py_None : items[it->up].id;
-            values[E_TIME] = it->stamp;
-            values[E_EXTRA] = extra;
-            values[E_MESSAGE] = msg;
-            entry = make_entry(values);
-            Py_DECREF(extra);
-            Py_DECREF(msg);
-            if (entry == NULL) goto fail;
-            PyList_SET_ITEM(made, k, entry);
-            by_pos[i] = entry;
             up = it->up < 0 ? Py_None : by_pos[it->up];
-            PyList_SET_ITEM(ups, k, Py_NewRef(up));
+            values[E_TIME] = it->stamp;
+            if (it->content == NULL) {
+                PyObject *msg = pi_message(m, it->when, endpoint), *entry;
+                if (msg == NULL) {
+                    Py_DECREF(extra);
+                    goto fail;
+                }
+                values[E_ID] = it->id;
+                values[E_PARENT] = up == Py_None ? Py_None : ENTRY_ID(up);
+                values[E_EXTRA] = extra;
+                values[E_MESSAGE] = msg;
+                entry = make_entry(values);
+                Py_DECREF(extra);
+                Py_DECREF(msg);
+                if (entry == NULL) goto fail;
+                appended = PyList_Append(made, entry) < 0 || PyList_Append(ups, up) < 0;
+                Py_DECREF(entry);
+                if (appended) goto fail;
+                by_pos[i] = entry;
+                continue;
+            }
+            msgs = structured(m, it->content, it->when, endpoint);
+            if (msgs == NULL || msgs == Py_None) {
+                Py_DECREF(extra);
+                if (msgs == NULL) goto fail;
+                Py_DECREF(msgs);
+                goto other;
+            }
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(msgs); j++) {
+                PyObject *eid, *pair, *frozen = NULL, *entry = NULL;
+                int taken = 0;
+                if (j == 0) {
+                    eid = Py_NewRef(it->id);
+                }
+                else {
+                    eid = PyUnicode_FromFormat("%U#%zd", it->id, j + 1);
+                    if (eid != NULL) taken = PyDict_Contains(index, eid);
+                }
+                /* plain_message_entry: the message and the extra fields frozen together */
+                pair = eid == NULL || taken != 0
+                           ? NULL
+                           : PyTuple_Pack(2, PyList_GET_ITEM(msgs, j), j ? empty_plain : extra);
+                if (pair != NULL) {
+                    frozen = PyObject_CallOneArg(freeze_fn, pair);
+                    Py_DECREF(pair);
+                    if (frozen == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+                        PyErr_Clear();
+                        taken = 1; /* not JSON, or too deep: the general path says why */
+                    }
+                    else if (frozen != NULL &&
+                             (!PyTuple_Check(frozen) || PyTuple_GET_SIZE(frozen) != 2 ||
+                              !Py_IS_TYPE(PyTuple_GET_ITEM(frozen, 0), FrozenDictType) ||
+                              !Py_IS_TYPE(PyTuple_GET_ITEM(frozen, 1), FrozenDictType))) {
+                        taken = 1;
+                    }
+                }
+                if (frozen != NULL && taken == 0) {
+                    values[E_ID] = eid;
+                    values[E_PARENT] = up == Py_None ? Py_None : ENTRY_ID(up);
+                    values[E_MESSAGE] = PyTuple_GET_ITEM(frozen, 0);
+                    values[E_EXTRA] = PyTuple_GET_ITEM(frozen, 1);
+                    entry = make_entry(values);
+                }
+                Py_XDECREF(frozen);
+                Py_XDECREF(eid);
+                if (entry == NULL) {
+                    Py_DECREF(extra);
+                    Py_DECREF(msgs);
+                    if (taken == 1) goto other; /* an id taken, or values refused */
+                    goto fail;
+                }
+                appended = PyList_Append(made, entry) < 0 || PyList_Append(ups, up) < 0;
+                Py_DECREF(entry);
+                if (appended) {
+                    Py_DECREF(extra);
+                    Py_DECREF(msgs);
+                    goto fail;
+                }
+                up = entry; /* held by made */
+            }
+            Py_DECREF(extra);
+            Py_DECREF(msgs);
+            by_pos[i] = up;
         }
     }
     result = Py_BuildValue("(OOO)", made, ups, first_time == NULL ? Py_None : first_time);
@@ -640,7 +954,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList)."},
+     "setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList, call_arguments, "
+     "output_text, text_blocks, tool_result, usage)."},
     {"ms_fixed", ms_fixed, METH_O, "ms_fixed(text) -> Unix ms of yyyy-mm-ddThh:mm:ss.sssZ, or None."},
     {"entries", entries, METH_VARARGS,
      "entries(messages, parents, endpoint, titled) -> (entries, parents, first time), None "
@@ -698,6 +1013,15 @@ PyInit__librechat(void)
     STR(v_epoch, "1970-01-01T00:00:00.000Z");
     STR(v_no_parent, "00000000-0000-0000-0000-000000000000");
     STR(v_session_name, "session-name");
+    STR(s_thinking, "thinking");
+    STR(s_tool_call, "tool_call");
+    STR(s_id, "id");
+    STR(s_name, "name");
+    STR(s_args, "args");
+    STR(s_arguments, "arguments");
+    STR(s_output, "output");
+    STR(v_tool_call, "toolCall");
+    STR(v_tool_use, "toolUse");
     drop[0] = s_text;
     drop[1] = s_content;
     drop[2] = s_children;

@@ -10,6 +10,11 @@ def setup(
     zero_usage: Any,
     frozen_dict: type,
     frozen_list: type,
+    call_arguments: Any,
+    output_text: Any,
+    text_blocks: Any,
+    tool_result: Any,
+    usage: dict[str, Any],
     /,
 ) -> None: ...
 def entries(

@@ -80,6 +80,12 @@ def _kept(message: dict[str, Any]) -> dict[str, Any]:
     return keep
 
 
+def _output_text(output: object) -> str:
+    """A tool call's ``output`` as its result's text: a string as it is, anything else
+    as its JSON.  O(size of the output)."""
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+
+
 # What :meth:`_Reader.flat` gives for an export that nests its messages after all.
 _NESTED: list[tuple[dict[str, Any], str | None]] = []
 
@@ -104,6 +110,11 @@ if _librechat is not None:
         freeze(ZERO_USAGE),
         FrozenDict,
         FrozenList,
+        call_arguments,
+        _output_text,
+        text_blocks,
+        tool_result,
+        ZERO_USAGE,
     )
 
 COMPILED = _librechat is not None
@@ -354,9 +365,10 @@ class _Reader:
         return out
 
     def direct(self) -> SessionTree | None:
-        """The tree :meth:`run` makes, made without nodes, for an export whose every
-        message makes one entry under its own id (no structured content, every
-        messageId once, the newest message without replies, no cycle): the entries
+        """The tree :meth:`run` makes, made without nodes, for an export whose messages
+        make their entries under their own ids (every messageId once, a structured
+        content's further ids ``<messageId>#2`` … free, nothing to report, the newest
+        message without replies, no cycle): the entries
         made in the order :func:`assemble` writes them (:meth:`entries_in_order`, or
         the same in C where it is built) and added to the tree parents first.  ``None``
         for anything else, before anything is reported: :meth:`run` then reads the
@@ -419,9 +431,6 @@ class _Reader:
             mid: str = message["messageId"]
             if mid in at:
                 return None  # a second message of that id: ids~2
-            content = message.get("content")
-            if type(content) is list and content and message.get("isCreatedByUser") is not True:
-                return None  # several entries, maybe reports
             stamp = message.get("createdAt")
             if type(stamp) is str:
                 if first_time is None:
@@ -458,29 +467,56 @@ class _Reader:
             step = parent
         made: list[Entry] = []
         parents: list[Entry | None] = []
-        by_id: dict[str, Entry] = {}
+        by_id: dict[str, Entry] = {}  # each message's last entry: its replies hang there
         one = self.one_entry
         stack = list(push_order(kids.get(None, []), toward.get(None)))
         push = stack.append
         while stack:
             mid = stack.pop()
             message, parent, stamp, when = at[mid]
-            if parent is not None and (parent == mid or parent not in at):
+            own = parent == mid
+            if parent is not None and (own or parent not in at):
                 parent = None
-            msg, keep = one(message, when)  # type: ignore[misc]
-            entry = plain_message_entry(mid, parent, stamp, msg, {"librechat": keep})
-            if entry is None:
-                return None  # fields Pi's format cannot hold: the checked path says why
-            made.append(entry)
-            parents.append(None if parent is None else by_id[parent])
-            by_id[mid] = entry
+            up = None if parent is None else by_id[parent]
+            plain = one(message, when)
+            if plain is not None:
+                entry = plain_message_entry(
+                    mid, None if up is None else up.id, stamp, plain[0], {"librechat": plain[1]}
+                )
+                if entry is None:
+                    return None  # fields Pi's format cannot hold: the checked path says why
+                made.append(entry)
+                parents.append(up)
+                by_id[mid] = entry
+            else:  # structured content: an entry per step and tool result, a chain
+                if own:
+                    return None  # its own parent: the general path makes the chain a cycle
+                msgs = self.step_messages("", message, when, strict=True)
+                if msgs is None:
+                    return None  # a part to report, or not an object
+                extra: dict[str, Any] = {"librechat": _kept(message)}
+                for k, msg in enumerate(msgs):
+                    eid = mid if k == 0 else f"{mid}#{k + 1}"
+                    if k and eid in at:
+                        return None  # an id taken: the general path renames one
+                    entry = plain_message_entry(
+                        eid, None if up is None else up.id, stamp, msg, extra
+                    )
+                    if entry is None:
+                        return None
+                    made.append(entry)
+                    parents.append(up)
+                    up = entry
+                    extra = {}
+                assert up is not None  # a structured content makes one message at least
+                by_id[mid] = up
             children = kids.get(mid)
             if children is not None:
                 if len(children) == 1:  # a chain: most messages
                     push(children[0])
                 else:
                     stack.extend(push_order(children, toward.get(mid)))
-        if len(made) != len(at) or made[-1].id != newest:
+        if len(by_id) != len(at) or made[-1] is not by_id[newest]:
             return None  # parent links that form a cycle: the general path names one
         return made, parents, first_time
 
@@ -532,7 +568,26 @@ class _Reader:
             only = {"type": "message", "timestamp": stamp, "message": one[0], "librechat": one[1]}
             return [self.node(mid, only, where)]
         # An assistant's structured content: an entry per step between tool calls.
-        keep = _kept(message)
+        made: list[Node] = []
+        for msg in self.step_messages(where, message, when, strict=False) or ():
+            fields: dict[str, Any] = {"type": "message", "timestamp": stamp, "message": msg}
+            if not made:
+                fields["librechat"] = _kept(message)
+            made.append(self.node(mid if not made else f"{mid}#{len(made) + 1}", fields, where))
+        return made
+
+    def step_messages(
+        self, where: str, message: dict[str, Any], when: int, *, strict: bool
+    ) -> list[dict[str, Any]] | None:
+        """The Pi messages of an assistant's structured ``content`` (a non-empty list),
+        made at ``when``: for each step between tool calls an assistant message, then a
+        ``toolResult`` for each of its calls.  The entries made of them take the
+        message's id, then ``<messageId>#2``, ``#3`` ….  ``strict`` (the direct path):
+        ``None`` where a part would be reported or is not an object, instead of the
+        report or the error.  O(size of the content).
+
+        What ``ptree/formats/_librechat.c`` does in C (``structured``): every rule here
+        is its."""
         text = message.get("text")
         if isinstance(text, dict):
             text = text.get("value")
@@ -541,8 +596,10 @@ class _Reader:
         endpoint = message.get("endpoint") or self.endpoint
         provider = endpoint if isinstance(endpoint, str) and endpoint else "librechat"
         model = model if isinstance(model, str) and model else "unknown"
-        steps = self.steps(where, message["content"])
-        made: list[Node] = []
+        steps = self.steps(where, message["content"], strict)
+        if steps is None:
+            return None
+        made: list[dict[str, Any]] = []
         for i, (blocks, results) in enumerate(steps):
             last = i == len(steps) - 1
             msg = {
@@ -560,32 +617,22 @@ class _Reader:
                 msg["errorMessage"] = text or "error"
             elif last and message.get("unfinished") is True:
                 msg["stopReason"] = "aborted"
-            fields: dict[str, Any] = {"type": "message", "timestamp": stamp, "message": msg}
-            if i == 0:
-                fields["librechat"] = keep
-            made.append(self.node(mid if not made else f"{mid}#{len(made) + 1}", fields, where))
+            made.append(msg)
             for call_id, name, output in results:
-                made.append(
-                    self.node(
-                        f"{mid}#{len(made) + 1}",
-                        {
-                            "type": "message",
-                            "timestamp": stamp,
-                            "message": tool_result(call_id, name, text_blocks(output), False, when),
-                        },
-                        where,
-                    )
-                )
+                made.append(tool_result(call_id, name, text_blocks(output), False, when))
         return made
 
     def steps(
-        self, where: str, content: list[Any]
-    ) -> list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]]:
+        self, where: str, content: list[Any], strict: bool = False
+    ) -> list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] | None:
         """An assistant message's structured content split at tool calls: (blocks, their
-        results) each."""
+        results) each; ``strict``: ``None`` for a part that is not an object or that
+        would be reported."""
         steps: list[tuple[list[dict[str, Any]], list[tuple[str, str, str]]]] = [([], [])]
         for j, part in enumerate(content):
             if not isinstance(part, dict):
+                if strict:
+                    return None
                 raise self.fail(f"{where}.content[{j}]", f"expected an object, found {kind(part)}")
             ptype = part.get("type")
             blocks, results = steps[-1]
@@ -609,16 +656,9 @@ class _Reader:
                 args = call.get("args")
                 args = {} if args is None else call_arguments(args)
                 blocks.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
-                output = call.get("output")
-                results.append(
-                    (
-                        call_id,
-                        name,
-                        output
-                        if isinstance(output, str)
-                        else json.dumps(output, ensure_ascii=False),
-                    )
-                )
+                results.append((call_id, name, _output_text(call.get("output"))))
+            elif strict:
+                return None
             else:
                 self.report(f"{where}.content[{j}]: a {ptype!r} part kept as text")
                 blocks.append(
