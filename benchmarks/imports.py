@@ -5,8 +5,9 @@
     python benchmarks/imports.py --cpu      # CPU time instead of the clock (a busy machine)
     python benchmarks/imports.py --librechat 1000,10000,100000   # LibreChat at these sizes
 
-The largest real fixture of each agent (``shared/fixtures``) and a generated LibreChat
-export are read (1) line by line with :func:`json.loads` (the floor: parsing the same
+The largest real fixture of each agent (``shared/fixtures``) and two generated
+LibreChat exports (a chat's plain messages; an agent's structured content with tool
+calls) are read (1) line by line with :func:`json.loads` (the floor: parsing the same
 JSON and nothing else), (2) by the ptree reader (the whole import to a tree, every
 check included), and (3) by the reader and :func:`ptree.dump` (what ``ptree import``
 does).  Medians of the runs, in milliseconds, the three taking turns in each run (a
@@ -100,6 +101,46 @@ def librechat_export(folder: Path, messages: int) -> Path:
     return path
 
 
+def librechat_agents_export(folder: Path, messages: int) -> Path:
+    """A flat LibreChat export of an agent's conversation: each answer's structured
+    ``content`` a thought, a tool call with its output, and the text after it (three
+    entries), a regenerated answer each tenth turn, as the agents endpoint writes it."""
+    out = []
+    parent = "00000000-0000-0000-0000-000000000000"
+    for i in range(messages):
+        mid = f"m{i}"
+        message: dict[str, object] = {
+            "messageId": mid,
+            "parentMessageId": parent,
+            "isCreatedByUser": i % 2 == 0,
+            "sender": "User" if i % 2 == 0 else "Agent",
+            "endpoint": "agents",
+            "model": "gpt-4o",
+            "text": f"message {i} " * 20 if i % 2 == 0 else "",
+            "createdAt": "2024-05-01T16:35:11.530Z",
+        }
+        if i % 2:
+            call = {
+                "id": f"call_{i:08d}",
+                "name": "search",
+                "args": json.dumps({"query": f"question {i}", "limit": 5}),
+                "output": f"result {i} " * 20,
+                "type": "tool_call",
+            }
+            message["content"] = [
+                {"type": "think", "think": f"thinking about {i} " * 5},
+                {"type": "tool_call", "tool_call": call},
+                {"type": "text", "text": f"answer {i} " * 20},
+            ]
+        out.append(message)
+        if i % 20 == 19:
+            out.append(dict(message, messageId=f"{mid}-again"))
+        parent = mid
+    path = folder / "librechat-agents.json"
+    path.write_text(json.dumps({"conversationId": "c", "messages": out}), encoding="utf-8")
+    return path
+
+
 # The ids a copy of a fixture renames: uuids, and tool-call ids as a JSON string.
 _IDS = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -180,16 +221,20 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for n in sizes:
             (folder / str(n)).mkdir()
-            export = librechat_export(folder / str(n), n)
-            cases.append(
-                (
-                    "librechat",
-                    export,
-                    [export],
-                    lambda export=export: librechat.read(export).tree,  # type: ignore[misc]
-                    lambda export=export: json.loads(export.read_bytes()),  # type: ignore[misc]
+            for name, make in (
+                ("librechat", librechat_export),
+                ("librechat-agents", librechat_agents_export),
+            ):
+                export = make(folder / str(n), n)
+                cases.append(
+                    (
+                        name,
+                        export,
+                        [export],
+                        lambda export=export: librechat.read(export).tree,  # type: ignore[misc]
+                        lambda export=export: json.loads(export.read_bytes()),  # type: ignore[misc]
+                    )
                 )
-            )
         print(
             "| format | file | size | records | json.loads | read | read + dump | "
             "read / json.loads |"

@@ -635,6 +635,36 @@ def test_every_path_writes_the_same_file(export: Any) -> None:
             assert got == expected, kind
 
 
+@pytest.mark.parametrize("depth", [90, 94, 95, 96, 97, 98, 120])
+@pytest.mark.parametrize("where", ["args", "args text", "kept"])
+def test_every_path_agrees_at_the_depth_limit(depth: int, where: str) -> None:
+    """A tool call's arguments (an object, or its JSON text) or a kept field nested
+    around freeze's limit: the direct paths refuse exactly what the general path
+    refuses (it then names the message), and store the same file otherwise."""
+    deep: Any = 1
+    for _ in range(depth):
+        deep = [deep]
+    args: Any = {"a": deep} if where != "kept" else "{}"
+    if where == "args text":
+        args = json.dumps(args)
+    answer = m("r", "q", False, "", 2, content=[{"type": "tool_call", "tool_call": {"args": args}}])
+    if where == "kept":
+        answer["files"] = deep
+    export = {"conversationId": "c", "messages": [m("q", ROOT, True, "hi", 1), answer]}
+    with tempfile.TemporaryDirectory() as folder:
+        src = write(Path(folder) / "e.json", export)
+        got = {}
+        for kind in ("general", "python", "c"):
+            with pytest.MonkeyPatch.context() as patch:
+                if kind != "c":
+                    patch.setattr(librechat, "_librechat", None)
+                if kind == "general":
+                    patch.setattr(librechat._Reader, "direct", lambda self: None)
+                got[kind] = outcome(src)
+    assert got["python"] == got["general"]
+    assert got["c"] == got["general"]
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     st.lists(st.sampled_from("0123456789"), min_size=17, max_size=17),

@@ -33,9 +33,9 @@ static PyTypeObject *EntryType = NULL;
 static Py_ssize_t entry_offsets[E_COUNT];
 static PyObject *freeze_fn = NULL, *ms_fn = NULL, *zero_usage = NULL;
 /* The Python owners of a tool call's pieces (_common.call_arguments, librechat's
- * _output_text, _common.text_blocks, _common.tool_result) and the empty extra. */
+ * _output_text, _common.text_blocks, _common.tool_result), and the frozen empty extra fields. */
 static PyObject *arguments_fn = NULL, *output_fn = NULL, *text_blocks_fn = NULL,
-                *tool_result_fn = NULL, *empty_plain = NULL, *plain_usage = NULL;
+                *tool_result_fn = NULL, *empty_frozen = NULL;
 
 static PyObject *s_message_id, *s_parent_id, *s_children, *s_content, *s_user, *s_created,
     *s_text, *s_value, *s_model, *s_sender, *s_endpoint, *s_error, *s_unfinished, *s_role,
@@ -51,23 +51,21 @@ static Py_hash_t drop_hash[5];
 static PyObject *user_shape = NULL, *assistant_shape = NULL, *block_shape = NULL;
 
 /* setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList, call_arguments,
- * output_text, text_blocks, tool_result, usage): make entries of cls (descriptors: the member
+ * output_text, text_blocks, tool_result): make entries of cls (descriptors: the member
  * descriptors of its slots id, parent_id, timestamp, extra, message); freeze kept
  * fields and structured messages with ``freeze``, convert times with ``ms`` (a str ->
- * int); ``zero_usage`` the frozen usage of every assistant message (``usage``: the
- * same, plain, for the plain messages frozen by ``freeze``); a tool call's arguments,
- * output text, result blocks and result message made by the four before it. */
+ * int); ``zero_usage`` the frozen usage of every assistant message; a tool call's
+ * arguments, output text, result blocks and result message made by the last four. */
 static PyObject *
 setup(PyObject *module, PyObject *args)
 {
     PyTypeObject *cls, *dict_type, *list_type;
-    PyObject *descriptors, *freeze, *ms, *usage, *arguments, *output, *blocks, *result, *plain;
+    PyObject *descriptors, *freeze, *ms, *usage, *arguments, *output, *blocks, *result;
     Py_ssize_t offsets[E_COUNT];
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!OOOO!O!OOOOO!", &PyType_Type, &cls, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "O!O!OOOO!O!OOOO", &PyType_Type, &cls, &PyTuple_Type,
                           &descriptors, &freeze, &ms, &usage, &PyType_Type, &dict_type,
-                          &PyType_Type, &list_type, &arguments, &output, &blocks, &result,
-                          &PyDict_Type, &plain)) {
+                          &PyType_Type, &list_type, &arguments, &output, &blocks, &result)) {
         return NULL;
     }
     if (slot_offsets(cls, descriptors, offsets, E_COUNT) < 0) return NULL;
@@ -85,9 +83,9 @@ setup(PyObject *module, PyObject *args)
     Py_XSETREF(output_fn, Py_NewRef(output));
     Py_XSETREF(text_blocks_fn, Py_NewRef(blocks));
     Py_XSETREF(tool_result_fn, Py_NewRef(result));
-    Py_XSETREF(plain_usage, Py_NewRef(plain));
-    Py_XSETREF(empty_plain, PyDict_New());
-    if (empty_plain == NULL) return NULL;
+    Py_XSETREF(empty_frozen, PyDict_Type.tp_new(FrozenDictType, empty_tuple, NULL));
+    if (empty_frozen == NULL) return NULL;
+    PyObject_GC_UnTrack(empty_frozen);
     Py_XSETREF(user_shape, Py_BuildValue("{sOsOsO}", "role", v_user, "content", Py_None,
                                          "timestamp", Py_None));
     Py_XSETREF(assistant_shape, PyDict_New());
@@ -206,26 +204,6 @@ kept_extra(PyObject *message)
 fail:
     Py_DECREF(keep);
     return NULL;
-}
-
-/* The plain ``{"librechat": kept}`` of a message (librechat.py's _kept): a new dict, or
- * NULL with an exception. */
-static PyObject *
-kept_plain(PyObject *message)
-{
-    PyObject *keep = PyDict_Copy(message), *extra;
-    if (keep == NULL) return NULL;
-    for (int k = 0; k < 5; k++) {
-        int has = PyDict_Contains(keep, drop[k]);
-        if (has < 0 || (has && PyDict_DelItem(keep, drop[k]) < 0)) {
-            Py_DECREF(keep);
-            return NULL;
-        }
-    }
-    extra = PyDict_New();
-    if (extra == NULL || PyDict_SetItem(extra, s_librechat, keep) < 0) Py_CLEAR(extra);
-    Py_DECREF(keep);
-    return extra;
 }
 
 /* A new FrozenDict holding a copy of ``shape`` (a plain dict: its table cloned at once),
@@ -353,11 +331,12 @@ fail:
     return NULL;
 }
 
-/* A new plain dict of ``n`` keys and values, in their order; NULL with an exception. */
+/* A new FrozenDict of ``n`` keys and values, in their order, done; NULL with an
+ * exception. */
 static PyObject *
-dict_of(int n, PyObject **keys, PyObject **values)
+frozen_of(int n, PyObject **keys, PyObject **values)
 {
-    PyObject *d = PyDict_New();
+    PyObject *d = new_frozen_dict();
     if (d == NULL) return NULL;
     for (int k = 0; k < n; k++) {
         if (PyDict_SetItem(d, keys[k], values[k]) < 0) {
@@ -365,22 +344,69 @@ dict_of(int n, PyObject **keys, PyObject **values)
             return NULL;
         }
     }
-    return d;
+    return done(d);
 }
 
-/* One step of structured content as _Reader.step_messages makes it: the plain
- * assistant message of ``blocks`` (``results``: its tool results, appended after it;
- * ``last``: the message's last step) appended to ``out``; -1 with an exception. */
+/* ``freeze(value)`` for a value from Python (a tool call's arguments, its result) that
+ * sits ``levels`` containers deep in its entry's fields: frozen where it is, wrapped in
+ * as many lists, so that freeze counts its depth as plain_message_entry's freeze of the
+ * whole message does.  A new reference; Py_None where freeze refuses it (a ValueError,
+ * cleared); NULL with an exception.  Steals ``value``. */
+static PyObject *
+frozen_at(PyObject *value, int levels)
+{
+    PyObject *frozen;
+    if (value == NULL) return NULL;
+    for (int k = 0; k < levels; k++) {
+        PyObject *wrap = PyList_New(1);
+        if (wrap == NULL) {
+            Py_DECREF(value);
+            return NULL;
+        }
+        PyList_SET_ITEM(wrap, 0, value);
+        value = wrap;
+    }
+    frozen = PyObject_CallOneArg(freeze_fn, value);
+    Py_DECREF(value);
+    if (frozen == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError)) return NULL;
+        PyErr_Clear();
+        Py_RETURN_NONE; /* not JSON, or too deep: the general path says why */
+    }
+    for (int k = 0; k < levels; k++) {
+        PyObject *inner;
+        if (!PyTuple_Check(frozen) || PyTuple_GET_SIZE(frozen) != 1) {
+            Py_DECREF(frozen);
+            Py_RETURN_NONE;
+        }
+        inner = Py_NewRef(PyTuple_GET_ITEM(frozen, 0));
+        Py_SETREF(frozen, inner);
+    }
+    return frozen;
+}
+
+/* One step of structured content as _Reader.step_messages makes it: the frozen
+ * assistant message of ``blocks`` (frozen blocks; ``results``: its frozen tool
+ * results, appended after it; ``last``: the message's last step) appended to ``out``;
+ * -1 with an exception. */
 static int
 add_step(PyObject *out, PyObject *message, PyObject *names[3], PyObject *when, PyObject *blocks,
          PyObject *results, int last)
 {
-    PyObject *keys[8] = {s_role, s_api, s_provider, s_model, s_usage, s_timestamp, s_content,
-                         s_stop};
-    PyObject *values[8] = {v_assistant, v_api, names[2], names[1], plain_usage, when, blocks,
-                           PyList_GET_SIZE(results) ? v_tool_use : v_stop};
-    PyObject *msg = dict_of(8, keys, values), *flag;
-    if (msg == NULL) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(blocks);
+    PyObject *msg = frozen_like(assistant_shape), *flag,
+             *content = FrozenListType->tp_alloc(FrozenListType, n);
+    if (msg == NULL || content == NULL) goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyTuple_SET_ITEM(content, k, Py_NewRef(PyList_GET_ITEM(blocks, k)));
+    }
+    if (PyDict_SetItem(msg, s_provider, names[2]) < 0 ||
+        PyDict_SetItem(msg, s_model, names[1]) < 0 || PyDict_SetItem(msg, s_timestamp, when) < 0 ||
+        PyDict_SetItem(msg, s_content, done(content)) < 0 ||
+        (PyList_GET_SIZE(results) && PyDict_SetItem(msg, s_stop, v_tool_use) < 0)) {
+        goto fail;
+    }
+    Py_CLEAR(content);
     if (last) {
         flag = GET(message, s_error);
         if (flag == NULL && PyErr_Occurred()) goto fail;
@@ -397,22 +423,24 @@ add_step(PyObject *out, PyObject *message, PyObject *names[3], PyObject *when, P
             if (flag == Py_True && PyDict_SetItem(msg, s_stop, v_aborted) < 0) goto fail;
         }
     }
-    if (PyList_Append(out, msg) < 0) goto fail;
+    if (PyList_Append(out, done(msg)) < 0) goto fail;
     Py_DECREF(msg);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(results); k++) {
         if (PyList_Append(out, PyList_GET_ITEM(results, k)) < 0) return -1;
     }
     return 0;
 fail:
-    Py_DECREF(msg);
+    Py_XDECREF(msg);
+    Py_XDECREF(content);
     return -1;
 }
 
-/* The plain Pi messages of an assistant's structured ``content`` (a non-empty list)
- * made at ``when``, as _Reader.step_messages makes them with ``strict``: a new list;
- * Py_None for a part that is not an object or that would be reported; NULL with an
- * exception.  A tool call's arguments, output and result are made by their Python
- * owners (arguments_fn, output_fn, text_blocks_fn, tool_result_fn). */
+/* The frozen Pi messages of an assistant's structured ``content`` (a non-empty list)
+ * made at ``when``, as _Reader.step_messages makes them with ``strict`` (and
+ * plain_message_entry freezes them): a new list; Py_None for a part that is not an
+ * object or that would be reported, or values freeze refuses; NULL with an exception.
+ * A tool call's arguments, output and result are made by their Python owners
+ * (arguments_fn, output_fn, text_blocks_fn, tool_result_fn). */
 static PyObject *
 structured(PyObject *message, PyObject *content, PyObject *when, PyObject *default_endpoint)
 {
@@ -452,7 +480,7 @@ structured(PyObject *message, PyObject *content, PyObject *when, PyObject *defau
             {
                 PyObject *keys[2] = {s_type, text_kind == 1 ? s_thinking : s_text};
                 PyObject *values[2] = {text_kind == 1 ? s_thinking : v_text, value};
-                block = dict_of(2, keys, values);
+                block = frozen_of(2, keys, values);
             }
             if (block == NULL || PyList_Append(blocks, block) < 0) {
                 Py_XDECREF(block);
@@ -467,7 +495,8 @@ structured(PyObject *message, PyObject *content, PyObject *when, PyObject *defau
         {
             PyObject *id = GET(call, s_id), *name, *args, *output, *text = NULL, *tb = NULL,
                      *result = NULL;
-            int failed = 0;
+            int refused = 0;
+            block = NULL;
             if (id == NULL && PyErr_Occurred()) goto fail;
             if (id == NULL || !PyUnicode_Check(id) || PyUnicode_GET_LENGTH(id) == 0) {
                 id = PyUnicode_FromFormat("call-%zd", j);
@@ -477,36 +506,50 @@ structured(PyObject *message, PyObject *content, PyObject *when, PyObject *defau
             }
             if (id == NULL) goto fail;
             name = GET(call, s_name);
-            if (name == NULL && PyErr_Occurred()) failed = 1;
+            args = name == NULL && PyErr_Occurred() ? NULL : GET(call, s_args);
             if (name == NULL || !PyUnicode_Check(name)) name = v_unknown;
-            args = failed ? NULL : GET(call, s_args);
-            if (args == NULL && PyErr_Occurred()) failed = 1;
-            if (!failed) {
-                args = args == NULL || args == Py_None ? PyDict_New()
-                                                      : PyObject_CallOneArg(arguments_fn, args);
-                if (args == NULL) failed = 1;
+            if (args == NULL && PyErr_Occurred()) {
+                /* an error: none below */
             }
-            if (!failed) {
+            else if (args == NULL || args == Py_None) {
+                block = new_frozen_dict(); /* arguments {} */
+                args = block == NULL ? NULL : done(block);
+                block = NULL;
+            }
+            else {
+                /* tuple, message, content, block: the arguments are the fifth level */
+                args = frozen_at(PyObject_CallOneArg(arguments_fn, args), 4);
+                refused = args == Py_None;
+            }
+            if (args != NULL && !refused) {
                 PyObject *keys[4] = {s_type, s_id, s_name, s_arguments};
                 PyObject *values[4] = {v_tool_call, id, name, args};
-                block = dict_of(4, keys, values);
-                Py_DECREF(args);
-                if (block == NULL || PyList_Append(blocks, block) < 0) failed = 1;
-                Py_XDECREF(block);
+                block = frozen_of(4, keys, values);
+                if (block != NULL && PyList_Append(blocks, block) < 0) Py_CLEAR(block);
             }
-            if (!failed) {
+            Py_XDECREF(args);
+            if (block != NULL) {
+                Py_CLEAR(block);
                 output = GET(call, s_output);
-                if (output == NULL && PyErr_Occurred()) failed = 1;
-                else text = PyObject_CallOneArg(output_fn, output == NULL ? Py_None : output);
+                if (output != NULL || !PyErr_Occurred()) {
+                    text = PyObject_CallOneArg(output_fn, output == NULL ? Py_None : output);
+                }
             }
             if (text != NULL) tb = PyObject_CallOneArg(text_blocks_fn, text);
             if (tb != NULL) {
-                result = PyObject_CallFunctionObjArgs(tool_result_fn, id, name, tb, Py_False, when,
-                                                      NULL);
+                /* tuple, message: the result is the second level */
+                result = frozen_at(PyObject_CallFunctionObjArgs(tool_result_fn, id, name, tb,
+                                                                Py_False, when, NULL),
+                                   1);
+                refused = result == Py_None;
             }
             Py_XDECREF(text);
             Py_XDECREF(tb);
             Py_DECREF(id);
+            if (refused) {
+                Py_XDECREF(result);
+                goto other;
+            }
             if (result == NULL || PyList_Append(results, result) < 0) {
                 Py_XDECREF(result);
                 goto fail;
@@ -841,8 +884,7 @@ entries(PyObject *module, PyObject *args)
             PyObject *m = PyList_GET_ITEM(messages, i), *extra, *msgs, *up;
             PyObject *values[E_COUNT];
             int appended;
-            /* frozen here; for a structured message plain, frozen with its first message */
-            extra = it->content == NULL ? kept_extra(m) : kept_plain(m);
+            extra = kept_extra(m);
             if (extra == NULL) goto fail;
             if (extra == Py_None) {
                 Py_DECREF(extra);
@@ -878,7 +920,7 @@ entries(PyObject *module, PyObject *args)
                 goto other;
             }
             for (Py_ssize_t j = 0; j < PyList_GET_SIZE(msgs); j++) {
-                PyObject *eid, *pair, *frozen = NULL, *entry = NULL;
+                PyObject *eid, *entry = NULL;
                 int taken = 0;
                 if (j == 0) {
                     eid = Py_NewRef(it->id);
@@ -887,37 +929,18 @@ entries(PyObject *module, PyObject *args)
                     eid = PyUnicode_FromFormat("%U#%zd", it->id, j + 1);
                     if (eid != NULL) taken = PyDict_Contains(index, eid);
                 }
-                /* plain_message_entry: the message and the extra fields frozen together */
-                pair = eid == NULL || taken != 0
-                           ? NULL
-                           : PyTuple_Pack(2, PyList_GET_ITEM(msgs, j), j ? empty_plain : extra);
-                if (pair != NULL) {
-                    frozen = PyObject_CallOneArg(freeze_fn, pair);
-                    Py_DECREF(pair);
-                    if (frozen == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
-                        PyErr_Clear();
-                        taken = 1; /* not JSON, or too deep: the general path says why */
-                    }
-                    else if (frozen != NULL &&
-                             (!PyTuple_Check(frozen) || PyTuple_GET_SIZE(frozen) != 2 ||
-                              !Py_IS_TYPE(PyTuple_GET_ITEM(frozen, 0), FrozenDictType) ||
-                              !Py_IS_TYPE(PyTuple_GET_ITEM(frozen, 1), FrozenDictType))) {
-                        taken = 1;
-                    }
-                }
-                if (frozen != NULL && taken == 0) {
+                if (eid != NULL && taken == 0) {
                     values[E_ID] = eid;
                     values[E_PARENT] = up == Py_None ? Py_None : ENTRY_ID(up);
-                    values[E_MESSAGE] = PyTuple_GET_ITEM(frozen, 0);
-                    values[E_EXTRA] = PyTuple_GET_ITEM(frozen, 1);
+                    values[E_MESSAGE] = PyList_GET_ITEM(msgs, j);
+                    values[E_EXTRA] = j ? empty_frozen : extra; /* kept on the first */
                     entry = make_entry(values);
                 }
-                Py_XDECREF(frozen);
                 Py_XDECREF(eid);
                 if (entry == NULL) {
                     Py_DECREF(extra);
                     Py_DECREF(msgs);
-                    if (taken == 1) goto other; /* an id taken, or values refused */
+                    if (taken == 1) goto other; /* an id taken: the general path renames */
                     goto fail;
                 }
                 appended = PyList_Append(made, entry) < 0 || PyList_Append(ups, up) < 0;
@@ -955,7 +978,7 @@ fail:
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(cls, descriptors, freeze, ms, zero_usage, FrozenDict, FrozenList, call_arguments, "
-     "output_text, text_blocks, tool_result, usage)."},
+     "output_text, text_blocks, tool_result)."},
     {"ms_fixed", ms_fixed, METH_O, "ms_fixed(text) -> Unix ms of yyyy-mm-ddThh:mm:ss.sssZ, or None."},
     {"entries", entries, METH_VARARGS,
      "entries(messages, parents, endpoint, titled) -> (entries, parents, first time), None "

@@ -14,7 +14,6 @@ def setup(
     output_text: Any,
     text_blocks: Any,
     tool_result: Any,
-    usage: dict[str, Any],
     /,
 ) -> None: ...
 def entries(

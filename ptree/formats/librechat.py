@@ -114,7 +114,6 @@ if _librechat is not None:
         _output_text,
         text_blocks,
         tool_result,
-        ZERO_USAGE,
     )
 
 COMPILED = _librechat is not None
