@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ptree import MessageEntry, dump
+from ptree import MessageEntry, SessionTree, dump
 from ptree.formats import ImportFormatError, librechat
 from ptree.formats._common import parse_deep_json
 
@@ -362,6 +362,22 @@ def dumped(src: Path) -> list[str]:
     return out.read_text(encoding="utf-8").splitlines()
 
 
+def read_counting_nodes(src: Path) -> tuple[list[str], SessionTree]:
+    """The ids of the nodes the reader made for ``src`` (none on the direct path), and
+    the tree it read."""
+    made: list[str] = []
+    real = librechat._Reader.node
+
+    def spy(self: Any, wanted: str, fields: dict[str, Any], where: str) -> Any:
+        made.append(wanted)
+        return real(self, wanted, fields, where)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(librechat._Reader, "node", spy)
+        tree = librechat.read(src).tree
+    return made, tree
+
+
 def at(second: int) -> str:
     return f"2024-05-01T16:35:{second:02d}.000Z"
 
@@ -467,17 +483,8 @@ class TestDirectPath:
         """The benchmark's shape (a flat export, regenerated answers) never makes nodes."""
         msgs = [m(f"m{i}", f"m{i - 1}" if i else ROOT, i % 2 == 0, str(i), i) for i in range(9)]
         msgs.append(m("m8-again", "m7", True, "again", 9))
-        src = write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
-        made: list[str] = []
-        real = librechat._Reader.node
-
-        def spy(self: Any, wanted: str, fields: dict[str, Any], where: str) -> Any:
-            made.append(wanted)
-            return real(self, wanted, fields, where)
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(librechat._Reader, "node", spy)
-            tree = librechat.read(src).tree
+        export = {"conversationId": "c", "messages": msgs}
+        made, tree = read_counting_nodes(write(tmp_path / "e.json", export))
         assert made == []
         assert list(tree.ids()[-2:]) == ["m8", "m8-again"]  # the newest, the leaf, last
         assert tree.leaf_id == "m8-again"
@@ -494,17 +501,8 @@ class TestDirectPath:
             m("q2", "r", True, "again", 3),
             m("r-again", "q", False, "", 4, content=[{"type": "text", "text": "other"}]),
         ]
-        src = write(tmp_path / "e.json", {"conversationId": "c", "messages": msgs})
-        made: list[str] = []
-        real = librechat._Reader.node
-
-        def spy(self: Any, wanted: str, fields: dict[str, Any], where: str) -> Any:
-            made.append(wanted)
-            return real(self, wanted, fields, where)
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(librechat._Reader, "node", spy)
-            tree = librechat.read(src).tree
+        export = {"conversationId": "c", "messages": msgs}
+        made, tree = read_counting_nodes(write(tmp_path / "e.json", export))
         assert made == []
         assert [e.id for e in tree.path()] == ["q", "r-again"]  # the newest
         assert [e.id for e in tree.path("q2")] == ["q", "r", "r#2", "r#3", "q2"]
@@ -614,25 +612,31 @@ def outcome(src: Path) -> Any:
     return (out.read_text(encoding="utf-8"), reports)
 
 
-@settings(max_examples=400, deadline=None)
-@given(exports())
-def test_every_path_writes_the_same_file(export: Any) -> None:
-    """On any export, valid or not, the direct path in C and in Python give what the
-    general path gives: the same file byte for byte, the same reports, or the same
-    error (reason, place, record)."""
+def outcomes(export: Any) -> dict[str, Any]:
+    """:func:`outcome` of ``export`` each way the reader can go: the general path, the
+    direct path in Python, and in C (where it is built)."""
+    got = {}
     with tempfile.TemporaryDirectory() as folder:
         src = write(Path(folder) / "e.json", export)
-        expected = None
         for kind in ("general", "python", "c"):
             with pytest.MonkeyPatch.context() as patch:
                 if kind != "c":
                     patch.setattr(librechat, "_librechat", None)
                 if kind == "general":
                     patch.setattr(librechat._Reader, "direct", lambda self: None)
-                got = outcome(src)
-            if expected is None:
-                expected = got
-            assert got == expected, kind
+                got[kind] = outcome(src)
+    return got
+
+
+@settings(max_examples=400, deadline=None)
+@given(exports())
+def test_every_path_writes_the_same_file(export: Any) -> None:
+    """On any export, valid or not, the direct path in C and in Python give what the
+    general path gives: the same file byte for byte, the same reports, or the same
+    error (reason, place, record)."""
+    got = outcomes(export)
+    assert got["python"] == got["general"]
+    assert got["c"] == got["general"]
 
 
 @pytest.mark.parametrize("depth", [90, 94, 95, 96, 97, 98, 120])
@@ -651,16 +655,7 @@ def test_every_path_agrees_at_the_depth_limit(depth: int, where: str) -> None:
     if where == "kept":
         answer["files"] = deep
     export = {"conversationId": "c", "messages": [m("q", ROOT, True, "hi", 1), answer]}
-    with tempfile.TemporaryDirectory() as folder:
-        src = write(Path(folder) / "e.json", export)
-        got = {}
-        for kind in ("general", "python", "c"):
-            with pytest.MonkeyPatch.context() as patch:
-                if kind != "c":
-                    patch.setattr(librechat, "_librechat", None)
-                if kind == "general":
-                    patch.setattr(librechat._Reader, "direct", lambda self: None)
-                got[kind] = outcome(src)
+    got = outcomes(export)
     assert got["python"] == got["general"]
     assert got["c"] == got["general"]
 
