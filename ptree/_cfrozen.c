@@ -418,9 +418,9 @@ setup(PyObject *module, PyObject *args)
  * walk_plain(out, entry, end, mask) -> the first entry from ``entry`` back towards the
  * root that is not plainly a message to collect, or ``end``.  From ``entry`` (an entry
  * or ``end``) it follows parent links while the entry is not ``end``, is a message
- * entry (of a kind whose ``shape`` is MessageEntry's own slot) whose shape is filled
- * in and has no bit of ``mask`` set, and is linked; each such entry is appended to
- * ``out`` (a list; None: only walked past).  The entry it stops at is left to
+ * entry (of a kind whose ``shape`` is MessageEntry's own, reading its slot) whose shape
+ * is filled in and has no bit of ``mask`` set, and is linked; each such entry is
+ * appended to ``out`` (a list; None: only walked past).  The entry it stops at is left to
  * ptree/context.py's walk, which takes it exactly as it takes any entry: this code
  * decides nothing but "plain, or not mine to say", so the Python walk stays the one
  * owner of the rules (an empty shape slot, an unlinked entry, an entry of any other
@@ -428,17 +428,18 @@ setup(PyObject *module, PyObject *args)
  * tests/test_context_compiled.py compares every context with the Python walk's. */
 
 static PyTypeObject *MessageEntryType = NULL;
-static PyObject *shape_descr = NULL; /* MessageEntry's member descriptor of "shape" */
+static PyObject *shape_descr = NULL;  /* MessageEntry's member descriptor of its shape slot */
+static PyObject *shape_reader = NULL; /* MessageEntry's "shape", which reads that slot */
 static PyObject *shape_str = NULL, *getattribute_str = NULL;
 static PyObject *object_getattribute = NULL; /* object.__getattribute__ (borrowed) */
 static Py_ssize_t shape_offset = 0;
-/* The last kind found to read shape_descr (held), and its version tag then: a change
- * to the class or a base (``shape`` set on it) gives it a new tag, or none. */
+/* The last kind found to read its shape from the slot (held), and its version tag then:
+ * a change to the class or a base (``shape`` set on it) gives it a new tag, or none. */
 static PyTypeObject *plain_type = NULL;
 static unsigned int plain_version = 0;
 
 /* Whether an object of ``type`` reads its shape from MessageEntry's slot (its class
- * and every base leave ``shape`` to that descriptor, and attribute reads are plain). */
+ * and every base leave ``shape`` to MessageEntry's, and attribute reads are plain). */
 static int
 reads_slot_shape(PyTypeObject *type)
 {
@@ -446,10 +447,10 @@ reads_slot_shape(PyTypeObject *type)
         && PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
         return 1;
     }
-    /* A class with __getattr__ (MessageEntry has one, for an empty slot) reads
+    /* A class with __getattr__ (LazyMessageEntry has one, for an empty slot) reads
      * attributes through a hook that calls __getattribute__ first: object's reads
      * the slot, as the generic read does. */
-    if (!PyType_IsSubtype(type, MessageEntryType) || _PyType_Lookup(type, shape_str) != shape_descr
+    if (!PyType_IsSubtype(type, MessageEntryType) || _PyType_Lookup(type, shape_str) != shape_reader
         || (type->tp_getattro != PyObject_GenericGetAttr
             && _PyType_Lookup(type, getattribute_str) != object_getattribute)) {
         return 0;
@@ -500,16 +501,17 @@ walk_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_NewRef(e);
 }
 
-/* setup_walk(MessageEntry, shape): the message entry class and its "shape" slot's
- * member descriptor (ptree/context.py hands them over: the layout has one owner). */
+/* setup_walk(MessageEntry, slot, shape): the message entry class, its shape slot's
+ * member descriptor and the ``shape`` it reads that slot with (ptree/context.py hands
+ * them over: the layout has one owner). */
 static PyObject *
 setup_walk(PyObject *module, PyObject *args)
 {
     PyTypeObject *type;
-    PyObject *descr;
+    PyObject *descr, *reader;
     PyMemberDescrObject *d;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O", &PyType_Type, &type, &descr)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyType_Type, &type, &descr, &reader)) return NULL;
     d = (PyMemberDescrObject *)descr;
     if (!PyType_IsSubtype(type, &LinksType) || !Py_IS_TYPE(descr, &PyMemberDescr_Type)
         || d->d_member->type != T_OBJECT_EX || PyDescr_TYPE(descr) != type) {
@@ -529,6 +531,7 @@ setup_walk(PyObject *module, PyObject *args)
     }
     Py_XSETREF(MessageEntryType, (PyTypeObject *)Py_NewRef(type));
     Py_XSETREF(shape_descr, Py_NewRef(descr));
+    Py_XSETREF(shape_reader, Py_NewRef(reader));
     shape_offset = d->d_member->offset;
     Py_CLEAR(plain_type);
     Py_RETURN_NONE;
@@ -1024,7 +1027,8 @@ static PyMethodDef methods[] = {
     {"walk_plain", (PyCFunction)(void (*)(void))walk_plain, METH_FASTCALL,
      "walk_plain(out, entry, end, mask) -> where a context walk's run of plain messages ends."},
     {"setup_walk", setup_walk, METH_VARARGS,
-     "setup_walk(MessageEntry, shape): the class and slot walk_plain reads (ptree/context.py)."},
+     "setup_walk(MessageEntry, slot, shape): the class, its shape slot and the shape that "
+     "reads it, for walk_plain (ptree/context.py)."},
     {"link", (PyCFunction)(void (*)(void))link_entry, METH_FASTCALL,
      "link(entry, parent, seq): set an entry's parent, depth and position."},
     {"link_parent", (PyCFunction)(void (*)(void))link_entry_parent, METH_FASTCALL,

@@ -731,10 +731,11 @@ class _Walk:
 
 
 # The walk's runs of plain messages in C, where the extension is built (ptree/_cfrozen.c,
-# ``walk_plain``): it is handed MessageEntry and its shape slot, so the layout keeps one
-# owner.  It takes only what collect() and settle() would take without a second look
-# and stops at anything else, which they then take as ever; None: the Python loops
-# alone (the same contexts; tests/test_context_compiled.py compares them).
+# ``walk_plain``): it is handed MessageEntry, its shape slot and the ``shape`` that
+# reads it, so the layout keeps one owner.  It takes only what collect() and settle()
+# would take without a second look and stops at anything else, which they then take
+# as ever; None: the Python loops alone (the same contexts;
+# tests/test_context_compiled.py compares them).
 _compiled_walk: Callable[[list[Any] | None, Entry | None, Entry | None, int], Any] | None
 _WALK_REFUSED = ""
 try:
@@ -745,7 +746,7 @@ except ImportError:  # pragma: no cover - built where a C compiler is found
     _WALK_REFUSED = "ptree._cfrozen was not built here"
 else:
     try:
-        setup_walk(MessageEntry, MessageEntry.__dict__["shape"])
+        setup_walk(MessageEntry, MessageEntry.__dict__["_shape"], MessageEntry.__dict__["shape"])
     except TypeError as exc:  # pragma: no cover - a layout change
         _compiled_walk = None
         _WALK_REFUSED = f"ptree._cfrozen.setup_walk refused the layout: {exc}"

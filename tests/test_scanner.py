@@ -290,7 +290,7 @@ class TestLines:
         assert stop == same_stop == len(data)
         assert made[2] == values[2] == data.index(b"not json")
         names = {n for k in fast.LoadedMessage.__mro__ for n in getattr(k, "__slots__", ())}
-        assert {"id", "parent_id", "timestamp", "extra", "_source", "shape"} <= names
+        assert {"id", "parent_id", "timestamp", "extra", "_source", "_shape"} <= names
         for entry, value in zip(made[:2] + made[3:], values[:2] + values[3:], strict=True):
             assert type(value) is tuple
             expected = fast.LoadedMessage.pending(*value)

@@ -186,7 +186,7 @@ if _scan is not None and not TYPE_CHECKING:
 # The slots LazyMessageEntry.pending sets, in the order of the values the C scanner
 # gives for them (its tuple's, with ``extra`` always EMPTY): the scanner makes the
 # entries itself, as pending makes them (tests/test_scanner.py compares the two).
-_PENDING_SLOTS = ("id", "parent_id", "timestamp", "extra", "_source", "shape")
+_PENDING_SLOTS = ("id", "parent_id", "timestamp", "extra", "_source", "_shape")
 
 
 def _slot(cls: type, name: str) -> Any:
