@@ -129,6 +129,18 @@ class Store:
         elif kind is SessionInfo:
             self.names.append(entry)
 
+    def index(self, entry: Entry) -> None:
+        """Index ``entry`` among its parent's children although it is stored right after
+        its parent, where :meth:`add` leaves it to its position: for a parent stored
+        after another of its children (:func:`~ptree.building.link_entries` takes
+        entries in any order), whose index holds that child, so that position alone
+        would hide this one.  O(1).
+
+        Args:
+            entry: an entry just added, stored right after its parent.
+        """
+        _push(self.children, entry.parent_id, entry)
+
     def _next_of(self, parent: Entry) -> Entry | None:
         """The child of ``parent`` stored right after it in this store, if any.  O(1)."""
         try:

@@ -83,7 +83,15 @@ def link_entries(
     counter = 0
     for seq, entry in enumerate(items):
         _set_position(entry, seq)
+    early: set[str] = set()  # parents stored after one of their children
+    for seq, entry in enumerate(items):
         store.add(entry)
+        parent = entry.parent_entry
+        if parent is not None:
+            if parent.seq > seq:
+                early.add(parent.id)
+            elif early and parent.seq == seq - 1 and parent.id in early:
+                store.index(entry)  # its parent's index holds an earlier child
         k = counter_of(entry.id)
         if k > counter:
             counter = k

@@ -5,16 +5,21 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
+import random
 import re
 import threading
 from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ptree
 from ptree import SessionTree
 from ptree import arrays as store_mod
+
+from .strategies import trees
 
 T0 = "2026-01-01T00:00:00.000Z"
 
@@ -557,6 +562,34 @@ class TestFromEntries:
         t = SessionTree.from_entries(es[::-1], leaf_id="e3")
         assert [e.id for e in t.path()] == ["e1", "e2", "e3"]
         t._check()
+
+    def test_a_parent_after_one_child_and_before_another(self) -> None:
+        """A child listed before its parent and another listed right after it: both are
+        the parent's children (the second was hidden by position once; found by
+        tests/test_storage_fuzz.py)."""
+        t = chain(3).move_to("e3").append({"role": "user", "content": "a"})
+        t = t.move_to("e3").append({"role": "user", "content": "b"})  # e4 and e5 under e3
+        by_id = {e.id: e for e in t.entries()}
+        order = [by_id[i] for i in ("e1", "e4", "e2", "e3", "e5")]
+        rebuilt = SessionTree.from_entries(order, leaf_id="e5")
+        rebuilt._check()
+        assert [e.id for e in rebuilt.children("e3")] == ["e4", "e5"]
+
+    @settings(max_examples=200, deadline=None)
+    @given(trees(max_steps=10), st.randoms(use_true_random=False))
+    def test_entries_in_any_order_make_the_same_tree(
+        self, tree: SessionTree, rnd: random.Random
+    ) -> None:
+        """from_entries of a tree's entries shuffled: every invariant holds, and each
+        entry has the same children (in the new order) as in the tree."""
+        entries = list(tree.entries())
+        rnd.shuffle(entries)
+        rebuilt = SessionTree.from_entries(entries, leaf_id=tree.leaf_id)
+        rebuilt._check()
+        place = {e.id: i for i, e in enumerate(entries)}
+        for e in tree.entries():
+            expected = sorted((c.id for c in tree.children(e.id)), key=place.__getitem__)
+            assert [c.id for c in rebuilt.children(e.id)] == expected
 
     def test_duplicate_ids(self) -> None:
         """Two entries with one id raise DuplicateEntryError."""
