@@ -223,7 +223,7 @@ class TestWalkPlain:
         out: list[Any] = []
         assert walk_plain(out, t.leaf, None, SHAPE_OTHER) is None
         assert len(out) == 2
-        Kind.shape = SHAPE_OTHER
+        Kind.shape = SHAPE_OTHER  # type: ignore[assignment, method-assign]
         out = []
         assert walk_plain(out, t.leaf, None, SHAPE_OTHER) is t["k"]
         assert out == [t.leaf]
