@@ -435,11 +435,10 @@ class MessageEntry(Entry):
         return shape
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        # Made again as append makes it (its fields were checked when it was made), the
-        # shape left to its first read: attrs' pickling would read every slot, an empty
-        # one failing.  A lazy entry comes back as the plain entry it stands for (its
-        # message decoded).
-        return MessageEntry.unchecked, (
+        # Made again as append makes it (its fields were checked when it was made), of
+        # its own kind, the shape left to its first read: attrs' pickling would read
+        # every slot, an empty one failing.
+        return type(self).unchecked, (
             self.id,
             self.parent_id,
             self.timestamp,
@@ -619,6 +618,16 @@ class LazyMessageEntry(MessageEntry):
 
     def __repr__(self) -> str:
         return repr(self._plain())
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Unpickled as the plain entry it stands for (the message decoded).
+        return MessageEntry.unchecked, (
+            self.id,
+            self.parent_id,
+            self.timestamp,
+            self.message,
+            self.extra,
+        )
 
     def evolve(self, **changes: Any) -> Any:
         """As :meth:`Entry.evolve`: a plain :class:`MessageEntry`, decoded first."""

@@ -232,6 +232,12 @@ class TestJSON:
             assert entry_from_json(entry.to_json()) == entry
 
 
+class PickledKind(ptree.MessageEntry):
+    """A kind of message entry of a caller's own (module level: pickle finds it)."""
+
+    __slots__ = ()
+
+
 class TestValues:
     def test_equality_hash_pickle(self) -> None:
         """Entries are values: equal by fields, hashable, picklable."""
@@ -240,6 +246,16 @@ class TestValues:
         assert hash(a) == hash(b)
         assert pickle.loads(pickle.dumps(a)) == a
         assert a != a.evolve(summary="other")
+
+    def test_a_message_entry_subclass_pickles_as_itself(self) -> None:
+        """A subclass of MessageEntry comes back of its own kind, its shape unread."""
+        back = pickle.loads(
+            pickle.dumps(
+                PickledKind(id="k", parent_id=None, timestamp=T0, message={"role": "user"})
+            )
+        )
+        assert type(back) is PickledKind
+        assert back == PickledKind(id="k", parent_id=None, timestamp=T0, message={"role": "user"})
 
     def test_frozen(self) -> None:
         """Entry fields refuse assignment."""
